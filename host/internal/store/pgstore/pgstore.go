@@ -1,0 +1,315 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// Store implements store.Store on a pgx pool.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New wraps a pool whose schema has been migrated.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// embedderName is the alphabet embedder names must use, because they are inlined as SQL
+// literals (a literal predicate is what lets the planner match the partial index).
+var embedderName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// MaxIndexedDimensions is pgvector's HNSW limit for the vector type.
+const MaxIndexedDimensions = 2000
+
+func checkVector(v store.Vector) error {
+	if !embedderName.MatchString(v.Embedder) {
+		return fmt.Errorf("embedder name %q must match %s", v.Embedder, embedderName)
+	}
+	if v.Dimensions <= 0 || v.Dimensions > 16000 {
+		return fmt.Errorf("embedder %s: dimensions %d out of range 1..16000", v.Embedder, v.Dimensions)
+	}
+	if v.Values != nil && len(v.Values) != v.Dimensions {
+		return fmt.Errorf("embedder %s: vector has %d values, want %d", v.Embedder, len(v.Values), v.Dimensions)
+	}
+	return nil
+}
+
+// vecExpr is the indexed expression for an embedder's vectors.
+func vecExpr(dims int) string { return fmt.Sprintf("embedding::vector(%d)", dims) }
+
+func indexName(embedder string) string {
+	r := strings.NewReplacer(".", "_", "-", "_")
+	return "memories_ann_" + r.Replace(embedder)
+}
+
+// vectorText renders a vector as pgvector's text input. Text keeps us independent of the
+// extension's binary type OID, which does not exist until the first migration has run.
+func vectorText(v []float32) string {
+	var b strings.Builder
+	b.Grow(len(v) * 10)
+	b.WriteByte('[')
+	for i, f := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(formatFloat(f))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// memoryColumns is the select list scanMemory reads.
+const memoryColumns = `id, scope, scope_key, kind, text, importance, confidence, pinned, hit_count, last_hit_at,
+	agent, session_id, source, embedder, metadata, created_at, updated_at, archived_at, archived_reason, seq`
+
+// metadata is the JSON shape of memories.metadata.
+type metadata struct {
+	DedupedCount int            `json:"deduped_count,omitempty"`
+	MergedFrom   []store.Merged `json:"merged_from,omitempty"`
+}
+
+func scanMemory(row pgx.Row) (store.Memory, error) {
+	var m store.Memory
+	var scope, kind string
+	var meta []byte
+	var reason *string
+	var importance, confidence float32
+	err := row.Scan(&m.ID, &scope, &m.ScopeKey, &kind, &m.Text, &importance, &confidence, &m.Pinned, &m.HitCount, &m.LastHitAt,
+		&m.Provenance.Agent, &m.Provenance.Session, &m.Provenance.Source, &m.Embedder, &meta, &m.CreatedAt, &m.UpdatedAt,
+		&m.ArchivedAt, &reason, &m.Seq)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return m, store.ErrNotFound
+		}
+		return m, err
+	}
+	m.Scope, m.Kind = store.Scope(scope), store.Kind(kind)
+	m.Importance, m.Confidence = float64(importance), float64(confidence)
+	if reason != nil {
+		m.ArchivedReason = *reason
+	}
+	var md metadata
+	if len(meta) > 0 {
+		if err := json.Unmarshal(meta, &md); err != nil {
+			return m, fmt.Errorf("decode metadata of %s: %w", m.ID, err)
+		}
+	}
+	m.DedupedCount, m.MergedFrom = md.DedupedCount, md.MergedFrom
+	return m, nil
+}
+
+func collectMemories(rows pgx.Rows) ([]store.Memory, error) {
+	defer rows.Close()
+	var out []store.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Get implements store.Store.
+func (s *Store) Get(ctx context.Context, id uuid.UUID) (store.Memory, error) {
+	m, err := scanMemory(s.pool.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = $1`, id))
+	if err != nil {
+		return m, fmt.Errorf("get memory %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// GetMany implements store.Store.
+func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID) ([]store.Memory, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("get memories: %w", err)
+	}
+	out, err := collectMemories(rows)
+	if err != nil {
+		return nil, fmt.Errorf("get memories: %w", err)
+	}
+	return out, nil
+}
+
+// scopeFilter renders (scope, scope_key) IN (...) for a query, appending its arguments.
+func scopeFilter(refs []store.ScopeRef, args *[]any) string {
+	if len(refs) == 0 {
+		return "false"
+	}
+	parts := make([]string, 0, len(refs))
+	for _, r := range refs {
+		if r.Scope == store.ScopeGlobal {
+			parts = append(parts, "scope = 'global'")
+			continue
+		}
+		*args = append(*args, r.Key)
+		parts = append(parts, fmt.Sprintf("(scope = 'project' AND scope_key = $%d)", len(*args)))
+	}
+	return "(" + strings.Join(parts, " OR ") + ")"
+}
+
+func kindFilter(kinds []store.Kind, args *[]any) string {
+	if len(kinds) == 0 {
+		return "true"
+	}
+	ks := make([]string, len(kinds))
+	for i, k := range kinds {
+		ks[i] = string(k)
+	}
+	*args = append(*args, ks)
+	return fmt.Sprintf("kind = ANY($%d)", len(*args))
+}
+
+// List implements store.Store.
+func (s *Store) List(ctx context.Context, q store.ListQuery) ([]store.Memory, error) {
+	var args []any
+	where := []string{scopeFilter(q.Scopes, &args), kindFilter(q.Kinds, &args)}
+	switch {
+	case q.OnlyArchived:
+		where = append(where, "archived_at IS NOT NULL")
+	case !q.IncludeArchived:
+		where = append(where, "archived_at IS NULL")
+	}
+	if q.Before != nil {
+		args = append(args, q.Before.CreatedAt, q.Before.ID)
+		where = append(where, fmt.Sprintf("(created_at, id) < ($%d, $%d)", len(args)-1, len(args)))
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	args = append(args, limit)
+	sql := fmt.Sprintf(`SELECT %s FROM memories WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d`,
+		memoryColumns, strings.Join(where, " AND "), len(args))
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	out, err := collectMemories(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	return out, nil
+}
+
+// History implements store.Store.
+func (s *Store) History(ctx context.Context, id uuid.UUID) ([]store.HistoryEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, memory_id, event, before_text, after_text, actor, detail, created_at
+		FROM memory_history WHERE memory_id = $1 ORDER BY id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("history of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []store.HistoryEntry
+	for rows.Next() {
+		var h store.HistoryEntry
+		var event string
+		var detail []byte
+		if err := rows.Scan(&h.ID, &h.MemoryID, &event, &h.BeforeText, &h.AfterText, &h.Actor, &detail, &h.CreatedAt); err != nil {
+			return nil, fmt.Errorf("history of %s: %w", id, err)
+		}
+		h.Event = store.Event(event)
+		if len(detail) > 2 {
+			if err := json.Unmarshal(detail, &h.Detail); err != nil {
+				return nil, fmt.Errorf("history of %s: decode detail: %w", id, err)
+			}
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// RecordHits implements store.Store.
+func (s *Store) RecordHits(ctx context.Context, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE memories SET hit_count = hit_count + 1, last_hit_at = now() WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return fmt.Errorf("record hits: %w", err)
+	}
+	return nil
+}
+
+// Changes implements store.Store.
+func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Change, error) {
+	rows, err := s.pool.Query(ctx, `SELECT seq, id, scope, scope_key, kind, text, archived_at IS NOT NULL
+		FROM memories WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read change feed after %d: %w", after, err)
+	}
+	defer rows.Close()
+	var out []store.Change
+	for rows.Next() {
+		var c store.Change
+		var scope, kind string
+		if err := rows.Scan(&c.Seq, &c.ID, &scope, &c.ScopeKey, &kind, &c.Text, &c.Archived); err != nil {
+			return nil, fmt.Errorf("read change feed: %w", err)
+		}
+		c.Scope, c.Kind = store.Scope(scope), store.Kind(kind)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Counts implements store.Store.
+func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
+	c := store.Counts{ByEmbedder: map[string]int64{}}
+	err := s.pool.QueryRow(ctx, `SELECT
+		count(*) FILTER (WHERE archived_at IS NULL),
+		count(*) FILTER (WHERE archived_at IS NOT NULL),
+		count(DISTINCT scope_key) FILTER (WHERE scope = 'project'),
+		count(*) FILTER (WHERE scope = 'global' AND archived_at IS NULL)
+		FROM memories`).Scan(&c.Live, &c.Archived, &c.Projects, &c.Global)
+	if err != nil {
+		return c, fmt.Errorf("count memories: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT embedder, count(*) FROM memories WHERE archived_at IS NULL GROUP BY embedder`)
+	if err != nil {
+		return c, fmt.Errorf("count memories by embedder: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return c, fmt.Errorf("count memories by embedder: %w", err)
+		}
+		c.ByEmbedder[name] = n
+	}
+	return c, rows.Err()
+}
+
+// appendHistory writes one ledger row inside tx.
+func appendHistory(ctx context.Context, tx pgx.Tx, m store.Memory, event store.Event, before, after *string, actor string, detail map[string]any, at time.Time) error {
+	d := []byte("{}")
+	if len(detail) > 0 {
+		var err error
+		if d, err = json.Marshal(detail); err != nil {
+			return fmt.Errorf("encode history detail: %w", err)
+		}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO memory_history (memory_id, scope, scope_key, event, before_text, after_text, actor, detail, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, m.ID, string(m.Scope), m.ScopeKey, string(event), before, after, actor, d, at)
+	if err != nil {
+		return fmt.Errorf("append %s history for %s: %w", event, m.ID, err)
+	}
+	return nil
+}

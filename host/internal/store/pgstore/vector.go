@@ -1,0 +1,120 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// querier is what nearest needs from a pool or a transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// EfSearch is the HNSW candidate list size; iterative scan extends it when filters drop rows.
+const EfSearch = 100
+
+// NearestSQL renders the ANN query for q, for EXPLAIN tests and for nearest. Argument $1 is the
+// vector's text form; scope and kind arguments follow.
+func NearestSQL(q store.VectorQuery) (string, []any) {
+	expr := vecExpr(q.Vector.Dimensions)
+	args := []any{vectorText(q.Vector.Values)}
+	where := []string{
+		"embedder = '" + q.Vector.Embedder + "'", // validated by checkVector; a literal matches the partial index
+		scopeFilter(q.Scopes, &args),
+		kindFilter(q.Kinds, &args),
+	}
+	if !q.IncludeArchived {
+		where = append(where, "archived_at IS NULL")
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	args = append(args, limit)
+	sql := fmt.Sprintf(`SELECT id, 1 - (%[1]s <=> $1::vector(%[2]d)) AS similarity FROM memories WHERE %[3]s
+		ORDER BY %[1]s <=> $1::vector(%[2]d) LIMIT $%[4]d`, expr, q.Vector.Dimensions, strings.Join(where, " AND "), len(args))
+	return sql, args
+}
+
+// nearestSettings make the planner use the partial HNSW index with a project filter: a custom
+// plan (the embedder literal and cast must be visible to it) and iterative scans so filtered-out
+// rows do not starve the result.
+var nearestSettings = "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = " + strconv.Itoa(EfSearch)
+
+// Nearest implements store.Store.
+func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.VectorHit, error) {
+	if err := checkVector(q.Vector); err != nil {
+		return nil, err
+	}
+	var hits []store.VectorHit
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		hits, err = nearest(ctx, tx, q)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nearest memories: %w", err)
+	}
+	return hits, nil
+}
+
+func nearest(ctx context.Context, tx querier, q store.VectorQuery) ([]store.VectorHit, error) {
+	if _, err := tx.Exec(ctx, nearestSettings); err != nil {
+		return nil, fmt.Errorf("configure ANN scan: %w", err)
+	}
+	sql, args := NearestSQL(q)
+	rows, err := tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.VectorHit
+	for rows.Next() {
+		var h store.VectorHit
+		if err := rows.Scan(&h.ID, &h.Similarity); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// EnsureVectorIndex implements store.Store. Building runs concurrently with writes the first
+// time an embedder is seen; afterwards it is a catalog lookup.
+func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error {
+	if err := checkVector(store.Vector{Embedder: embedder, Dimensions: dimensions}); err != nil {
+		return err
+	}
+	if dimensions > MaxIndexedDimensions {
+		return fmt.Errorf("embedder %s has %d dimensions; pgvector's HNSW index supports at most %d", embedder, dimensions, MaxIndexedDimensions)
+	}
+	name := indexName(embedder)
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up index %s: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	ddl := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON memories USING hnsw ((%s) vector_cosine_ops) WHERE embedder = '%s'`,
+		name, vecExpr(dimensions), embedder)
+	if _, err := s.pool.Exec(ctx, ddl); err != nil {
+		return fmt.Errorf("create ANN index for %s: %w", embedder, err)
+	}
+	return nil
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

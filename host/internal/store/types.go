@@ -1,0 +1,243 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Scope is where a memory lives: one project, or global (every project sees it).
+type Scope string
+
+// The two scopes. There is no session scope: a session always works in a project.
+const (
+	ScopeProject Scope = "project"
+	ScopeGlobal  Scope = "global"
+)
+
+// ParseScope accepts "project" (also the default for "") and "global".
+func ParseScope(s string) (Scope, error) {
+	switch Scope(strings.ToLower(strings.TrimSpace(s))) {
+	case "", ScopeProject:
+		return ScopeProject, nil
+	case ScopeGlobal:
+		return ScopeGlobal, nil
+	}
+	return "", fmt.Errorf("scope: %q is not one of project, global", s)
+}
+
+// Kind classifies a memory. The set is closed and documented in docs/memory-model.md; each
+// kind has its own recency half-life in the ranker.
+type Kind string
+
+// The memory kinds, drawn from the seeds (opendray's categories, Auto Claude's typed memories).
+const (
+	KindFact         Kind = "fact"          // something true about the project ("CI runs on Buildkite")
+	KindDecision     Kind = "decision"      // a choice made and why ("we chose pgx over database/sql for COPY")
+	KindConvention   Kind = "convention"    // how things are done here ("use pnpm, never npm")
+	KindGotcha       Kind = "gotcha"        // a trap that cost time ("tests need TZ=UTC")
+	KindPreference   Kind = "preference"    // the user's taste ("prefers table-driven tests")
+	KindErrorPattern Kind = "error_pattern" // an error and its fix ("EADDRINUSE 5432: stop the system postgres")
+	KindReference    Kind = "reference"     // where to find something ("runbooks live in docs/ops")
+)
+
+// Kinds lists every kind in documentation order.
+var Kinds = []Kind{KindFact, KindDecision, KindConvention, KindGotcha, KindPreference, KindErrorPattern, KindReference}
+
+// ParseKind accepts a kind name; "" means fact.
+func ParseKind(s string) (Kind, error) {
+	k := Kind(strings.ToLower(strings.TrimSpace(s)))
+	if k == "" {
+		return KindFact, nil
+	}
+	for _, known := range Kinds {
+		if k == known {
+			return k, nil
+		}
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("kind: %q is not one of %s", s, strings.Join(names, ", "))
+}
+
+// Provenance says who wrote a memory.
+type Provenance struct {
+	Agent   string `json:"agent,omitempty"`   // e.g. "claude-code", "codex", "gemini-cli"
+	Session string `json:"session,omitempty"` // the agent's session id, when it has one
+	Source  string `json:"source,omitempty"`  // "mcp", "rest", "import", ...
+}
+
+// Merged is a text a memory absorbed through a fold, kept so folding is lossless.
+type Merged struct {
+	Text  string    `json:"text"`
+	Agent string    `json:"agent,omitempty"`
+	At    time.Time `json:"at"`
+}
+
+// Memory is one stored memory.
+type Memory struct {
+	ID             uuid.UUID
+	Scope          Scope
+	ScopeKey       string // the project key; "" for global
+	Kind           Kind
+	Text           string
+	Importance     float64
+	Confidence     float64
+	Pinned         bool
+	HitCount       int64
+	LastHitAt      *time.Time
+	Provenance     Provenance
+	Embedder       string
+	DedupedCount   int      // how many writes folded into this row
+	MergedFrom     []Merged // newest last, bounded
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	ArchivedAt     *time.Time
+	ArchivedReason string
+	Seq            int64
+}
+
+// Archived reports whether the memory is soft-deleted.
+func (m Memory) Archived() bool { return m.ArchivedAt != nil }
+
+// Event names a change recorded in the history ledger.
+type Event string
+
+// History events.
+const (
+	EventAdd     Event = "add"
+	EventFold    Event = "fold"
+	EventUpdate  Event = "update"
+	EventArchive Event = "archive"
+	EventRestore Event = "restore"
+	EventPin     Event = "pin"
+	EventUnpin   Event = "unpin"
+	EventMerge   Event = "merge"
+	EventImport  Event = "import"
+)
+
+// HistoryEntry is one row of the history ledger.
+type HistoryEntry struct {
+	ID         int64          `json:"id"`
+	MemoryID   uuid.UUID      `json:"memory_id"`
+	Event      Event          `json:"event"`
+	BeforeText *string        `json:"before_text,omitempty"`
+	AfterText  *string        `json:"after_text,omitempty"`
+	Actor      string         `json:"actor,omitempty"`
+	Detail     map[string]any `json:"detail,omitempty"`
+	CreatedAt  time.Time      `json:"created_at"`
+}
+
+// Vector is an embedding and the embedder that produced it.
+type Vector struct {
+	Embedder   string
+	Dimensions int
+	Values     []float32
+}
+
+// Write is one memory_store call after validation, redaction and embedding.
+type Write struct {
+	ID         uuid.UUID // used when the write inserts a new row
+	Scope      Scope
+	ScopeKey   string
+	Kind       Kind
+	Text       string
+	Importance float64
+	Confidence float64
+	Pinned     bool
+	Provenance Provenance
+	Vector     Vector
+	// FoldThreshold is the cosine similarity at or above which the write folds into its nearest
+	// neighbour. Negative turns semantic folding off (exact duplicates still fold).
+	FoldThreshold float64
+	MergedFromMax int    // bound on Memory.MergedFrom
+	Actor         string // recorded in history
+}
+
+// WriteResult says what a Write did.
+type WriteResult struct {
+	Memory     Memory  // the canonical row after the write
+	Folded     bool    // true when the write folded into an existing row
+	Exact      bool    // true when it folded because the text was identical
+	Similarity float64 // cosine to the nearest neighbour (0 when there was none)
+}
+
+// ScopeRef names one scope partition: a project, or global.
+type ScopeRef struct {
+	Scope Scope
+	Key   string
+}
+
+// Project is the ScopeRef of a project key.
+func Project(key string) ScopeRef { return ScopeRef{Scope: ScopeProject, Key: key} }
+
+// Global is the ScopeRef of the global scope.
+var Global = ScopeRef{Scope: ScopeGlobal}
+
+// VectorQuery asks for the nearest memories to a vector.
+type VectorQuery struct {
+	Vector          Vector
+	Scopes          []ScopeRef
+	Kinds           []Kind
+	IncludeArchived bool
+	Limit           int
+}
+
+// VectorHit is one nearest neighbour.
+type VectorHit struct {
+	ID         uuid.UUID
+	Similarity float64
+}
+
+// ListQuery pages through memories newest first.
+type ListQuery struct {
+	Scopes          []ScopeRef
+	Kinds           []Kind
+	IncludeArchived bool
+	OnlyArchived    bool
+	Before          *Cursor // page after this position
+	Limit           int
+}
+
+// Cursor is a position in a newest-first listing.
+type Cursor struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+// Change is one entry of the change feed: the indexed fields of a memory as of Seq.
+type Change struct {
+	Seq      int64
+	ID       uuid.UUID
+	Scope    Scope
+	ScopeKey string
+	Kind     Kind
+	Text     string
+	Archived bool
+}
+
+// Counts summarises the store for status pages.
+type Counts struct {
+	Live       int64            `json:"live"`
+	Archived   int64            `json:"archived"`
+	Projects   int64            `json:"projects"`
+	Global     int64            `json:"global"`
+	ByEmbedder map[string]int64 `json:"by_embedder"`
+}
+
+// ExportRecord is one memory with its full history and vector, as written by export.
+type ExportRecord struct {
+	Memory  Memory
+	Vector  Vector
+	History []HistoryEntry
+}
+
+// ImportResult counts what an import did.
+type ImportResult struct {
+	Inserted int
+	Skipped  int // already present (same id): imports are idempotent
+}

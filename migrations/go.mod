@@ -1,0 +1,3 @@
+module github.com/memhost/memhost/migrations
+
+go 1.26

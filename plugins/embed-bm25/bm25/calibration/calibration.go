@@ -1,0 +1,161 @@
+// Package calibration owns fold-threshold calibration: labelled pairs of
+// project-memory facts, and the false-fold and missed-fold rates an embedder
+// reaches on them at a given cosine threshold. The BM25 plugin's tests use
+// it to justify bm25.FoldThreshold; the host's `make bench` can run it
+// against any embedder.
+package calibration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/memhost/memhost/sdk/embedder"
+)
+
+// Pair is two facts and whether they state the same fact.
+type Pair struct {
+	A string `json:"a"`
+	B string `json:"b"`
+	// Same is true for paraphrases (should fold) and false for different
+	// facts that merely share words (must not fold).
+	Same bool `json:"same"`
+}
+
+// ReadPairs reads JSON Lines of Pair. Blank lines are skipped.
+func ReadPairs(r io.Reader) ([]Pair, error) {
+	var pairs []Pair
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var p Pair
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			return nil, fmt.Errorf("pairs line %d: %w", line, err)
+		}
+		if p.A == "" || p.B == "" {
+			return nil, fmt.Errorf("pairs line %d: both a and b are required", line)
+		}
+		pairs = append(pairs, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read pairs: %w", err)
+	}
+	return pairs, nil
+}
+
+// ReadPairsFile reads pairs from a JSON Lines file, such as the plugin's
+// bm25/testdata/pairs.jsonl.
+func ReadPairsFile(path string) ([]Pair, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open pairs: %w", err)
+	}
+	defer f.Close()
+	return ReadPairs(f)
+}
+
+// Scored is a pair with the cosine similarity of its two embeddings.
+type Scored struct {
+	Pair
+	Cosine float64
+}
+
+// Score embeds every pair with e (as documents, in batches that respect
+// MaxBatch) and returns the pairs with their cosine similarity, in order.
+func Score(ctx context.Context, e embedder.Embedder, pairs []Pair) ([]Scored, error) {
+	info, err := e.Describe(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	texts := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		texts = append(texts, p.A, p.B)
+	}
+	vecs := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += info.MaxBatch {
+		batch := texts[start:min(start+info.MaxBatch, len(texts))]
+		v, err := e.Embed(ctx, embedder.PurposeDocument, batch)
+		if err != nil {
+			return nil, fmt.Errorf("calibration: %w", err)
+		}
+		vecs = append(vecs, v...)
+	}
+	scored := make([]Scored, len(pairs))
+	for i, p := range pairs {
+		scored[i] = Scored{Pair: p, Cosine: Cosine(vecs[2*i], vecs[2*i+1])}
+	}
+	return scored, nil
+}
+
+// Rates are the outcome of folding at one threshold.
+type Rates struct {
+	// FalseFold is the share of distinct pairs at or above the threshold:
+	// different facts the host would wrongly merge.
+	FalseFold float64
+	// MissedFold is the share of paraphrase pairs below the threshold:
+	// duplicates the host would keep apart.
+	MissedFold float64
+	// Paraphrases and Distinct count the pairs of each label.
+	Paraphrases, Distinct int
+}
+
+// RatesAt computes the fold rates of scored pairs at threshold. It fails
+// when either label is missing, since a rate over no pairs means nothing.
+func RatesAt(scored []Scored, threshold float64) (Rates, error) {
+	var r Rates
+	var falseFolds, missed int
+	for _, s := range scored {
+		folds := s.Cosine >= threshold
+		if s.Same {
+			r.Paraphrases++
+			if !folds {
+				missed++
+			}
+		} else {
+			r.Distinct++
+			if folds {
+				falseFolds++
+			}
+		}
+	}
+	if r.Paraphrases == 0 || r.Distinct == 0 {
+		return Rates{}, errors.New("calibration needs both paraphrase and distinct pairs")
+	}
+	r.FalseFold = float64(falseFolds) / float64(r.Distinct)
+	r.MissedFold = float64(missed) / float64(r.Paraphrases)
+	return r, nil
+}
+
+// Calibrate scores pairs with e and returns the rates at threshold.
+func Calibrate(ctx context.Context, e embedder.Embedder, pairs []Pair, threshold float64) (Rates, error) {
+	scored, err := Score(ctx, e, pairs)
+	if err != nil {
+		return Rates{}, err
+	}
+	return RatesAt(scored, threshold)
+}
+
+// Cosine is the cosine similarity of a and b, or 0 when either is zero or
+// their lengths differ.
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -1,0 +1,11 @@
+// Command memhost-embedder-bm25 is memhost's default embedder plugin: a
+// deterministic, corpus-free BM25-style hashing embedder (see bm25 and
+// README.md). The host starts it; it is not meant to be run by hand.
+package main
+
+import (
+	"github.com/memhost/memhost/plugins/embed-bm25/bm25"
+	"github.com/memhost/memhost/sdk/embedder"
+)
+
+func main() { embedder.Serve(bm25.New()) }

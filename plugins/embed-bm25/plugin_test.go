@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/plugins/embed-bm25/bm25"
+	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/embedder/embeddertest"
+)
+
+// TestBinarySpeaksProtocol builds the plugin and runs it as a real plugin
+// process (handshake, AutoMTLS, gRPC), proving the binary, not just the
+// package, works with the host's client configuration.
+func TestBinarySpeaksProtocol(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	bin := filepath.Join(t.TempDir(), "memhost-embedder-bm25")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+
+	e := embeddertest.Launch(t, bin)
+	info, err := e.Describe(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, bm25.Name, info.Name)
+	require.Equal(t, bm25.Dimensions, info.Dimensions)
+
+	vecs, err := e.Embed(t.Context(), embedder.PurposeQuery, []string{"pnpm not npm", "port 8080"})
+	require.NoError(t, err)
+	require.Len(t, vecs, 2)
+
+	embeddertest.Exercise(t, e)
+}

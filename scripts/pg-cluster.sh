@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# pg-cluster.sh manages a private PostgreSQL cluster for development and tests.
+#
+#   pg-cluster.sh start DIR   initialise (once) and start a cluster in DIR; prints its URL
+#   pg-cluster.sh stop DIR    stop it
+#   pg-cluster.sh url DIR     print the URL without starting anything
+#
+# initdb and postgres refuse to run as root, so when we are root the server runs as the
+# `postgres` system user in a directory that user owns. The server listens on a unix socket
+# only (DIR/run, mode 0700), so no other local user can reach it. Concurrent callers (several
+# test packages starting at once) serialise on DIR.lock.
+set -euo pipefail
+
+cmd=${1:?usage: pg-cluster.sh start|stop|url DIR}
+dir=${2:?usage: pg-cluster.sh start|stop|url DIR}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+bindir=/usr/lib/postgresql/${PG_MAJOR:-15}/bin
+data=$dir/data
+run=$dir/run
+db=${MEMHOST_PG_DB:-memhost}
+
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+dbuser=$( [ "$(id -u)" = 0 ] && echo postgres || id -un )
+url() { printf 'postgres:///%s?host=%s&user=%s&sslmode=disable\n' "$db" "$run" "$dbuser"; }
+
+case "$cmd" in
+url) url; exit 0 ;;
+stop)
+  [ -f "$data/postmaster.pid" ] && as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null || true
+  exit 0 ;;
+start) ;;
+*) echo "pg-cluster.sh: unknown command $cmd" >&2; exit 2 ;;
+esac
+
+"$here/ensure-postgres.sh"
+exec 9>"$dir.lock"
+flock 9
+if [ "$(id -u)" = 0 ]; then
+  id postgres >/dev/null 2>&1 || useradd --system --home /var/lib/postgresql --shell /bin/bash postgres
+  chown postgres "$dir"
+  # The postgres user must be able to reach DIR through its parents.
+  p=$dir; while [ "$p" != / ]; do p=$(dirname "$p"); chmod o+x "$p" 2>/dev/null || true; done
+fi
+if [ ! -f "$data/PG_VERSION" ]; then
+  as_owner mkdir -p "$data" "$run"
+  as_owner "$bindir/initdb" -D "$data" --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 || {
+    cat "$dir/initdb.log" >&2; exit 1; }
+  cat >>"$data/postgresql.conf" <<CONF
+listen_addresses = ''
+unix_socket_directories = '$run'
+unix_socket_permissions = 0700
+max_connections = 200
+shared_buffers = 256MB
+maintenance_work_mem = 256MB
+fsync = on
+CONF
+fi
+as_owner mkdir -p "$run"
+as_owner chmod 0700 "$run"
+if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+  # fd 9 (the lock) and our stdio must not leak into the postmaster, or it would hold them forever.
+  as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 start </dev/null >/dev/null 2>&1 9>&- || {
+    tail -20 "$dir/postgres.log" >&2; exit 1; }
+fi
+if [ "$(psql -h "$run" -U "$dbuser" -d postgres -Atqc "select 1 from pg_database where datname='$db'")" != 1 ]; then
+  psql -h "$run" -U "$dbuser" -d postgres -qc "create database \"$db\"" >/dev/null
+fi
+url

@@ -1,0 +1,15 @@
+// Package embeddertest owns the test tooling for embedder plugins, for the
+// SDK itself and for third-party plugin authors:
+//
+//   - Serve runs an implementation in-process behind real gRPC (go-plugin's
+//     TestPluginGRPCConn) and returns the client-side Embedder the host would
+//     hold, so tests cross the same wire, adapters and validation as
+//     production.
+//   - Launch starts a built plugin binary as a real plugin process (handshake,
+//     AutoMTLS, gRPC only) and returns its Embedder.
+//   - Exercise is the conformance kit: subtests every embedder must pass.
+//
+// A plugin's test typically runs
+//
+//	embeddertest.Exercise(t, embeddertest.Serve(t, mine.New()))
+package embeddertest

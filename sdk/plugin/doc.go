@@ -1,0 +1,27 @@
+// Package plugin owns what every memhost plugin kind shares: the go-plugin
+// handshake, the protocol version, the kind names and the Serve plumbing.
+//
+// Plugin authors do not use this package directly; they call the Serve
+// function of their kind's package (for example embedder.Serve). The host
+// imports it to build its go-plugin client so that both sides agree on the
+// handshake by construction:
+//
+//	client := goplugin.NewClient(&goplugin.ClientConfig{
+//		HandshakeConfig:  plugin.Handshake,
+//		VersionedPlugins: plugin.VersionedPlugins(),
+//		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+//		AutoMTLS:         true,
+//		Cmd:              exec.Command(path),
+//	})
+//	raw, _ := client.Client()           // start and connect
+//	v, _ := raw.Dispense(plugin.KindEmbedder)
+//	e := v.(embedder.Embedder)
+//
+// The magic cookie only tells a user who runs a plugin binary by hand that it
+// is not meant to be run directly; it is not a security boundary (AutoMTLS
+// protects the connection).
+//
+// Plugins talk to the host over gRPC only and must never write to stdout:
+// go-plugin sends the handshake line there. Serve installs an hclog logger
+// that writes JSON to stderr, which the host forwards into its own log.
+package plugin
