@@ -21,8 +21,10 @@ type Store interface {
 	// writes to one scope are serialised, so the same fact written twice at once ends in one row.
 	Write(ctx context.Context, w Write) (WriteResult, error)
 	Get(ctx context.Context, id uuid.UUID) (Memory, error)
-	// GetMany returns the memories that exist among ids, in no particular order.
-	GetMany(ctx context.Context, ids []uuid.UUID) ([]Memory, error)
+	// GetMany returns the memories that exist among ids, in no particular order. With
+	// similarTo set, each carries its cosine similarity to that vector (nil for rows of another
+	// embedder), so search scores lexical-only candidates in the same round trip.
+	GetMany(ctx context.Context, ids []uuid.UUID, similarTo *Vector) ([]Loaded, error)
 	List(ctx context.Context, q ListQuery) ([]Memory, error)
 	// SetArchived soft-deletes (archived=true) or restores a memory and records it in history.
 	SetArchived(ctx context.Context, id uuid.UUID, archived bool, reason, actor string) (Memory, error)

@@ -187,6 +187,12 @@ type VectorQuery struct {
 	Limit           int
 }
 
+// Loaded is a memory and, when asked, its similarity to a query vector.
+type Loaded struct {
+	Memory
+	Similarity *float64
+}
+
 // VectorHit is one nearest neighbour.
 type VectorHit struct {
 	ID         uuid.UUID

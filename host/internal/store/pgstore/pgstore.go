@@ -133,20 +133,44 @@ func (s *Store) Get(ctx context.Context, id uuid.UUID) (store.Memory, error) {
 }
 
 // GetMany implements store.Store.
-func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID) ([]store.Memory, error) {
+func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID, similarTo *store.Vector) ([]store.Loaded, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ANY($1)`, ids)
+	sim, args := "NULL::float8", []any{ids}
+	if similarTo != nil {
+		if err := checkVector(*similarTo); err != nil {
+			return nil, err
+		}
+		// CASE keeps the cast away from rows of other embedders, whose widths differ.
+		sim = fmt.Sprintf("CASE WHEN embedder = '%s' THEN 1 - (%s <=> $2::vector(%d)) END", similarTo.Embedder, vecExpr(similarTo.Dimensions), similarTo.Dimensions)
+		args = append(args, vectorText(similarTo.Values))
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+memoryColumns+`, `+sim+` FROM memories WHERE id = ANY($1)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
-	out, err := collectMemories(rows)
-	if err != nil {
-		return nil, fmt.Errorf("get memories: %w", err)
+	defer rows.Close()
+	var out []store.Loaded
+	for rows.Next() {
+		var l store.Loaded
+		m, err := scanMemory(scanExtra{rows, []any{&l.Similarity}})
+		if err != nil {
+			return nil, fmt.Errorf("get memories: %w", err)
+		}
+		l.Memory = m
+		out = append(out, l)
 	}
-	return out, nil
+	return out, rows.Err()
 }
+
+// scanExtra lets scanMemory read the memory columns while trailing columns land in extra.
+type scanExtra struct {
+	rows  pgx.Rows
+	extra []any
+}
+
+func (t scanExtra) Scan(dest ...any) error { return t.rows.Scan(append(dest, t.extra...)...) }
 
 // scopeFilter renders (scope, scope_key) IN (...) for a query, appending its arguments.
 func scopeFilter(refs []store.ScopeRef, args *[]any) string {

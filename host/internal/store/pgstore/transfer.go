@@ -25,7 +25,7 @@ func (s *Store) Export(ctx context.Context, scope store.ScopeRef, fn func(store.
 		for rows.Next() {
 			var rec store.ExportRecord
 			var vec string
-			m, err := scanMemory(scanTail{rows, &vec, &rec.Vector.Dimensions})
+			m, err := scanMemory(scanExtra{rows, []any{&vec, &rec.Vector.Dimensions}})
 			if err != nil {
 				rows.Close()
 				return err
@@ -56,15 +56,6 @@ func (s *Store) Export(ctx context.Context, scope store.ScopeRef, fn func(store.
 	}
 	return nil
 }
-
-// scanTail lets scanMemory read the memory columns while extra columns land in tail.
-type scanTail struct {
-	rows pgx.Rows
-	vec  *string
-	dims *int
-}
-
-func (t scanTail) Scan(dest ...any) error { return t.rows.Scan(append(dest, t.vec, t.dims)...) }
 
 func flushExport(ctx context.Context, tx pgx.Tx, recs []store.ExportRecord, fn func(store.ExportRecord) error) error {
 	if len(recs) == 0 {

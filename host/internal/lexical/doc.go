@@ -1,0 +1,12 @@
+// Package lexical owns memhost's in-process BM25 index: the lexical half of hybrid search.
+//
+// Postgres ts_rank is not BM25 (no IDF, no saturation) and is slow on common terms, so the
+// host keeps an inverted index per scope partition (one per project, one for global) with real
+// Okapi BM25: IDF from the partition's own document frequencies, term-frequency saturation k1
+// and length normalisation b. Terms come from sdk/tokenize, the same analysis the BM25 embedder
+// uses.
+//
+// Postgres stays the only source of truth. The index is rebuilt from the change feed at boot,
+// and Follower tails the feed so that several hosts sharing one database each see the others'
+// writes; a host also applies its own writes immediately so it reads what it just wrote.
+package lexical

@@ -1,0 +1,265 @@
+package lexical
+
+import (
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/sdk/tokenize"
+)
+
+// BM25 parameters (Robertson & Zaragoza's usual defaults).
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Index is a BM25 inverted index partitioned by scope. It is safe for concurrent use.
+type Index struct {
+	mu    sync.RWMutex
+	parts map[store.ScopeRef]*partition
+	docs  map[uuid.UUID]docRef
+}
+
+type docRef struct {
+	part *partition
+	slot int32
+	seq  int64
+}
+
+type doc struct {
+	id       uuid.UUID
+	kind     store.Kind
+	length   int32
+	archived bool
+	dead     bool     // superseded by a newer version of the same memory
+	terms    []string // distinct terms, so removal touches only this document's df entries
+}
+
+type posting struct {
+	slot int32
+	tf   uint16
+}
+
+type partition struct {
+	docs     []doc
+	postings map[string][]posting
+	df       map[string]int32 // live (not dead) documents containing the term
+	totalLen int64
+	live     int32
+	dead     int32
+}
+
+// New returns an empty index.
+func New() *Index {
+	return &Index{parts: map[store.ScopeRef]*partition{}, docs: map[uuid.UUID]docRef{}}
+}
+
+// Apply indexes one change. Changes older than what the index holds for that memory are
+// ignored, so replaying the feed, or seeing a host's own write twice, is harmless.
+func (ix *Index) Apply(c store.Change) {
+	terms := tokenize.Terms(c.Text)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if old, ok := ix.docs[c.ID]; ok {
+		if old.seq >= c.Seq {
+			return
+		}
+		old.part.remove(old.slot)
+	}
+	ref := store.ScopeRef{Scope: c.Scope, Key: c.ScopeKey}
+	p := ix.parts[ref]
+	if p == nil {
+		p = &partition{postings: map[string][]posting{}, df: map[string]int32{}}
+		ix.parts[ref] = p
+	}
+	if p.dead > 1024 && p.dead > p.live {
+		p.compact(ix.docs)
+	}
+	slot := p.add(c.ID, c.Kind, c.Archived, terms)
+	ix.docs[c.ID] = docRef{part: p, slot: slot, seq: c.Seq}
+}
+
+// Len is the number of memories indexed (live and archived).
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.docs)
+}
+
+func (p *partition) add(id uuid.UUID, kind store.Kind, archived bool, terms []string) int32 {
+	slot := int32(len(p.docs))
+	tf := make(map[string]uint16, len(terms))
+	for _, t := range terms {
+		if tf[t] < math.MaxUint16 {
+			tf[t]++
+		}
+	}
+	distinct := make([]string, 0, len(tf))
+	for t, n := range tf {
+		p.postings[t] = append(p.postings[t], posting{slot: slot, tf: n})
+		p.df[t]++
+		distinct = append(distinct, t)
+	}
+	p.docs = append(p.docs, doc{id: id, kind: kind, length: int32(len(terms)), archived: archived, terms: distinct})
+	p.totalLen += int64(len(terms))
+	p.live++
+	return slot
+}
+
+// remove marks a slot dead; its postings are skipped until the partition is compacted.
+func (p *partition) remove(slot int32) {
+	d := &p.docs[slot]
+	if d.dead {
+		return
+	}
+	d.dead = true
+	p.totalLen -= int64(d.length)
+	p.live--
+	p.dead++
+	for _, t := range d.terms {
+		if p.df[t]--; p.df[t] <= 0 {
+			delete(p.df, t)
+		}
+	}
+	d.terms = nil
+}
+
+// compact drops dead slots and renumbers the rest.
+func (p *partition) compact(refs map[uuid.UUID]docRef) {
+	remap := make([]int32, len(p.docs))
+	docs := make([]doc, 0, p.live)
+	for i, d := range p.docs {
+		if d.dead {
+			remap[i] = -1
+			continue
+		}
+		remap[i] = int32(len(docs))
+		docs = append(docs, d)
+		r := refs[d.id]
+		r.slot = remap[i]
+		refs[d.id] = r
+	}
+	for t, ps := range p.postings {
+		kept := ps[:0]
+		for _, x := range ps {
+			if s := remap[x.slot]; s >= 0 {
+				kept = append(kept, posting{slot: s, tf: x.tf})
+			}
+		}
+		if len(kept) == 0 {
+			delete(p.postings, t)
+		} else {
+			p.postings[t] = kept
+		}
+	}
+	p.docs, p.dead = docs, 0
+}
+
+// Query is one lexical search.
+type Query struct {
+	Text            string
+	Scopes          []store.ScopeRef
+	Kinds           []store.Kind
+	IncludeArchived bool
+	Limit           int
+}
+
+// Hit is one lexical match.
+type Hit struct {
+	ID uuid.UUID
+	// Score is the raw BM25 score (comparable within one query only).
+	Score float64
+	// Coverage is the share of the query's distinct terms the memory contains.
+	Coverage float64
+}
+
+// Search returns the best BM25 matches across the asked scopes, best first.
+func (ix *Index) Search(q Query) []Hit {
+	terms := distinct(tokenize.Terms(q.Text))
+	if len(terms) == 0 || q.Limit <= 0 {
+		return nil
+	}
+	var kinds map[store.Kind]bool
+	if len(q.Kinds) > 0 {
+		kinds = make(map[store.Kind]bool, len(q.Kinds))
+		for _, k := range q.Kinds {
+			kinds[k] = true
+		}
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var hits []Hit
+	for _, ref := range q.Scopes {
+		p := ix.parts[ref]
+		if p == nil || p.live == 0 {
+			continue
+		}
+		hits = append(hits, p.search(terms, kinds, q.IncludeArchived)...)
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID.String() < hits[j].ID.String()
+	})
+	if len(hits) > q.Limit {
+		hits = hits[:q.Limit]
+	}
+	return hits
+}
+
+func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArchived bool) []Hit {
+	n := float64(p.live)
+	avg := float64(p.totalLen) / n
+	if avg == 0 {
+		avg = 1
+	}
+	type acc struct {
+		score   float64
+		matched int
+	}
+	scores := map[int32]*acc{}
+	for _, t := range terms {
+		df := float64(p.df[t])
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, ps := range p.postings[t] {
+			d := &p.docs[ps.slot]
+			if d.dead || (d.archived && !includeArchived) || (kinds != nil && !kinds[d.kind]) {
+				continue
+			}
+			tf := float64(ps.tf)
+			s := idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
+			a := scores[ps.slot]
+			if a == nil {
+				a = &acc{}
+				scores[ps.slot] = a
+			}
+			a.score += s
+			a.matched++
+		}
+	}
+	out := make([]Hit, 0, len(scores))
+	for slot, a := range scores {
+		out = append(out, Hit{ID: p.docs[slot].id, Score: a.score, Coverage: float64(a.matched) / float64(len(terms))})
+	}
+	return out
+}
+
+func distinct(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	out := terms[:0]
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,102 @@
+package lexical_test
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+func change(seq int64, project, text string) store.Change {
+	return store.Change{Seq: seq, ID: uuid.Must(uuid.NewV7()), Scope: store.ScopeProject, ScopeKey: project, Kind: store.KindFact, Text: text}
+}
+
+func TestBM25UsesIDF(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	common := []store.Change{
+		change(1, "p", "the build uses make for the build"),
+		change(2, "p", "the build runs tests"),
+		change(3, "p", "the build caches modules"),
+		change(4, "p", "postgres listens on a unix socket in the build"),
+	}
+	for _, c := range common {
+		ix.Apply(c)
+	}
+	hits := ix.Search(lexical.Query{Text: "build postgres", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 10})
+	require.Len(t, hits, 4)
+	// The rare term decides: only one memory mentions postgres.
+	require.Equal(t, common[3].ID, hits[0].ID)
+	require.InDelta(t, 1.0, hits[0].Coverage, 1e-9)
+	require.InDelta(t, 0.5, hits[1].Coverage, 1e-9)
+}
+
+func TestLengthNormalisation(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	short := change(1, "p", "pnpm workspaces")
+	long := change(2, "p", "pnpm is mentioned once in this much longer memory about many other unrelated topics entirely")
+	ix.Apply(short)
+	ix.Apply(long)
+	ix.Apply(change(3, "p", "unrelated filler text"))
+	hits := ix.Search(lexical.Query{Text: "pnpm", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 10})
+	require.Equal(t, short.ID, hits[0].ID)
+}
+
+func TestPartitionsIsolateProjects(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	a := change(1, "a", "secret project alpha uses kafka")
+	ix.Apply(a)
+	ix.Apply(change(2, "b", "project beta uses kafka too"))
+	g := store.Change{Seq: 3, ID: uuid.Must(uuid.NewV7()), Scope: store.ScopeGlobal, Kind: store.KindPreference, Text: "prefer kafka streams"}
+	ix.Apply(g)
+	hits := ix.Search(lexical.Query{Text: "kafka", Scopes: []store.ScopeRef{store.Project("a"), store.Global}, Limit: 10})
+	require.Len(t, hits, 2)
+	ids := []uuid.UUID{hits[0].ID, hits[1].ID}
+	require.ElementsMatch(t, []uuid.UUID{a.ID, g.ID}, ids)
+}
+
+func TestUpdatesArchiveAndStaleReplays(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	c := change(1, "p", "deploys use helm")
+	ix.Apply(c)
+	updated := c
+	updated.Seq, updated.Text = 5, "deploys use argocd"
+	ix.Apply(updated)
+	ix.Apply(c) // an old replay must not resurrect the old text
+	q := lexical.Query{Scopes: []store.ScopeRef{store.Project("p")}, Limit: 10}
+	q.Text = "helm"
+	require.Empty(t, ix.Search(q))
+	q.Text = "argocd"
+	require.Len(t, ix.Search(q), 1)
+
+	archived := updated
+	archived.Seq, archived.Archived = 6, true
+	ix.Apply(archived)
+	require.Empty(t, ix.Search(q))
+	q.IncludeArchived = true
+	require.Len(t, ix.Search(q), 1)
+	q.Kinds = []store.Kind{store.KindGotcha}
+	require.Empty(t, ix.Search(q))
+}
+
+func TestCompactionKeepsResults(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	c := change(1, "p", "version 0")
+	ix.Apply(c)
+	for i := int64(2); i < 3000; i++ {
+		c.Seq = i
+		c.Text = "rewritten memory text"
+		ix.Apply(c)
+	}
+	require.Equal(t, 1, ix.Len())
+	hits := ix.Search(lexical.Query{Text: "rewritten", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 10})
+	require.Len(t, hits, 1)
+	require.Equal(t, c.ID, hits[0].ID)
+}

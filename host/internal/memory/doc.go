@@ -1,0 +1,9 @@
+// Package memory owns memhost's two paths through the store: the write path (validate, redact,
+// embed, fold or insert — no LLM, ever) and the read path (hybrid BM25 + vector retrieval, then
+// the one ranker over a candidate pool larger than top_k). MCP and REST both call Service, so
+// validation, access rules and ranking are written once.
+//
+// Access is decided here too: a caller works in one project (resolved by the surface from its
+// token or arguments); memories of another project are invisible ("not found"), global
+// memories are readable by all and writable only with admin.
+package memory

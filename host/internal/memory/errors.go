@@ -1,0 +1,33 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// FieldError is bad input: it names the field and the rule broken, and nothing was changed.
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Errors the service returns; surfaces map them to status codes.
+var (
+	// ErrNotFound also covers memories of another project: their existence is not revealed.
+	ErrNotFound = store.ErrNotFound
+	// ErrForbidden is a valid caller asking for something its grant does not cover.
+	ErrForbidden = errors.New("forbidden")
+	// ErrConflict is a change that would duplicate a live memory.
+	ErrConflict = store.ErrConflict
+	// ErrUnavailable means the embedder cannot serve right now; retry later. Writes are not
+	// downgraded to another embedder.
+	ErrUnavailable = errors.New("embedder unavailable")
+)

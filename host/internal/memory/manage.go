@@ -1,0 +1,67 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// maxReasonBytes bounds an archive reason.
+const maxReasonBytes = 500
+
+func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) error {
+	m, err := s.load(ctx, a, id)
+	if err != nil {
+		return err
+	}
+	if !a.writable(m) {
+		return fmt.Errorf("%w: memory %s is global; changing it needs the admin scope", ErrForbidden, id)
+	}
+	return nil
+}
+
+// Archive soft-deletes a memory. It stays restorable (and in history) until purge.
+func (s *Service) Archive(ctx context.Context, a Access, id uuid.UUID, reason string) (View, error) {
+	if len(reason) > maxReasonBytes || !utf8.ValidString(reason) {
+		return View{}, fieldErr("reason", "must be valid UTF-8, at most %d bytes", maxReasonBytes)
+	}
+	if reason == "" {
+		reason = "archived by " + a.Actor
+	}
+	if err := s.loadWritable(ctx, a, id); err != nil {
+		return View{}, err
+	}
+	m, err := s.store.SetArchived(ctx, id, true, reason, a.Actor)
+	if err != nil {
+		return View{}, err
+	}
+	s.index.Apply(changeOf(m))
+	return ViewOf(m), nil
+}
+
+// Restore brings an archived memory back.
+func (s *Service) Restore(ctx context.Context, a Access, id uuid.UUID) (View, error) {
+	if err := s.loadWritable(ctx, a, id); err != nil {
+		return View{}, err
+	}
+	m, err := s.store.SetArchived(ctx, id, false, "", a.Actor)
+	if err != nil {
+		return View{}, err
+	}
+	s.index.Apply(changeOf(m))
+	return ViewOf(m), nil
+}
+
+// SetPinned pins (always full quality in ranking, never folded away) or unpins a memory.
+func (s *Service) SetPinned(ctx context.Context, a Access, id uuid.UUID, pinned bool) (View, error) {
+	if err := s.loadWritable(ctx, a, id); err != nil {
+		return View{}, err
+	}
+	m, err := s.store.SetPinned(ctx, id, pinned, a.Actor)
+	if err != nil {
+		return View{}, err
+	}
+	return ViewOf(m), nil
+}

@@ -1,0 +1,47 @@
+package memory
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the write and search path's Prometheus series.
+type Metrics struct {
+	writes      *prometheus.HistogramVec
+	searches    prometheus.Histogram
+	hitsDropped prometheus.Counter
+}
+
+// NewMetrics registers the series on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	buckets := []float64{.0005, .001, .0025, .005, .01, .02, .03, .05, .1, .25, .5, 1, 2.5}
+	m := &Metrics{
+		writes: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "memhost_memory_store_duration_seconds",
+			Help: "memory_store latency by outcome (insert, fold, fold_exact, invalid, unavailable, error).", Buckets: buckets}, []string{"outcome"}),
+		searches: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "memhost_memory_search_duration_seconds",
+			Help: "memory_search latency.", Buckets: buckets}),
+		hitsDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_memory_hits_dropped_total",
+			Help: "Search hit records dropped because the hit recorder was saturated."}),
+	}
+	reg.MustRegister(m.writes, m.searches, m.hitsDropped)
+	return m
+}
+
+func (m *Metrics) write(outcome string, start time.Time) {
+	if m != nil {
+		m.writes.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
+	}
+}
+
+func (m *Metrics) search(start time.Time) {
+	if m != nil {
+		m.searches.Observe(time.Since(start).Seconds())
+	}
+}
+
+func (m *Metrics) droppedHits() {
+	if m != nil {
+		m.hitsDropped.Inc()
+	}
+}

@@ -1,0 +1,284 @@
+package memory
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/rank"
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/sdk/embedder"
+)
+
+// SearchRequest is one memory_search call.
+type SearchRequest struct {
+	Query           string
+	TopK            int      // default Config.DefaultK, at most Config.MaxK
+	Kinds           []string // empty = all kinds
+	MinScore        float64  // [0, 1]
+	IncludeArchived bool
+	ExcludeGlobal   bool
+}
+
+// SearchHit is a ranked memory with the signals that ranked it.
+type SearchHit struct {
+	View
+	Score     float64  `json:"score"`
+	Relevance float64  `json:"relevance"`
+	Cosine    *float64 `json:"cosine,omitempty"`
+	Lexical   *float64 `json:"lexical,omitempty"`
+}
+
+// Search is the read path: BM25 and ANN candidates (each up to Config.CandidatePool), fused,
+// ranked by rank.Score, cut to top_k. It records a hit on every memory it returns.
+func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) ([]SearchHit, error) {
+	start := s.now()
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	if err := s.validateText("query", req.Query); err != nil {
+		return nil, err
+	}
+	k := req.TopK
+	if k == 0 {
+		k = s.cfg.DefaultK
+	}
+	if k < 1 || k > s.cfg.MaxK {
+		return nil, fieldErr("top_k", "%d is out of range 1..%d", req.TopK, s.cfg.MaxK)
+	}
+	if !(req.MinScore >= 0 && req.MinScore <= 1) {
+		return nil, fieldErr("min_score", "%v is out of range 0..1", req.MinScore)
+	}
+	kinds, err := parseKinds(req.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	scopes := []store.ScopeRef{store.Project(a.Project)}
+	if !req.ExcludeGlobal {
+		scopes = append(scopes, store.Global)
+	}
+	pool := max(s.cfg.CandidatePool, k)
+
+	lex := s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
+	e, info, err := s.active(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vec, err := s.embed(ctx, e, info, embedder.PurposeQuery, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	ann, err := s.store.Nearest(ctx, store.VectorQuery{Vector: vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
+	if err != nil {
+		return nil, err
+	}
+
+	lexScore := map[uuid.UUID]float64{}
+	var best float64
+	for _, h := range lex {
+		best = max(best, h.Score)
+	}
+	ids := make([]uuid.UUID, 0, len(lex)+len(ann))
+	for _, h := range lex {
+		lexScore[h.ID] = rank.NormalizeBM25(h.Score, best, h.Coverage)
+		ids = append(ids, h.ID)
+	}
+	for _, h := range ann {
+		if _, dup := lexScore[h.ID]; !dup {
+			ids = append(ids, h.ID)
+		}
+	}
+	loaded, err := s.store.GetMany(ctx, ids, &vec)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	hits := make([]SearchHit, 0, len(loaded))
+	for _, l := range loaded {
+		// The index may briefly lag an archive made on another host; the row is the truth.
+		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || (len(kinds) > 0 && !containsKind(kinds, l.Kind)) {
+			continue
+		}
+		var lexPtr *float64
+		if v, ok := lexScore[l.ID]; ok {
+			lexPtr = &v
+		}
+		relevance := rank.Fuse(l.Similarity, lexPtr)
+		score := rank.Score(s.signals(l.Memory, true, relevance, now))
+		if score < req.MinScore {
+			continue
+		}
+		hits = append(hits, SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID.String() < hits[j].ID.String()
+	})
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	if len(hits) > 0 {
+		ids := make([]uuid.UUID, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ID
+		}
+		select {
+		case s.hits <- ids:
+		default:
+			s.metrics.droppedHits()
+		}
+	}
+	s.metrics.search(start)
+	return hits, nil
+}
+
+// signals gathers rank.Score's inputs for one memory.
+func (s *Service) signals(m store.Memory, hasQuery bool, relevance float64, now time.Time) rank.Signals {
+	last := m.UpdatedAt
+	if m.LastHitAt != nil && m.LastHitAt.After(last) {
+		last = *m.LastHitAt
+	}
+	return rank.Signals{HasQuery: hasQuery, Relevance: relevance, Importance: m.Importance, Confidence: m.Confidence,
+		HitCount: m.HitCount, Pinned: m.Pinned, Age: now.Sub(last), HalfLife: s.halfLife(m.Kind)}
+}
+
+func parseKinds(names []string) ([]store.Kind, error) {
+	var kinds []store.Kind
+	for _, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return nil, fieldErr("kinds", "must not contain an empty kind")
+		}
+		k, err := store.ParseKind(n)
+		if err != nil {
+			return nil, fieldErr("kinds", "%s", strings.TrimPrefix(err.Error(), "kind: "))
+		}
+		kinds = append(kinds, k)
+	}
+	return kinds, nil
+}
+
+func containsKind(kinds []store.Kind, k store.Kind) bool {
+	for _, x := range kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Get returns one memory visible in the caller's project.
+func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error) {
+	m, err := s.load(ctx, a, id)
+	if err != nil {
+		return View{}, err
+	}
+	return ViewOf(m), nil
+}
+
+func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memory, error) {
+	if err := a.check(); err != nil {
+		return store.Memory{}, err
+	}
+	m, err := s.store.Get(ctx, id)
+	if err != nil {
+		return m, err
+	}
+	if !a.visible(m) {
+		return store.Memory{}, fmt.Errorf("memory %s in project %q: %w", id, a.Project, ErrNotFound)
+	}
+	return m, nil
+}
+
+// History returns a memory's ledger, oldest first.
+func (s *Service) History(ctx context.Context, a Access, id uuid.UUID) ([]store.HistoryEntry, error) {
+	if _, err := s.load(ctx, a, id); err != nil {
+		return nil, err
+	}
+	return s.store.History(ctx, id)
+}
+
+// ListRequest pages through a project's memories, newest first.
+type ListRequest struct {
+	Kinds           []string
+	IncludeArchived bool
+	OnlyArchived    bool
+	ExcludeGlobal   bool
+	Limit           int    // default 50, at most 500
+	Cursor          string // from the previous page's Next
+}
+
+// ListPage is one page and the cursor of the next ("" at the end).
+type ListPage struct {
+	Memories []View `json:"memories"`
+	Next     string `json:"next_cursor,omitempty"`
+}
+
+// List pages through memories.
+func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage, error) {
+	if err := a.check(); err != nil {
+		return ListPage{}, err
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	if limit < 1 || limit > 500 {
+		return ListPage{}, fieldErr("limit", "%d is out of range 1..500", req.Limit)
+	}
+	kinds, err := parseKinds(req.Kinds)
+	if err != nil {
+		return ListPage{}, err
+	}
+	q := store.ListQuery{Scopes: []store.ScopeRef{store.Project(a.Project)}, Kinds: kinds,
+		IncludeArchived: req.IncludeArchived, OnlyArchived: req.OnlyArchived, Limit: limit + 1}
+	if !req.ExcludeGlobal {
+		q.Scopes = append(q.Scopes, store.Global)
+	}
+	if req.Cursor != "" {
+		c, err := decodeCursor(req.Cursor)
+		if err != nil {
+			return ListPage{}, err
+		}
+		q.Before = &c
+	}
+	ms, err := s.store.List(ctx, q)
+	if err != nil {
+		return ListPage{}, err
+	}
+	page := ListPage{Memories: make([]View, 0, len(ms))}
+	if len(ms) > limit {
+		last := ms[limit-1]
+		page.Next = encodeCursor(store.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		ms = ms[:limit]
+	}
+	for _, m := range ms {
+		page.Memories = append(page.Memories, ViewOf(m))
+	}
+	return page, nil
+}
+
+func encodeCursor(c store.Cursor) string {
+	b := make([]byte, 8+16)
+	binary.BigEndian.PutUint64(b, uint64(c.CreatedAt.UnixMicro()))
+	copy(b[8:], c.ID[:])
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (store.Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 24 {
+		return store.Cursor{}, fieldErr("cursor", "is not a cursor returned by a previous page")
+	}
+	var id uuid.UUID
+	copy(id[:], b[8:])
+	return store.Cursor{CreatedAt: time.UnixMicro(int64(binary.BigEndian.Uint64(b))).UTC(), ID: id}, nil
+}

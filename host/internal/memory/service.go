@@ -1,0 +1,173 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/sdk/embedder"
+)
+
+// EmbedderSource yields the embedder that new writes and queries use.
+type EmbedderSource interface {
+	Active(ctx context.Context) (embedder.Embedder, embedder.Info, error)
+}
+
+// RedactFunc replaces secrets in text and reports how many it replaced.
+type RedactFunc func(text string) (redacted string, found int)
+
+// Config holds the service's limits and tuning.
+type Config struct {
+	MaxTextBytes   int                // memory text limit in bytes
+	MergedFromMax  int                // bound on merged_from
+	FoldThresholds map[string]float64 // per-embedder override of its suggested fold threshold
+	DefaultK       int
+	MaxK           int
+	CandidatePool  int // candidates taken from each retrieval path before ranking
+	HalfLives      map[store.Kind]time.Duration
+}
+
+// DefaultConfig is the configuration memhost ships with (see internal/config for the keys).
+func DefaultConfig() Config {
+	const day = 24 * time.Hour
+	return Config{
+		MaxTextBytes: 16 << 10, MergedFromMax: 20, DefaultK: 10, MaxK: 100, CandidatePool: 100,
+		HalfLives: map[store.Kind]time.Duration{
+			store.KindFact: 180 * day, store.KindDecision: 365 * day, store.KindConvention: 365 * day,
+			store.KindPreference: 365 * day, store.KindGotcha: 120 * day, store.KindErrorPattern: 90 * day,
+			store.KindReference: 365 * day,
+		},
+	}
+}
+
+// Service is the memory write and read paths.
+type Service struct {
+	store     store.Store
+	index     *lexical.Index
+	embedders EmbedderSource
+	redact    RedactFunc
+	cfg       Config
+	metrics   *Metrics
+	now       func() time.Time
+
+	indexed sync.Map // embedder name -> struct{}: ANN index ensured
+	hits    chan []uuid.UUID
+	hitsWG  sync.WaitGroup
+	onError func(error)
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithMetrics records write and search metrics.
+func WithMetrics(m *Metrics) Option { return func(s *Service) { s.metrics = m } }
+
+// WithErrorHandler receives background errors (hit recording) that have no caller to return to.
+func WithErrorHandler(fn func(error)) Option { return func(s *Service) { s.onError = fn } }
+
+// New builds the service and starts its hit recorder; Close stops it.
+func New(st store.Store, ix *lexical.Index, emb EmbedderSource, redact RedactFunc, cfg Config, opts ...Option) *Service {
+	s := &Service{store: st, index: ix, embedders: emb, redact: redact, cfg: cfg, now: time.Now,
+		hits: make(chan []uuid.UUID, 1024), onError: func(error) {}}
+	for _, o := range opts {
+		o(s)
+	}
+	s.hitsWG.Add(1)
+	go s.recordHits()
+	return s
+}
+
+// Close flushes pending hit records.
+func (s *Service) Close() {
+	close(s.hits)
+	s.hitsWG.Wait()
+}
+
+// recordHits writes hits off the search path: a search returns before its hits are stored.
+func (s *Service) recordHits() {
+	defer s.hitsWG.Done()
+	for ids := range s.hits {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := s.store.RecordHits(ctx, ids); err != nil {
+			s.onError(fmt.Errorf("record search hits: %w", err))
+		}
+		cancel()
+	}
+}
+
+// Access is who is asking and in which project.
+type Access struct {
+	Project string // the resolved project key; required
+	Admin   bool   // may write and archive global memories
+	Actor   string // recorded in history (token name)
+}
+
+func (a Access) check() error {
+	if a.Project == "" {
+		return fieldErr("project", "is required (pass project or cwd, or use a project-bound token)")
+	}
+	return nil
+}
+
+// visible reports whether m may be read in this access.
+func (a Access) visible(m store.Memory) bool {
+	return m.Scope == store.ScopeGlobal || m.ScopeKey == a.Project
+}
+
+// writable reports whether m may be changed in this access.
+func (a Access) writable(m store.Memory) bool {
+	if m.Scope == store.ScopeGlobal {
+		return a.Admin
+	}
+	return m.ScopeKey == a.Project
+}
+
+// active returns the active embedder and makes sure its ANN index exists.
+func (s *Service) active(ctx context.Context) (embedder.Embedder, embedder.Info, error) {
+	e, info, err := s.embedders.Active(ctx)
+	if err != nil {
+		return nil, info, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if _, ok := s.indexed.Load(info.Name); !ok {
+		if err := s.store.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
+			return nil, info, err
+		}
+		s.indexed.Store(info.Name, struct{}{})
+	}
+	return e, info, nil
+}
+
+func (s *Service) embed(ctx context.Context, e embedder.Embedder, info embedder.Info, purpose embedder.Purpose, text string) (store.Vector, error) {
+	vecs, err := e.Embed(ctx, purpose, []string{text})
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return store.Vector{}, fmt.Errorf("embed with %s: %w", info.Name, err)
+		}
+		return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrUnavailable, info.Name, err)
+	}
+	if len(vecs) != 1 {
+		return store.Vector{}, fmt.Errorf("%w: embedder %s returned %d vectors for 1 text", ErrUnavailable, info.Name, len(vecs))
+	}
+	return store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[0]}, nil
+}
+
+func (s *Service) foldThreshold(info embedder.Info) float64 {
+	if t, ok := s.cfg.FoldThresholds[info.Name]; ok {
+		return t
+	}
+	return info.SuggestedFoldThreshold
+}
+
+func (s *Service) halfLife(k store.Kind) time.Duration { return s.cfg.HalfLives[k] }
+
+// changeOf is the feed entry of m, applied locally right after a write so this host reads its
+// own writes without waiting for the follower.
+func changeOf(m store.Memory) store.Change {
+	return store.Change{Seq: m.Seq, ID: m.ID, Scope: m.Scope, ScopeKey: m.ScopeKey, Kind: m.Kind, Text: m.Text, Archived: m.Archived()}
+}

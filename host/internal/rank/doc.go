@@ -1,0 +1,5 @@
+// Package rank owns memhost's one scoring function. Search, cross-layer project search and
+// spawn injection all order memories with Score, so a memory ranks the same way everywhere
+// (opendray's two formulas ranked one fact two ways). The formula is documented in
+// docs/ranking.md and in Score's comment; change it here and nowhere else.
+package rank

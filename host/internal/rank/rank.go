@@ -1,0 +1,108 @@
+package rank
+
+import (
+	"math"
+	"time"
+)
+
+// Signals is everything Score looks at for one memory.
+type Signals struct {
+	// HasQuery is true for search: Relevance is then the base of the score. Spawn injection
+	// has no query and ranks by Importance instead.
+	HasQuery bool
+	// Relevance is the fused query similarity in [0, 1] (see Fuse).
+	Relevance  float64
+	Importance float64 // [0, 1]
+	Confidence float64 // [0, 1]
+	HitCount   int64
+	Pinned     bool
+	// Age is the time since the memory was last reinforced: written, folded into, or hit.
+	Age time.Duration
+	// HalfLife is the kind's recency half-life: after one half-life recency is 0.5.
+	HalfLife time.Duration
+}
+
+// Weights of the quality blend. They sum to 1, so quality stays in [0, 1].
+const (
+	weightConfidence = 0.45
+	weightRecency    = 0.35
+	weightHits       = 0.20
+	// hitScale is the hit count at which the usage signal reaches 1 - 1/e.
+	hitScale = 5.0
+)
+
+// Score ranks a memory. With q = 0.45·confidence + 0.35·recency + 0.20·usage, where
+// recency = 0.5^(age/half-life) and usage = 1 - e^(-hits/5), and q = 1 for pinned memories:
+//
+//	score = base · (0.5 + 0.5·q),  base = relevance (search) or importance (spawn)
+//
+// So the score lies in [0, 1] and never exceeds its base: quality can halve a weak memory's
+// standing but cannot lift an irrelevant one above a relevant one.
+func Score(s Signals) float64 {
+	base := s.Importance
+	if s.HasQuery {
+		base = s.Relevance
+	}
+	q := 1.0
+	if !s.Pinned {
+		q = weightConfidence*clamp01(s.Confidence) + weightRecency*Recency(s.Age, s.HalfLife) + weightHits*Usage(s.HitCount)
+	}
+	return clamp01(base) * (0.5 + 0.5*q)
+}
+
+// Recency is 0.5^(age/halfLife); a non-positive half-life means no decay.
+func Recency(age, halfLife time.Duration) float64 {
+	if halfLife <= 0 || age <= 0 {
+		return 1
+	}
+	return math.Exp2(-float64(age) / float64(halfLife))
+}
+
+// Usage saturates the hit count into [0, 1).
+func Usage(hits int64) float64 {
+	if hits <= 0 {
+		return 0
+	}
+	return 1 - math.Exp(-float64(hits)/hitScale)
+}
+
+// Fusion weights: the vector path carries meaning, the lexical path exact terms and
+// identifiers. When only one signal exists for a candidate its weight is the whole.
+const (
+	weightVector  = 0.6
+	weightLexical = 0.4
+)
+
+// Fuse combines one candidate's vector similarity (cosine; nil when unknown) and its BM25 score
+// normalised into [0, 1] (nil when the lexical path did not see it) into Relevance.
+func Fuse(cosine, lexical *float64) float64 {
+	switch {
+	case cosine != nil && lexical != nil:
+		return weightVector*clamp01(*cosine) + weightLexical*clamp01(*lexical)
+	case cosine != nil:
+		return weightVector * clamp01(*cosine)
+	case lexical != nil:
+		return weightLexical * clamp01(*lexical)
+	}
+	return 0
+}
+
+// NormalizeBM25 maps a raw BM25 score into [0, 1] relative to the best score of the same query
+// (maxScore), scaled by coverage: the share of the query's distinct terms the document matched.
+// A document that is the best match but shares one of five query terms gets 0.2, not 1.
+func NormalizeBM25(score, maxScore, coverage float64) float64 {
+	if maxScore <= 0 || score <= 0 {
+		return 0
+	}
+	return clamp01(score/maxScore) * clamp01(coverage)
+}
+
+func clamp01(f float64) float64 {
+	switch {
+	case f < 0 || math.IsNaN(f):
+		return 0
+	case f > 1:
+		return 1
+	}
+	return f
+}
