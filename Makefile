@@ -1,0 +1,50 @@
+# memhost — the two commands of the README are `make run` and `make test`.
+# Both install what they need (PostgreSQL 15 + pgvector) on a fresh Debian machine as root.
+
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+export GOTOOLCHAIN ?= local
+
+BIN := bin
+PLUGIN_DIR := $(BIN)/plugins
+PLUGINS := $(PLUGIN_DIR)/memhost-embedder-bm25
+
+.PHONY: all build run test bench lint fmt generate proto-breaking clean postgres
+
+all: build
+
+build: $(BIN)/memhost $(PLUGINS)
+
+# Go's own build cache decides what is stale; these targets always ask it.
+.PHONY: $(BIN)/memhost $(PLUGINS)
+$(BIN)/memhost:
+	cd host && $(GO) build -trimpath -o ../$(BIN)/memhost ./cmd/memhost
+
+$(PLUGIN_DIR)/memhost-embedder-bm25:
+	cd plugins/embed-bm25 && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-embedder-bm25 .
+
+## run: build, provide Postgres 15 + pgvector, start a private cluster under ./.memhost
+## (unless MEMHOST_DATABASE_URL is set), apply migrations and serve on 127.0.0.1:7420.
+run: build
+	GO=$(GO) scripts/run.sh
+
+## test: gofmt, go vet and go test -race for every module, against a real Postgres.
+test:
+	GO=$(GO) scripts/test.sh
+
+## bench: store/search latency at 10K and 100K, recall, plugin round trip, import rate,
+## fold calibration and retrieval quality; results go to docs/benchmarks.md.
+bench: build
+	GO=$(GO) scripts/bench.sh
+
+postgres:
+	scripts/ensure-postgres.sh
+
+generate:
+	cd sdk && $(GO) generate .
+
+## proto-breaking: buf breaking against main (run before changing a released proto).
+proto-breaking:
+	cd sdk && GOWORK=off $(GO) tool -modfile=../tools/go.mod buf breaking proto --against '../.git#branch=main,subdir=sdk/proto'
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,375 @@
+package restapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/project"
+)
+
+// Authenticator turns a bearer token into a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, bearer string) (auth.Principal, error)
+}
+
+// StatusFunc reports the host's status for GET /api/v1/status.
+type StatusFunc func(ctx context.Context) (any, error)
+
+// Options wires the API.
+type Options struct {
+	Service *memory.Service
+	Auth    Authenticator
+	Limiter *auth.WriteLimiter // nil disables write rate limiting
+	Status  StatusFunc
+	Logger  *slog.Logger
+	// MaxBodyBytes bounds request bodies; larger ones are refused before decoding.
+	MaxBodyBytes int64
+}
+
+type api struct{ Options }
+
+const principalKey = "memhost.principal"
+
+// Register mounts /api/v1 on r.
+func Register(r gin.IRouter, o Options) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	a := &api{o}
+	v1 := r.Group("/api/v1")
+	v1.GET("/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openAPI) })
+	authed := v1.Group("", a.authenticate)
+	authed.GET("/status", a.status)
+	read := authed.Group("", a.require(auth.ScopeMemoryRead))
+	read.POST("/memories/search", a.search)
+	read.GET("/memories", a.list)
+	read.GET("/memories/:id", a.get)
+	read.GET("/memories/:id/history", a.history)
+	write := authed.Group("", a.require(auth.ScopeMemoryWrite))
+	write.POST("/memories", a.limit, a.store)
+	write.POST("/memories/:id/archive", a.limit, a.archive)
+	write.POST("/memories/:id/restore", a.limit, a.restore)
+	write.PUT("/memories/:id/pin", a.limit, a.pin(true))
+	write.DELETE("/memories/:id/pin", a.limit, a.pin(false))
+}
+
+func (a *api) authenticate(c *gin.Context) {
+	h := c.GetHeader("Authorization")
+	bearer, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || strings.TrimSpace(bearer) == "" {
+		fail(c, a.Logger, fmt.Errorf("%w: send Authorization: Bearer <token> (create one with `memhost token create`)", auth.ErrUnauthenticated))
+		return
+	}
+	p, err := a.Auth.Authenticate(c.Request.Context(), strings.TrimSpace(bearer))
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.Set(principalKey, p)
+}
+
+func principal(c *gin.Context) auth.Principal { return c.MustGet(principalKey).(auth.Principal) }
+
+func (a *api) require(s auth.Scope) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !principal(c).Has(s) {
+			fail(c, a.Logger, fmt.Errorf("%w: this token lacks the %s scope", auth.ErrForbidden, s))
+		}
+	}
+}
+
+func (a *api) limit(c *gin.Context) {
+	if a.Limiter == nil {
+		return
+	}
+	if ok, after := a.Limiter.Allow(principal(c).TokenID); !ok {
+		fail(c, a.Logger, rateLimited{after: after})
+	}
+}
+
+// access resolves the caller's project: a project-bound token decides; otherwise the project
+// (or cwd) query parameter, the X-Memhost-Project header, or the body's project/cwd.
+func (a *api) access(c *gin.Context, bodyProject, bodyCwd string) (memory.Access, error) {
+	p := principal(c)
+	requested := firstNonEmpty(bodyProject, c.Query("project"), c.GetHeader("X-Memhost-Project"))
+	cwd := firstNonEmpty(bodyCwd, c.Query("cwd"))
+	if requested == "" && cwd != "" {
+		id, err := project.Resolve(cwd)
+		if err != nil {
+			return memory.Access{}, &memory.FieldError{Field: "cwd", Message: err.Error()}
+		}
+		requested = id.Key
+	}
+	key, err := p.ResolveProject(requested)
+	if err != nil {
+		if errors.Is(err, auth.ErrForbidden) {
+			return memory.Access{}, err
+		}
+		return memory.Access{}, &memory.FieldError{Field: "project", Message: err.Error()}
+	}
+	return memory.Access{Project: key, Admin: p.Has(auth.ScopeAdmin), Actor: p.Name}, nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// decode reads a JSON body strictly: unknown fields and trailing data are errors that name
+// what was wrong.
+func (a *api) decode(c *gin.Context, dst any) error {
+	body := http.MaxBytesReader(c.Writer, c.Request.Body, a.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			return &memory.FieldError{Field: "body", Message: fmt.Sprintf("is larger than the limit of %d bytes", mbe.Limit)}
+		case errors.Is(err, io.EOF):
+			return &memory.FieldError{Field: "body", Message: "must be a JSON object"}
+		}
+		msg := err.Error()
+		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+			return &memory.FieldError{Field: strings.Trim(f, `"`), Message: "is not a known field"}
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return &memory.FieldError{Field: te.Field, Message: fmt.Sprintf("must be a %s", te.Type)}
+		}
+		return &memory.FieldError{Field: "body", Message: "is not valid JSON: " + msg}
+	}
+	if dec.More() {
+		return &memory.FieldError{Field: "body", Message: "has data after the JSON object"}
+	}
+	return nil
+}
+
+type storeBody struct {
+	Text       string   `json:"text"`
+	Kind       string   `json:"kind"`
+	Scope      string   `json:"scope"`
+	Importance *float64 `json:"importance"`
+	Confidence *float64 `json:"confidence"`
+	Pinned     bool     `json:"pinned"`
+	Agent      string   `json:"agent"`
+	Session    string   `json:"session"`
+	Project    string   `json:"project"`
+	Cwd        string   `json:"cwd"`
+}
+
+func (a *api) store(c *gin.Context) {
+	var b storeBody
+	if err := a.decode(c, &b); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	acc, err := a.access(c, b.Project, b.Cwd)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	res, err := a.Service.Store(c.Request.Context(), acc, memory.StoreRequest{Text: b.Text, Kind: b.Kind, Scope: b.Scope,
+		Importance: b.Importance, Confidence: b.Confidence, Pinned: b.Pinned, Agent: b.Agent, Session: b.Session, Source: "rest"})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	status := http.StatusCreated
+	if res.Folded {
+		status = http.StatusOK
+	}
+	c.JSON(status, res)
+}
+
+type searchBody struct {
+	Query           string   `json:"query"`
+	TopK            int      `json:"top_k"`
+	Kinds           []string `json:"kinds"`
+	MinScore        float64  `json:"min_score"`
+	IncludeArchived bool     `json:"include_archived"`
+	ExcludeGlobal   bool     `json:"exclude_global"`
+	Project         string   `json:"project"`
+	Cwd             string   `json:"cwd"`
+}
+
+func (a *api) search(c *gin.Context) {
+	var b searchBody
+	if err := a.decode(c, &b); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	acc, err := a.access(c, b.Project, b.Cwd)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	hits, err := a.Service.Search(c.Request.Context(), acc, memory.SearchRequest{Query: b.Query, TopK: b.TopK, Kinds: b.Kinds,
+		MinScore: b.MinScore, IncludeArchived: b.IncludeArchived, ExcludeGlobal: b.ExcludeGlobal})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"results": hits})
+}
+
+func (a *api) list(c *gin.Context) {
+	acc, err := a.access(c, "", "")
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	req := memory.ListRequest{Cursor: c.Query("cursor")}
+	if k := c.Query("kinds"); k != "" {
+		req.Kinds = strings.Split(k, ",")
+	}
+	for name, dst := range map[string]*bool{"include_archived": &req.IncludeArchived, "only_archived": &req.OnlyArchived, "exclude_global": &req.ExcludeGlobal} {
+		if v := c.Query(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				fail(c, a.Logger, &memory.FieldError{Field: name, Message: "must be true or false"})
+				return
+			}
+			*dst = b
+		}
+	}
+	if v := c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			fail(c, a.Logger, &memory.FieldError{Field: "limit", Message: "must be an integer"})
+			return
+		}
+		req.Limit = n
+	}
+	page, err := a.Service.List(c.Request.Context(), acc, req)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, page)
+}
+
+// idAccess parses :id and resolves the caller's project.
+func (a *api) idAccess(c *gin.Context) (uuid.UUID, memory.Access, bool) {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		fail(c, a.Logger, &memory.FieldError{Field: "id", Message: "must be a memory id (a UUID)"})
+		return id, memory.Access{}, false
+	}
+	acc, err := a.access(c, "", "")
+	if err != nil {
+		fail(c, a.Logger, err)
+		return id, acc, false
+	}
+	return id, acc, true
+}
+
+func (a *api) get(c *gin.Context) {
+	id, acc, ok := a.idAccess(c)
+	if !ok {
+		return
+	}
+	v, err := a.Service.Get(c.Request.Context(), acc, id)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
+}
+
+func (a *api) history(c *gin.Context) {
+	id, acc, ok := a.idAccess(c)
+	if !ok {
+		return
+	}
+	h, err := a.Service.History(c.Request.Context(), acc, id)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"history": h})
+}
+
+type archiveBody struct {
+	Reason string `json:"reason"`
+}
+
+func (a *api) archive(c *gin.Context) {
+	id, acc, ok := a.idAccess(c)
+	if !ok {
+		return
+	}
+	var b archiveBody
+	if c.Request.ContentLength != 0 {
+		if err := a.decode(c, &b); err != nil {
+			fail(c, a.Logger, err)
+			return
+		}
+	}
+	v, err := a.Service.Archive(c.Request.Context(), acc, id, b.Reason)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
+}
+
+func (a *api) restore(c *gin.Context) {
+	id, acc, ok := a.idAccess(c)
+	if !ok {
+		return
+	}
+	v, err := a.Service.Restore(c.Request.Context(), acc, id)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
+}
+
+func (a *api) pin(pinned bool) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id, acc, ok := a.idAccess(c)
+		if !ok {
+			return
+		}
+		v, err := a.Service.SetPinned(c.Request.Context(), acc, id, pinned)
+		if err != nil {
+			fail(c, a.Logger, err)
+			return
+		}
+		c.JSON(http.StatusOK, v)
+	}
+}
+
+func (a *api) status(c *gin.Context) {
+	if a.Status == nil {
+		c.JSON(http.StatusOK, gin.H{})
+		return
+	}
+	s, err := a.Status(c.Request.Context())
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, s)
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# test.sh is `make test`: formatting, vet and the race-enabled test suites of every module,
+# against a real PostgreSQL 15 + pgvector that it installs and starts when missing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+GO=${GO:-go}
+export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
+
+scripts/ensure-postgres.sh
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  TEST_DATABASE_URL=$(MEMHOST_PG_DB=memhost_test scripts/pg-cluster.sh start "${TMPDIR:-/tmp}/memhost-test-pg-$(id -u)" | tail -n1)
+  export TEST_DATABASE_URL
+fi
+
+modules=(sdk plugins/embed-bm25 migrations host)
+unformatted=$(gofmt -l "${modules[@]}")
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+for m in "${modules[@]}"; do
+  echo "== go vet ./... ($m)"
+  (cd "$m" && "$GO" vet ./...)
+done
+status=0
+for m in "${modules[@]}"; do
+  echo "== go test -race ./... ($m)"
+  (cd "$m" && "$GO" test -race -count=1 -timeout 20m ./...) || status=1
+done
+exit $status
