@@ -1,0 +1,141 @@
+package config
+
+import (
+	_ "embed"
+	"time"
+)
+
+// Config is the host configuration. Keys are the koanf tags joined with dots.
+type Config struct {
+	Server   Server   `koanf:"server"`
+	Database Database `koanf:"database"`
+	Plugins  Plugins  `koanf:"plugins"`
+	Embedder Embedder `koanf:"embedder"`
+	Memory   Memory   `koanf:"memory"`
+	Ranking  Ranking  `koanf:"ranking"`
+	Auth     Auth     `koanf:"auth"`
+	Log      Log      `koanf:"log"`
+
+	// unknownKeys are keys found in the config file that no field accepts. Load records them
+	// rather than failing so Validate can report them together with every other problem.
+	unknownKeys []string
+	// path is the config file that was loaded, "" when none.
+	path string
+}
+
+// Server configures the HTTP listener.
+type Server struct {
+	Listen          string        `koanf:"listen"`
+	ReadTimeout     time.Duration `koanf:"read_timeout"`
+	WriteTimeout    time.Duration `koanf:"write_timeout"`
+	ShutdownTimeout time.Duration `koanf:"shutdown_timeout"`
+}
+
+// Database configures the Postgres store.
+type Database struct {
+	URL      string `koanf:"url"`
+	MaxConns int    `koanf:"max_conns"`
+}
+
+// Plugins configures plugin discovery and supervision.
+type Plugins struct {
+	// Dirs are scanned for plugin binaries; relative entries are relative to the host's
+	// working directory.
+	Dirs []string `koanf:"dirs"`
+	// Checksums maps a binary file name to its sha256 hex digest. When non-empty, only
+	// listed binaries are loaded.
+	Checksums         map[string]string `koanf:"checksums"`
+	CallTimeout       time.Duration     `koanf:"call_timeout"`
+	HealthInterval    time.Duration     `koanf:"health_interval"`
+	RestartBackoffMax time.Duration     `koanf:"restart_backoff_max"`
+}
+
+// Embedder selects the active embedder and its fold thresholds.
+type Embedder struct {
+	// Active names the embedder plugin to use; "" picks automatically (the only embedder
+	// found, else the BM25 floor).
+	Active string `koanf:"active"`
+	// FoldThresholds maps embedder name to the cosine similarity at or above which a write
+	// folds into an existing memory. Negative disables folding for that embedder.
+	FoldThresholds map[string]float64 `koanf:"fold_thresholds"`
+}
+
+// Memory bounds the write and search paths.
+type Memory struct {
+	MaxTextBytes   int `koanf:"max_text_bytes"`
+	MergedFromMax  int `koanf:"merged_from_max"`
+	SearchDefaultK int `koanf:"search_default_k"`
+	SearchMaxK     int `koanf:"search_max_k"`
+	CandidatePool  int `koanf:"candidate_pool"`
+}
+
+// Ranking tunes the single scorer.
+type Ranking struct {
+	// HalfLifeDays maps memory kind to the recency half-life in days.
+	HalfLifeDays map[string]float64 `koanf:"half_life_days"`
+}
+
+// Auth tunes token-level limits.
+type Auth struct {
+	// WriteRatePerMinute is the sustained memory writes per token per minute; 0 disables.
+	WriteRatePerMinute float64 `koanf:"write_rate_per_minute"`
+	WriteBurst         int     `koanf:"write_burst"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level  string `koanf:"level"`
+	Format string `koanf:"format"`
+}
+
+// Kinds are the memory kinds the ranker knows half-lives for.
+var Kinds = []string{"fact", "decision", "convention", "preference", "gotcha", "error_pattern", "reference"}
+
+// Default returns the built-in configuration.
+func Default() *Config {
+	return &Config{
+		Server: Server{
+			Listen:          "127.0.0.1:7420",
+			ReadTimeout:     30 * time.Second,
+			WriteTimeout:    60 * time.Second,
+			ShutdownTimeout: 15 * time.Second,
+		},
+		Database: Database{MaxConns: 20},
+		Plugins: Plugins{
+			Dirs:              []string{"bin/plugins"},
+			Checksums:         map[string]string{},
+			CallTimeout:       10 * time.Second,
+			HealthInterval:    15 * time.Second,
+			RestartBackoffMax: 30 * time.Second,
+		},
+		Embedder: Embedder{FoldThresholds: map[string]float64{}},
+		Memory: Memory{
+			MaxTextBytes:   16384,
+			MergedFromMax:  20,
+			SearchDefaultK: 10,
+			SearchMaxK:     100,
+			CandidatePool:  100,
+		},
+		Ranking: Ranking{HalfLifeDays: map[string]float64{
+			"fact":          180,
+			"decision":      365,
+			"convention":    365,
+			"preference":    365,
+			"gotcha":        120,
+			"error_pattern": 90,
+			"reference":     365,
+		}},
+		Auth: Auth{WriteRatePerMinute: 600, WriteBurst: 60},
+		Log:  Log{Level: "info", Format: "text"},
+	}
+}
+
+// Path returns the config file that was loaded, or "" when none was.
+func (c *Config) Path() string { return c.path }
+
+//go:embed memhost.example.toml
+var example string
+
+// Example returns memhost.example.toml: every key with its default and a comment saying
+// what it does. It loads and validates cleanly.
+func Example() string { return example }
