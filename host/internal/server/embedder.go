@@ -13,7 +13,7 @@ const bm25Prefix = "bm25-"
 // chooseEmbedder picks the active embedder: the configured name, else the only embedder,
 // else the BM25 floor. Ambiguity without configuration is an error, not a guess: the choice
 // decides which vectors every memory gets.
-func chooseEmbedder(handles []*plugins.Embedder, configured string) (*plugins.Embedder, error) {
+func chooseEmbedder(handles []plugins.EmbedderHandle, configured string) (plugins.EmbedderHandle, error) {
 	names := make([]string, len(handles))
 	for i, h := range handles {
 		names[i] = h.Info().Name

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/plugins/embed-bm25/bm25"
-	"github.com/memhost/memhost/plugins/embed-bm25/bm25/calibration"
 	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/embedder/calibration"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/plugins/embed-bm25/bm25/calibration"
+	"github.com/memhost/memhost/sdk/embedder/calibration"
 )
 
 func TestReadPairs(t *testing.T) {

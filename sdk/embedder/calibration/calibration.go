@@ -1,8 +1,3 @@
-// Package calibration owns fold-threshold calibration: labelled pairs of
-// project-memory facts, and the false-fold and missed-fold rates an embedder
-// reaches on them at a given cosine threshold. The BM25 plugin's tests use
-// it to justify bm25.FoldThreshold; the host's `make bench` can run it
-// against any embedder.
 package calibration
 
 import (

@@ -1,0 +1,70 @@
+// Command memhost-bench runs memhost's benchmark (see package internal/bench) against a real
+// PostgreSQL and a real embedder plugin, and writes the results as markdown. `make bench`
+// runs it through scripts/bench.sh.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"github.com/memhost/memhost/host/internal/bench"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "memhost-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg := bench.Config{Progress: os.Stderr}
+	var sizes, out string
+	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
+	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
+	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project)")
+	flag.StringVar(&cfg.PairsPath, "pairs", "../plugins/embed-bm25/bm25/testdata/pairs.jsonl", "labelled fold pairs (JSON Lines)")
+	flag.StringVar(&cfg.QualityPath, "quality", "internal/bench/testdata/quality.json", "retrieval quality set")
+	flag.IntVar(&cfg.Distractors, "distractors", 5000, "synthetic memories next to the quality set")
+	flag.IntVar(&cfg.ImportBatch, "import-batch", 2000, "records per store.Import call")
+	flag.IntVar(&cfg.ImportWorkers, "import-workers", 2, "concurrent store.Import calls")
+	flag.Uint64Var(&cfg.Seed, "seed", 7420, "corpus seed")
+	flag.StringVar(&out, "out", "../docs/benchmarks.md", "markdown report to write; - for stdout")
+	flag.Parse()
+	if cfg.DatabaseURL == "" {
+		return fmt.Errorf("-db (or MEMHOST_BENCH_DATABASE_URL) is required")
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-sizes: %q is not a positive integer", s)
+		}
+		cfg.Sizes = append(cfg.Sizes, n)
+	}
+	var err error
+	if cfg.Redact, cfg.RedactNote, err = redactor(); err != nil {
+		return fmt.Errorf("redactor: %w", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	md := bench.Render(rep)
+	if out == "-" {
+		_, err = os.Stdout.WriteString(md)
+		return err
+	}
+	if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "memhost-bench: wrote %s (%s)\n", out, rep.Elapsed.Round(1e9))
+	return nil
+}

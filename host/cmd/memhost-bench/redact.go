@@ -1,0 +1,20 @@
+package main
+
+import (
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/redact"
+)
+
+// redactor is the write path's secret redactor, the same one the host wires in, so measured
+// store latency includes the gitleaks scan every real write pays.
+func redactor() (memory.RedactFunc, string, error) {
+	r, err := redact.New()
+	if err != nil {
+		return nil, "", err
+	}
+	fn := func(text string) (string, int) {
+		out, findings := r.Redact(text)
+		return out, len(findings)
+	}
+	return fn, "host/internal/redact (gitleaks default rules + extras)", nil
+}

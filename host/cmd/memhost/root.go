@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/server"
+)
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "memhost",
+		Short:         "One shared, self-maintaining project memory for every AI coding-agent CLI",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       server.Version,
+	}
+	root.PersistentFlags().String("config", "", "config file (default $MEMHOST_CONFIG, else ./.memhost/memhost.toml if present)")
+	config.RegisterFlags(root.PersistentFlags())
+	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd())
+	return root
+}
+
+// loadConfig reads and validates the configuration for cmd.
+func loadConfig(cmd *cobra.Command, opts ...config.ValidateOption) (*config.Config, error) {
+	path, _ := cmd.Flags().GetString("config")
+	cfg, err := config.Load(cmd.Context(), config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
+	if err != nil {
+		return nil, err
+	}
+	if problems := cfg.Validate(opts...); len(problems) > 0 {
+		return nil, config.Problems(problems)
+	}
+	return cfg, nil
+}
+
+func newLogger(cfg *config.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(strings.ToUpper(cfg.Log.Level)))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// openPool loads the configuration and connects, for commands that only need the database.
+func openPool(cmd *cobra.Command) (*config.Config, *pgxpool.Pool, error) {
+	cfg, err := loadConfig(cmd, config.RequireDatabase)
+	if err != nil {
+		return nil, nil, err
+	}
+	pool, err := server.Connect(cmd.Context(), cfg)
+	return cfg, pool, err
+}
+
+func serveCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the host: MCP at /mcp, REST at /api/v1, plugins supervised",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd, config.RequireDatabase)
+			if err != nil {
+				return err
+			}
+			log := newLogger(cfg)
+			core, err := server.Open(cmd.Context(), cfg, log)
+			if err != nil {
+				return err
+			}
+			return core.Serve(cmd.Context())
+		},
+	}
+}
+
+func configCmd() *cobra.Command {
+	c := &cobra.Command{Use: "config", Short: "Inspect configuration"}
+	c.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Validate the configuration and print every problem with its key and allowed range",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, _ := cmd.Flags().GetString("config")
+			cfg, err := config.Load(cmd.Context(), config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
+			if err != nil {
+				return err
+			}
+			problems := cfg.Validate(config.RequireDatabase)
+			src := cfg.Path()
+			if src == "" {
+				src = "(no file; defaults, environment and flags)"
+			}
+			out := cmd.OutOrStdout()
+			if len(problems) == 0 {
+				fmt.Fprintf(out, "config ok: %s\n", src)
+				return nil
+			}
+			fmt.Fprintf(out, "config %s has %d problem(s):\n", src, len(problems))
+			for _, p := range problems {
+				fmt.Fprintf(out, "  %s\n", p)
+			}
+			return fmt.Errorf("invalid configuration")
+		},
+	}, &cobra.Command{
+		Use:   "example",
+		Short: "Print a documented example config file",
+		Args:  cobra.NoArgs,
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), config.Example()) },
+	})
+	return c
+}
+

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/migrate"
+)
+
+func tokenCmd() *cobra.Command {
+	c := &cobra.Command{Use: "token", Short: "Create, list and revoke bearer tokens"}
+	create := &cobra.Command{
+		Use:   "create --scopes memory:read,memory:write[,admin] [--project KEY] [--name NAME]",
+		Short: "Create a token; the token is printed alone on the last line, once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, _ := cmd.Flags().GetString("scopes")
+			scopes, err := auth.ParseScopes(list)
+			if err != nil {
+				return err
+			}
+			name, _ := cmd.Flags().GetString("name")
+			project, _ := cmd.Flags().GetString("project")
+			_, pool, err := openPool(cmd)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			if _, err := migrate.Up(cmd.Context(), pool); err != nil {
+				return err
+			}
+			plain, tok, err := auth.NewTokens(pool).Create(cmd.Context(), auth.CreateToken{Name: name, Scopes: scopes, ProjectKey: project})
+			if err != nil {
+				return err
+			}
+			bound := "any project"
+			if tok.ProjectKey != "" {
+				bound = "project " + tok.ProjectKey
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "created token %s (%s) with scopes %s for %s; it is shown once:\n", tok.ID, tok.Name, joinScopes(tok.Scopes), bound)
+			fmt.Fprintln(out, plain)
+			return nil
+		},
+	}
+	create.Flags().String("scopes", "memory:read,memory:write", "comma-separated scopes: memory:read, memory:write, admin")
+	create.Flags().String("project", "", "bind the token to this project key")
+	create.Flags().String("name", "agent", "a name for the token (recorded as the actor in history)")
+	c.AddCommand(create, &cobra.Command{
+		Use:   "list",
+		Short: "List tokens (never their secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, pool, err := openPool(cmd)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			toks, err := auth.NewTokens(pool).List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tPROJECT\tCREATED\tLAST USED\tREVOKED")
+			for _, t := range toks {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, joinScopes(t.Scopes), orDash(t.ProjectKey),
+					t.CreatedAt.Local().Format("2006-01-02 15:04"), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
+			}
+			return w.Flush()
+		},
+	}, &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := uuid.Parse(args[0])
+			if err != nil {
+				return fmt.Errorf("token id %q: %w", args[0], err)
+			}
+			_, pool, err := openPool(cmd)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			if err := auth.NewTokens(pool).Revoke(cmd.Context(), id); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", id)
+			return nil
+		},
+	})
+	return c
+}
+
+func joinScopes(s []auth.Scope) string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = string(x)
+	}
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,182 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/embedder/calibration"
+)
+
+// Config says what to measure and where.
+type Config struct {
+	DatabaseURL   string            // a database the benchmark may create and drop schemas in
+	PluginPath    string            // the embedder plugin binary
+	Sizes         []int             // memories in the one project, one measurement round per size
+	PairsPath     string            // labelled fold pairs (JSON Lines, see sdk/embedder/calibration)
+	QualityPath   string            // the retrieval quality set (testdata/quality.json)
+	Distractors   int               // synthetic memories loaded next to the quality corpus
+	ImportBatch   int               // records per store.Import call (one COPY each)
+	ImportWorkers int               // concurrent store.Import calls
+	Seed          uint64            // corpus seed: the same seed loads the same texts
+	Redact        memory.RedactFunc // the write path's redactor; nil runs without one
+	RedactNote    string            // how Redact was chosen, for the report
+	Progress      io.Writer         // progress lines; nil discards them
+}
+
+// Report is everything one run measured.
+type Report struct {
+	Started     time.Time
+	Elapsed     time.Duration
+	Machine     Machine
+	Config      Config
+	Embedder    embedder.Info
+	PluginStart time.Duration
+	RoundTrip   Latency
+	Scales      []Scale
+	Calibration Calibration
+	Quality     QualityResult
+}
+
+// Calibration is the fold calibration of the plugin on the labelled pairs.
+type Calibration struct {
+	Pairs     int
+	Threshold float64 // the embedder's SuggestedFoldThreshold
+	AtSuggest calibration.Rates
+	Sweep     []SweepRow
+}
+
+// SweepRow is the fold rates at one threshold.
+type SweepRow struct {
+	Threshold float64
+	Rates     calibration.Rates
+}
+
+// roundTripCalls is how many Embed calls the plugin round trip takes.
+const roundTripCalls = 2000
+
+// Run measures everything Config asks for against a real plugin process and database.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.ImportBatch <= 0 || cfg.ImportWorkers <= 0 {
+		return Report{}, errors.New("bench: ImportBatch and ImportWorkers must be positive")
+	}
+	rep := Report{Started: time.Now(), Config: cfg}
+	p := progress{w: cfg.Progress, start: rep.Started}
+
+	var err error
+	if rep.Machine, err = describeMachine(ctx, cfg.DatabaseURL); err != nil {
+		return rep, err
+	}
+	p.logf("machine: %d CPUs, %s, %s, PostgreSQL %s, pgvector %s", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.RAM, rep.Machine.Postgres, rep.Machine.PGVector)
+
+	start := time.Now()
+	emb, kill, err := LaunchEmbedder(cfg.PluginPath, cfg.Progress)
+	if err != nil {
+		return rep, err
+	}
+	defer kill()
+	if rep.Embedder, err = emb.Describe(ctx); err != nil {
+		return rep, fmt.Errorf("describe embedder: %w", err)
+	}
+	rep.PluginStart = time.Since(start)
+	p.logf("plugin %s started in %s", rep.Embedder.Name, rep.PluginStart.Round(time.Millisecond))
+
+	if rep.RoundTrip, err = measureRoundTrip(ctx, emb); err != nil {
+		return rep, err
+	}
+	p.logf("plugin round trip: p50 %s p99 %s", rep.RoundTrip.P50, rep.RoundTrip.P99)
+
+	if rep.Calibration, err = calibrate(ctx, emb, rep.Embedder, cfg.PairsPath); err != nil {
+		return rep, err
+	}
+	p.logf("fold calibration at %.2f: false-fold %.1f%%, missed-fold %.1f%%", rep.Calibration.Threshold,
+		100*rep.Calibration.AtSuggest.FalseFold, 100*rep.Calibration.AtSuggest.MissedFold)
+
+	for i, n := range cfg.Sizes {
+		s, err := measureScale(ctx, cfg, emb, rep.Embedder, n, i == 0, p)
+		if err != nil {
+			return rep, fmt.Errorf("size %d: %w", n, err)
+		}
+		rep.Scales = append(rep.Scales, s)
+	}
+
+	set, err := LoadQualitySet(cfg.QualityPath)
+	if err != nil {
+		return rep, err
+	}
+	p.logf("quality: %d facts, %d queries, %d distractors", len(set.Facts), len(set.Queries), cfg.Distractors)
+	pool, drop, err := freshSchema(ctx, cfg.DatabaseURL, "bench_quality")
+	if err != nil {
+		return rep, err
+	}
+	rep.Quality, err = Quality(ctx, pool, emb, cfg.Redact, set, QualityOptions{Distractors: cfg.Distractors, Seed: cfg.Seed + 1, ImportBatch: cfg.ImportBatch})
+	drop()
+	if err != nil {
+		return rep, err
+	}
+	p.logf("quality: recall@5 %.3f recall@10 %.3f MRR %.3f", rep.Quality.RecallAt5, rep.Quality.RecallAt10, rep.Quality.MRR)
+	rep.Elapsed = time.Since(rep.Started)
+	return rep, nil
+}
+
+// measureRoundTrip times Embed calls of one short text: the cost the write and read paths pay
+// per plugin call, on top of the embedding itself.
+func measureRoundTrip(ctx context.Context, e embedder.Embedder) (Latency, error) {
+	text := []string{"which port does the billing service use"}
+	// Warm up connections, TLS session and the plugin's code paths before timing.
+	for range 100 {
+		if _, err := e.Embed(ctx, embedder.PurposeQuery, text); err != nil {
+			return Latency{}, fmt.Errorf("embed: %w", err)
+		}
+	}
+	samples := make([]time.Duration, roundTripCalls)
+	for i := range samples {
+		t := time.Now()
+		if _, err := e.Embed(ctx, embedder.PurposeQuery, text); err != nil {
+			return Latency{}, fmt.Errorf("embed: %w", err)
+		}
+		samples[i] = time.Since(t)
+	}
+	return summarize(samples), nil
+}
+
+func calibrate(ctx context.Context, e embedder.Embedder, info embedder.Info, pairsPath string) (Calibration, error) {
+	pairs, err := calibration.ReadPairsFile(pairsPath)
+	if err != nil {
+		return Calibration{}, err
+	}
+	scored, err := calibration.Score(ctx, e, pairs)
+	if err != nil {
+		return Calibration{}, err
+	}
+	c := Calibration{Pairs: len(pairs), Threshold: info.SuggestedFoldThreshold}
+	if c.AtSuggest, err = calibration.RatesAt(scored, c.Threshold); err != nil {
+		return c, err
+	}
+	for i := 0; i <= 8; i++ {
+		t := 0.50 + 0.05*float64(i)
+		r, err := calibration.RatesAt(scored, t)
+		if err != nil {
+			return c, err
+		}
+		c.Sweep = append(c.Sweep, SweepRow{Threshold: t, Rates: r})
+	}
+	return c, nil
+}
+
+// progress prints timestamped lines so a long run shows where it is.
+type progress struct {
+	w     io.Writer
+	start time.Time
+}
+
+func (p progress) logf(format string, args ...any) {
+	fmt.Fprintf(p.w, "[bench %6.1fs] %s\n", time.Since(p.start).Seconds(), fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,14 @@
+// Package bench owns memhost's performance and quality benchmark, the logic behind
+// `make bench` (cmd/memhost-bench is its thin main). It measures against the real pieces: the
+// embedder plugin as a separate process over go-plugin gRPC, pgstore on a real PostgreSQL +
+// pgvector, and memory.Service for the write and read paths, each size on a fresh schema.
+//
+// What it measures, against the targets in the design brief: the plugin round trip; for each
+// corpus size, bulk import rate, memory_store and memory_search latency and ANN recall against
+// an exact scan; fold calibration on labelled pairs (sdk/embedder/calibration); and retrieval
+// quality (recall@5, recall@10, MRR) on a labelled project in testdata/quality.json. Render
+// writes the results as docs/benchmarks.md.
+//
+// Latency targets are not asserted in tests (timings on shared CI machines are noise); the
+// quality floor is, in quality_test.go, so ranking regressions fail `make test`.
+package bench

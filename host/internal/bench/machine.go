@@ -1,0 +1,66 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Machine describes where the numbers were measured; latency targets are stated for a
+// 2-core machine, so a report without this is not comparable.
+type Machine struct {
+	CPUs     int
+	CPUModel string
+	RAM      string
+	Go       string
+	OS       string
+	Postgres string
+	PGVector string
+}
+
+func describeMachine(ctx context.Context, dbURL string) (Machine, error) {
+	m := Machine{CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+		CPUModel: procField("/proc/cpuinfo", "model name"), RAM: "unknown"}
+	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
+		if n, err := strconv.ParseFloat(strings.Fields(kb)[0], 64); err == nil {
+			m.RAM = fmt.Sprintf("%.1f GiB", n/(1<<20))
+		}
+	}
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return m, fmt.Errorf("connect to %s: %w", dbURL, err)
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&m.Postgres); err != nil {
+		return m, fmt.Errorf("postgres version: %w", err)
+	}
+	// The extension may not exist yet in a fresh database; the available version is what the
+	// benchmark schemas will create.
+	if err := conn.QueryRow(ctx, "SELECT coalesce(installed_version, default_version) FROM pg_available_extensions WHERE name = 'vector'").Scan(&m.PGVector); err != nil {
+		return m, fmt.Errorf("pgvector version (is the extension installed?): %w", err)
+	}
+	return m, nil
+}
+
+// procField returns the value of the first "key : value" line of a /proc file, or "".
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memhost/memhost/host/internal/auth"
+)
+
+// Authenticator checks a bearer token. *auth.Tokens implements it.
+type Authenticator interface {
+	Authenticate(ctx context.Context, bearer string) (auth.Principal, error)
+}
+
+var _ Authenticator = (*auth.Tokens)(nil)
+
+// statelessVersion is the first protocol version without sessions (SEP-2575). The SDK serves
+// it only from a stateless handler.
+const statelessVersion = "2026-07-28"
+
+// sessionIdleTimeout closes stateful sessions whose client went away without DELETE.
+const sessionIdleTimeout = 30 * time.Minute
+
+// Handler serves MCP over streamable HTTP (JSON responses) behind bearer authentication.
+//
+// A request without a valid `Authorization: Bearer` token gets 401 with
+// `WWW-Authenticate: Bearer realm="memhost"` and a JSON error body. Requests at protocol
+// 2026-07-28 or later (by their Mcp-Protocol-Version header) are served statelessly; older
+// clients get a session from initialize, bound to the token that opened it.
+func (s *Server) Handler(authn Authenticator) http.Handler {
+	getServer := func(*http.Request) *mcp.Server { return s.http }
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		JSONResponse: true, Logger: s.log, SessionTimeout: sessionIdleTimeout,
+	})
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless: true, JSONResponse: true, Logger: s.log,
+	})
+	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessVersion {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+	// The SDK's middleware carries the principal to tool handlers (RequestExtra.TokenInfo)
+	// and pins each stateful session to the token (UserID) that created it.
+	withTokenInfo := sdkauth.RequireBearerToken(tokenInfoFromContext, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	return s.bearer(authn, withTokenInfo(route))
+}
+
+type principalCtxKey struct{}
+
+// tokenInfoFromContext hands the principal that bearer authenticated to the SDK.
+func tokenInfoFromContext(ctx context.Context, _ string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+	p, ok := ctx.Value(principalCtxKey{}).(auth.Principal)
+	if !ok {
+		return nil, sdkauth.ErrInvalidToken
+	}
+	scopes := make([]string, len(p.Scopes))
+	for i, sc := range p.Scopes {
+		scopes[i] = string(sc)
+	}
+	return &sdkauth.TokenInfo{
+		Scopes: scopes,
+		UserID: p.TokenID.String(),
+		Extra:  map[string]any{principalKey: p},
+	}, nil
+}
+
+// bearer authenticates the request's bearer token and puts the principal in its context.
+func (s *Server) bearer(authn Authenticator, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, token, found := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		token = strings.TrimSpace(token)
+		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			unauthorized(w, "missing bearer token: send Authorization: Bearer <memhost token>")
+			return
+		}
+		p, err := authn.Authenticate(r.Context(), token)
+		switch {
+		case errors.Is(err, auth.ErrUnauthenticated):
+			unauthorized(w, "invalid, expired or revoked token")
+			return
+		case err != nil:
+			s.log.ErrorContext(r.Context(), "mcp: authenticate bearer token", "err", err)
+			writeError(w, http.StatusServiceUnavailable, "unavailable", "cannot check the token right now; retry later")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p)))
+	})
+}
+
+// errorBody is the REST API's JSON error shape, reused so clients see one format.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func unauthorized(w http.ResponseWriter, msg string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="memhost"`)
+	writeError(w, http.StatusUnauthorized, "unauthenticated", msg)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(errorBody{Error: errorDetail{Code: code, Message: msg}})
+}

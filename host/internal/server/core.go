@@ -1,0 +1,153 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/migrate"
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/redact"
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/store/pgstore"
+)
+
+// followInterval is how often a host polls the change feed for other hosts' writes.
+const followInterval = 500 * time.Millisecond
+
+// Core is everything but the network listener: the database, plugins, the lexical index and
+// the memory service. `memhost serve` wraps it in HTTP; `memhost mcp` serves it over stdio.
+type Core struct {
+	Config   *config.Config
+	Log      *slog.Logger
+	Pool     *pgxpool.Pool
+	Store    *pgstore.Store
+	Index    *lexical.Index
+	Follower *lexical.Follower
+	Plugins  *plugins.Manager
+	Embedder plugins.EmbedderHandle
+	Service  *memory.Service
+	Tokens   *auth.Tokens
+	Limiter  *auth.WriteLimiter
+	Registry *prometheus.Registry
+}
+
+// Open connects, migrates (fail-closed), starts plugins and rebuilds the lexical index.
+func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, err error) {
+	c = &Core{Config: cfg, Log: log, Registry: prometheus.NewRegistry()}
+	defer func() {
+		if err != nil {
+			c.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	c.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+
+	if c.Pool, err = Connect(ctx, cfg); err != nil {
+		return c, err
+	}
+	applied, err := migrate.Up(ctx, c.Pool)
+	if err != nil {
+		return c, fmt.Errorf("apply migrations: %w", err)
+	}
+	for _, m := range applied {
+		log.Info("applied migration", "name", m.Name)
+	}
+	c.Store = pgstore.New(c.Pool)
+
+	c.Plugins = plugins.New(plugins.Config{
+		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: cfg.Plugins.HealthInterval,
+		RestartBackoffMax: cfg.Plugins.RestartBackoffMax, Registerer: c.Registry,
+		Logger: hclog.New(&hclog.LoggerOptions{Name: "plugins", Level: hclog.LevelFromString(cfg.Log.Level)}),
+	})
+	candidates, problems := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	for _, p := range problems {
+		log.Warn("plugin skipped", "err", p)
+	}
+	if err := c.Plugins.Start(ctx, candidates); err != nil {
+		log.Warn("some plugins failed to start", "err", err)
+	}
+	if c.Embedder, err = chooseEmbedder(c.Plugins.Embedders(), cfg.Embedder.Active); err != nil {
+		return c, err
+	}
+	info := c.Embedder.Info()
+	log.Info("active embedder", "name", info.Name, "dimensions", info.Dimensions, "path", c.Embedder.Path())
+
+	c.Index = lexical.New()
+	c.Follower = lexical.NewFollower(c.Store, c.Index, followInterval)
+	start := time.Now()
+	n, err := c.Follower.CatchUp(ctx)
+	if err != nil {
+		return c, err
+	}
+	log.Info("lexical index rebuilt", "changes", n, "took", time.Since(start).Round(time.Millisecond))
+
+	redactor, err := redact.New()
+	if err != nil {
+		return c, fmt.Errorf("build secret redactor: %w", err)
+	}
+	c.Service = memory.New(c.Store, c.Index, memory.Fixed(c.Embedder), func(text string) (string, int) {
+		out, findings := redactor.Redact(text)
+		return out, len(findings)
+	}, serviceConfig(cfg), memory.WithMetrics(memory.NewMetrics(c.Registry)),
+		memory.WithErrorHandler(func(err error) { log.Warn("background error", "err", err) }))
+	c.Tokens = auth.NewTokens(c.Pool)
+	c.Limiter = auth.NewWriteLimiter(cfg.Auth.WriteRatePerMinute, cfg.Auth.WriteBurst)
+	return c, nil
+}
+
+// Connect opens the pool and checks the database answers.
+func Connect(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(cfg.Database.URL)
+	if err != nil {
+		return nil, fmt.Errorf("database.url: %w", err)
+	}
+	pc.MaxConns = int32(cfg.Database.MaxConns)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return pool, nil
+}
+
+func serviceConfig(cfg *config.Config) memory.Config {
+	mc := memory.DefaultConfig()
+	mc.MaxTextBytes = cfg.Memory.MaxTextBytes
+	mc.MergedFromMax = cfg.Memory.MergedFromMax
+	mc.DefaultK = cfg.Memory.SearchDefaultK
+	mc.MaxK = cfg.Memory.SearchMaxK
+	mc.CandidatePool = cfg.Memory.CandidatePool
+	mc.FoldThresholds = cfg.Embedder.FoldThresholds
+	for k, days := range cfg.Ranking.HalfLifeDays {
+		mc.HalfLives[store.Kind(k)] = time.Duration(days * float64(24*time.Hour))
+	}
+	return mc
+}
+
+// Close releases everything Open acquired; plugin processes are killed.
+func (c *Core) Close(ctx context.Context) {
+	if c.Service != nil {
+		c.Service.Close()
+	}
+	if c.Plugins != nil {
+		c.Plugins.Shutdown(ctx)
+	}
+	if c.Pool != nil {
+		c.Pool.Close()
+	}
+}
+

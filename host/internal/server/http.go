@@ -1,0 +1,90 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/memhost/memhost/host/internal/mcpserver"
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/restapi"
+)
+
+// Version is the host's release, set at build time with -ldflags.
+var Version = "dev"
+
+// Handler builds the HTTP surface: MCP, REST, health, readiness and metrics.
+func (c *Core) Handler() http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.Use(gin.Recovery())
+	r.GET("/healthz", func(ctx *gin.Context) { ctx.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.GET("/readyz", c.readyz)
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(c.Registry, promhttp.HandlerOpts{})))
+	mcp := mcpserver.New(c.Service, mcpserver.Options{Limiter: c.Limiter, Logger: c.Log, Version: Version})
+	mh := mcp.Handler(c.Tokens)
+	r.Any("/mcp", gin.WrapH(mh))
+	r.Any("/mcp/*rest", gin.WrapH(mh))
+	restapi.Register(r, restapi.Options{Service: c.Service, Auth: c.Tokens, Limiter: c.Limiter, Logger: c.Log,
+		Status: func(ctx context.Context) (any, error) { return c.Status(ctx) }})
+	return r
+}
+
+// readyz answers 200 when the database answers and the active embedder is ready, with the
+// plugin states (no secrets, no counts) so `memhost plugins` can show them.
+func (c *Core) readyz(ctx *gin.Context) {
+	rctx, cancel := context.WithTimeout(ctx.Request.Context(), 2*time.Second)
+	defer cancel()
+	body := gin.H{"plugins": c.Plugins.List(), "embedder": c.Embedder.Info().Name}
+	status := http.StatusOK
+	if err := c.Pool.Ping(rctx); err != nil {
+		status, body["database"] = http.StatusServiceUnavailable, "unreachable"
+	} else {
+		body["database"] = "ok"
+	}
+	if c.Embedder.State() != plugins.StateReady {
+		status = http.StatusServiceUnavailable
+	}
+	body["status"] = map[bool]string{true: "ready", false: "not ready"}[status == http.StatusOK]
+	ctx.JSON(status, body)
+}
+
+// Serve listens on cfg.Server.Listen until ctx ends, then drains requests, stops following
+// the feed and closes the core (killing plugins).
+func (c *Core) Serve(ctx context.Context) error {
+	cfg := c.Config.Server
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s (server.listen): %w", cfg.Listen, err)
+	}
+	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout, ErrorLog: slog.NewLogLogger(c.Log.Handler(), slog.LevelWarn)}
+	followCtx, stopFollow := context.WithCancel(context.Background())
+	defer stopFollow()
+	go c.Follower.Run(followCtx, func(err error) { c.Log.Warn("change feed", "err", err) })
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	c.Log.Info("memhost listening", "addr", ln.Addr().String(), "mcp", "/mcp", "rest", "/api/v1")
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	c.Log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		c.Log.Warn("shutdown", "err", err)
+	}
+	stopFollow()
+	c.Close(sctx)
+	return nil
+}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+
+	"github.com/memhost/memhost/host/internal/migrate"
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// Status is what /api/v1/status and `memhost status` report.
+type Status struct {
+	Version    string           `json:"version"`
+	Database   string           `json:"database"`
+	Migrations MigrationStatus  `json:"migrations"`
+	Embedder   EmbedderStatus   `json:"embedder"`
+	Plugins    []plugins.Status `json:"plugins"`
+	Memories   store.Counts     `json:"memories"`
+	FeedCursor int64            `json:"feed_cursor"`
+}
+
+// MigrationStatus counts applied and pending migrations.
+type MigrationStatus struct {
+	Applied int    `json:"applied"`
+	Pending int    `json:"pending"`
+	Latest  string `json:"latest"`
+}
+
+// EmbedderStatus is the active embedder.
+type EmbedderStatus struct {
+	Name          string  `json:"name"`
+	Dimensions    int     `json:"dimensions"`
+	State         string  `json:"state"`
+	FoldThreshold float64 `json:"fold_threshold"`
+}
+
+// Status collects the host's status.
+func (c *Core) Status(ctx context.Context) (Status, error) {
+	s := Status{Version: Version, Database: "ok", Plugins: c.Plugins.List(), FeedCursor: c.Follower.Cursor()}
+	if err := c.Pool.Ping(ctx); err != nil {
+		s.Database = "unreachable: " + err.Error()
+		return s, nil
+	}
+	ms, err := migrate.List(ctx, c.Pool)
+	if err != nil {
+		return s, err
+	}
+	s.Migrations = summarize(ms)
+	info := c.Embedder.Info()
+	s.Embedder = EmbedderStatus{Name: info.Name, Dimensions: info.Dimensions, State: string(c.Embedder.State()), FoldThreshold: info.SuggestedFoldThreshold}
+	if t, ok := c.Config.Embedder.FoldThresholds[info.Name]; ok {
+		s.Embedder.FoldThreshold = t
+	}
+	if s.Memories, err = c.Store.Counts(ctx); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func summarize(ms []migrate.Status) MigrationStatus {
+	var out MigrationStatus
+	for _, m := range ms {
+		if m.AppliedAt != nil {
+			out.Applied++
+			out.Latest = m.Name
+		} else {
+			out.Pending++
+		}
+	}
+	return out
+}
