@@ -116,4 +116,3 @@ func configCmd() *cobra.Command {
 	})
 	return c
 }
-

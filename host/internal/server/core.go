@@ -150,4 +150,3 @@ func (c *Core) Close(ctx context.Context) {
 		c.Pool.Close()
 	}
 }
-
