@@ -61,10 +61,23 @@ func recordOf(r store.ExportRecord) Record {
 	}
 }
 
+// idNamespace derives ids for records imported into another scope than they were exported
+// from (UUIDv5), so the same file imported twice into one project still lands once.
+var idNamespace = uuid.MustParse("6d656d68-6f73-7420-8000-696d706f7274")
+
+// targetID keeps a record's id when it goes back to its own scope and derives a stable new one
+// when it moves, so a copy never collides with its original in the same database.
+func (r Record) targetID(scope store.ScopeRef) uuid.UUID {
+	if r.Scope == scope.Scope && r.Project == scope.Key {
+		return r.ID
+	}
+	return uuid.NewSHA1(idNamespace, []byte(r.ID.String()+"\x00"+string(scope.Scope)+"\x00"+scope.Key))
+}
+
 func (r Record) exportRecord(scope store.ScopeRef) store.ExportRecord {
 	return store.ExportRecord{
 		Memory: store.Memory{
-			ID: r.ID, Scope: scope.Scope, ScopeKey: scope.Key, Kind: r.Kind, Text: r.Text, Importance: r.Importance,
+			ID: r.targetID(scope), Scope: scope.Scope, ScopeKey: scope.Key, Kind: r.Kind, Text: r.Text, Importance: r.Importance,
 			Confidence: r.Confidence, Pinned: r.Pinned, HitCount: r.HitCount, LastHitAt: r.LastHitAt, Provenance: r.Provenance,
 			Embedder: r.Embedding.Embedder, DedupedCount: r.DedupedCount, MergedFrom: r.MergedFrom, CreatedAt: r.CreatedAt,
 			UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt, ArchivedReason: r.ArchivedReason,

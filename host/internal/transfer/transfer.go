@@ -43,8 +43,9 @@ func Export(ctx context.Context, st store.Store, scope store.ScopeRef, w io.Writ
 }
 
 // Import reads an export and inserts its memories into scope (the export's own project key
-// is replaced, so a project can move to a machine where it resolves differently). Records
-// are validated before anything is written; each batch is one transaction.
+// is replaced, so a project can move to a machine where it resolves differently; a memory that
+// moves gets a stable derived id). Memories already present are skipped, so importing twice is
+// a no-op. Records are validated as they are read; each batch is one transaction.
 func Import(ctx context.Context, st store.Store, scope store.ScopeRef, r io.Reader, maxTextBytes int) (store.ImportResult, error) {
 	var total store.ImportResult
 	sc := bufio.NewScanner(r)
