@@ -8,6 +8,8 @@
 //     go-plugin glue the host uses.
 //   - embedder/embeddertest: an in-process gRPC harness (Serve), a launcher
 //     for built binaries (Launch) and the conformance kit (Exercise).
+//   - embedder/calibration: measures an embedder's false- and missed-fold
+//     rates on labelled pairs, to choose its fold threshold.
 //   - tokenize: memhost's text analysis, shared by the BM25 embedder and the
 //     host's lexical index.
 //   - plugin: the handshake, protocol version, kind names and the plugin
