@@ -58,14 +58,14 @@ func Register(r gin.IRouter, o Options) {
 	read := authed.Group("", a.require(auth.ScopeRead))
 	read.POST("/memories/search", a.search)
 	read.GET("/memories", a.list)
-	read.GET("/memories/:id", a.get)
-	read.GET("/memories/:id/history", a.history)
+	read.GET("/memories/:id", a.byID(a.get))
+	read.GET("/memories/:id/history", a.byID(a.history))
 	write := authed.Group("", a.require(auth.ScopeWrite))
 	write.POST("/memories", a.limit, a.store)
-	write.POST("/memories/:id/archive", a.limit, a.archive)
-	write.POST("/memories/:id/restore", a.limit, a.restore)
-	write.PUT("/memories/:id/pin", a.limit, a.pin(true))
-	write.DELETE("/memories/:id/pin", a.limit, a.pin(false))
+	write.POST("/memories/:id/archive", a.limit, a.byID(a.archive))
+	write.POST("/memories/:id/restore", a.limit, a.byID(a.restore))
+	write.PUT("/memories/:id/pin", a.limit, a.byID(a.pin(true)))
+	write.DELETE("/memories/:id/pin", a.limit, a.byID(a.pin(false)))
 }
 
 func (a *api) authenticate(c *gin.Context) {
@@ -283,81 +283,52 @@ func (a *api) idAccess(c *gin.Context) (uuid.UUID, memory.Access, bool) {
 	return id, acc, true
 }
 
-func (a *api) get(c *gin.Context) {
-	id, acc, ok := a.idAccess(c)
-	if !ok {
-		return
+// byID serves the routes that act on one memory: parse :id, resolve the project, run op.
+func (a *api) byID(op func(ctx context.Context, acc memory.Access, id uuid.UUID, c *gin.Context) (any, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id, acc, ok := a.idAccess(c)
+		if !ok {
+			return
+		}
+		out, err := op(c.Request.Context(), acc, id, c)
+		if err != nil {
+			fail(c, a.Logger, err)
+			return
+		}
+		c.JSON(http.StatusOK, out)
 	}
-	v, err := a.Service.Get(c.Request.Context(), acc, id)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, v)
 }
 
-func (a *api) history(c *gin.Context) {
-	id, acc, ok := a.idAccess(c)
-	if !ok {
-		return
-	}
-	h, err := a.Service.History(c.Request.Context(), acc, id)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"history": h})
+func (a *api) get(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+	return a.Service.Get(ctx, acc, id)
+}
+
+func (a *api) history(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+	h, err := a.Service.History(ctx, acc, id)
+	return gin.H{"history": h}, err
 }
 
 type archiveBody struct {
 	Reason string `json:"reason"`
 }
 
-func (a *api) archive(c *gin.Context) {
-	id, acc, ok := a.idAccess(c)
-	if !ok {
-		return
-	}
+func (a *api) archive(ctx context.Context, acc memory.Access, id uuid.UUID, c *gin.Context) (any, error) {
 	var b archiveBody
 	if c.Request.ContentLength != 0 {
 		if err := a.decode(c, &b); err != nil {
-			fail(c, a.Logger, err)
-			return
+			return nil, err
 		}
 	}
-	v, err := a.Service.Archive(c.Request.Context(), acc, id, b.Reason)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, v)
+	return a.Service.Archive(ctx, acc, id, b.Reason)
 }
 
-func (a *api) restore(c *gin.Context) {
-	id, acc, ok := a.idAccess(c)
-	if !ok {
-		return
-	}
-	v, err := a.Service.Restore(c.Request.Context(), acc, id)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, v)
+func (a *api) restore(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+	return a.Service.Restore(ctx, acc, id)
 }
 
-func (a *api) pin(pinned bool) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		id, acc, ok := a.idAccess(c)
-		if !ok {
-			return
-		}
-		v, err := a.Service.SetPinned(c.Request.Context(), acc, id, pinned)
-		if err != nil {
-			fail(c, a.Logger, err)
-			return
-		}
-		c.JSON(http.StatusOK, v)
+func (a *api) pin(pinned bool) func(context.Context, memory.Access, uuid.UUID, *gin.Context) (any, error) {
+	return func(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+		return a.Service.SetPinned(ctx, acc, id, pinned)
 	}
 }
 
