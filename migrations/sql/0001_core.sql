@@ -53,6 +53,9 @@ CREATE TABLE memories (
 -- toasted past a full page, and the embedding is the last column moved out of line.
 ALTER TABLE memories ALTER COLUMN embedding SET STORAGE MAIN;
 ALTER TABLE memories SET (toast_tuple_target = 8160);
+-- Free space on each page lets hit-count updates be HOT (heap-only): they touch no indexed
+-- column, so with room on the page they never re-insert into the HNSW graph.
+ALTER TABLE memories SET (fillfactor = 70);
 
 CREATE UNIQUE INDEX memories_live_text ON memories (scope, scope_key, text_hash) WHERE archived_at IS NULL;
 CREATE INDEX memories_scope_recent ON memories (scope, scope_key, created_at DESC, id DESC);

@@ -168,14 +168,17 @@ func renderScale(b *strings.Builder, s Scale, dims int, note func(string, ...any
 		if s.NoIndex != nil {
 			why += fmt.Sprintf("; the same load without the HNSW index reaches %.0f/s", s.NoIndex.Rate())
 		}
-		note("Bulk import at %d (%.0f/s < %.0f/s): %s. Every row inserted into an HNSW-indexed table pays a graph insertion (the design brief measured ~8 ms CPU per row for 768-d; less at %d-d but still milliseconds), and with 2 cores that caps the rate far below COPY throughput. Meeting 5,000/s would need loading before the index exists and building it afterwards (CREATE INDEX with maintenance_work_mem large enough to build in memory), which production's always-indexed table does not allow without a swap.",
+		note("Bulk import at %d (%.0f/s < %.0f/s): %s. Every row inserted into an HNSW-indexed table pays a graph insertion (the design brief measured ~8 ms CPU per row for 768-d; less at %d-d but still milliseconds), and with 2 cores that caps the rate far below COPY throughput. Meeting 5,000/s would need loading before the index exists and building it afterwards (CREATE INDEX with maintenance_work_mem large enough to build in memory); production imports into a table that already has the index, so that is not what is measured here.",
 			s.N, im.Rate(), targetImportRate, why, dims)
+	}
+	if s.NewFolded*10 > s.StoreNew.N {
+		note("Folds at %d: %d of %d new synthetic facts folded into an existing one. Facts generated from one template differ only in a name or a number (\"X-web runs 28 replicas in dev\" vs \"Y-web runs 16 replicas in dev\"), which the BM25 embedder scores above its 0.65 threshold; the write latency is still representative (a fold replaces the vector, which costs an HNSW insertion like an insert does), but it shows the lexical fold threshold's false folds on sibling facts.", s.N, s.NewFolded, s.StoreNew.N)
 	}
 	if s.Store.P50 > targetStoreP50 || s.Store.P99 > targetStoreP99 {
 		note("memory_store at %d (p50 %s, p99 %s): each write is embed (one plugin call) + scope lock + exact-duplicate lookup + HNSW nearest neighbour + insert with HNSW graph maintenance + history, in one transaction; the HNSW insertion dominates.", s.N, ms(s.Store.P50), ms(s.Store.P99))
 	}
 	if s.Search.P50 > targetSearchP50 || s.Search.P99 > targetSearchP99 {
-		note("memory_search at %d (p50 %s, p99 %s): each search is an in-process BM25 lookup, one plugin call, an HNSW scan of %d candidates (ef_search 100, iterative scan) and one GetMany that loads the fused candidates with their cosine; asynchronous hit recording competes for the same cores.", s.N, ms(s.Search.P50), ms(s.Search.P99), 100)
+		note("memory_search at %d (p50 %s, p99 %s): each search is an in-process BM25 lookup, one plugin call, an HNSW scan of %d candidates (ef_search 100, iterative scan) and one GetMany that loads the fused candidates with their cosine, while the service's asynchronous hit recording (UPDATEs of the returned rows) runs on the same 2 cores. Which of these dominates at this size has not been profiled yet.", s.N, ms(s.Search.P50), ms(s.Search.P99), 100)
 	}
 	if s.Recall < targetRecall {
 		note("ANN recall at %d (%.3f < %.2f): HNSW with ef_search=100 and default m=16/ef_construction=64 over %d-d vectors, whose neighbourhoods are flat (many near-equal similarities), loses some exact neighbours.", s.N, s.Recall, targetRecall, dims)

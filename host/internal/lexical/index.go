@@ -1,6 +1,8 @@
 package lexical
 
 import (
+	"bytes"
+	"container/heap"
 	"math"
 	"sort"
 	"sync"
@@ -198,31 +200,46 @@ func (ix *Index) Search(q Query) []Hit {
 		if p == nil || p.live == 0 {
 			continue
 		}
-		hits = append(hits, p.search(terms, kinds, q.IncludeArchived)...)
+		hits = append(hits, p.search(terms, kinds, q.IncludeArchived, q.Limit)...)
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].ID.String() < hits[j].ID.String()
-	})
+	sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
 	if len(hits) > q.Limit {
 		hits = hits[:q.Limit]
 	}
 	return hits
 }
 
-func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArchived bool) []Hit {
+// better orders hits by score, then id, so results are deterministic.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return bytes.Compare(a.ID[:], b.ID[:]) < 0
+}
+
+// scratch is per-query accumulator space, pooled because a query over a large partition
+// touches most of its documents and a map per query would dominate the search.
+type scratch struct {
+	score   []float64
+	matched []uint16
+	touched []int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArchived bool, limit int) []Hit {
 	n := float64(p.live)
 	avg := float64(p.totalLen) / n
 	if avg == 0 {
 		avg = 1
 	}
-	type acc struct {
-		score   float64
-		matched int
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	if cap(sc.score) < len(p.docs) {
+		sc.score = make([]float64, len(p.docs))
+		sc.matched = make([]uint16, len(p.docs))
 	}
-	scores := map[int32]*acc{}
+	sc.score, sc.matched, sc.touched = sc.score[:len(p.docs)], sc.matched[:len(p.docs)], sc.touched[:0]
 	for _, t := range terms {
 		df := float64(p.df[t])
 		if df == 0 {
@@ -235,21 +252,41 @@ func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArc
 				continue
 			}
 			tf := float64(ps.tf)
-			s := idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
-			a := scores[ps.slot]
-			if a == nil {
-				a = &acc{}
-				scores[ps.slot] = a
+			if sc.matched[ps.slot] == 0 {
+				sc.touched = append(sc.touched, ps.slot)
 			}
-			a.score += s
-			a.matched++
+			sc.score[ps.slot] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
+			sc.matched[ps.slot]++
 		}
 	}
-	out := make([]Hit, 0, len(scores))
-	for slot, a := range scores {
-		out = append(out, Hit{ID: p.docs[slot].id, Score: a.score, Coverage: float64(a.matched) / float64(len(terms))})
+	// Keep the best limit hits in a min-heap instead of sorting every touched document.
+	h := make(hitHeap, 0, min(limit, len(sc.touched)))
+	for _, slot := range sc.touched {
+		hit := Hit{ID: p.docs[slot].id, Score: sc.score[slot], Coverage: float64(sc.matched[slot]) / float64(len(terms))}
+		sc.score[slot], sc.matched[slot] = 0, 0
+		switch {
+		case len(h) < limit:
+			heap.Push(&h, hit)
+		case better(hit, h[0]):
+			h[0] = hit
+			heap.Fix(&h, 0)
+		}
 	}
-	return out
+	return h
+}
+
+// hitHeap is a min-heap by rank: the root is the worst hit kept.
+type hitHeap []Hit
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func distinct(terms []string) []string {

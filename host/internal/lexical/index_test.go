@@ -100,3 +100,38 @@ func TestCompactionKeepsResults(t *testing.T) {
 	require.Len(t, hits, 1)
 	require.Equal(t, c.ID, hits[0].ID)
 }
+
+func TestTopKMatchesFullRanking(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	words := []string{"alpha", "beta", "gamma", "delta", "kafka", "redis", "postgres", "helm"}
+	for i := range 500 {
+		text := words[i%len(words)] + " " + words[(i/3)%len(words)] + " " + words[(i/7)%len(words)]
+		ix.Apply(change(int64(i+1), "p", text))
+	}
+	q := lexical.Query{Text: "kafka redis helm", Scopes: []store.ScopeRef{store.Project("p")}}
+	q.Limit = 1000
+	all := ix.Search(q)
+	q.Limit = 7
+	top := ix.Search(q)
+	require.Len(t, top, 7)
+	require.Equal(t, all[:7], top, "the heap keeps exactly the best hits in order")
+}
+
+func BenchmarkSearch100K(b *testing.B) {
+	ix := lexical.New()
+	words := []string{"service", "port", "listen", "deploy", "helm", "kafka", "redis", "postgres", "test", "build",
+		"lint", "config", "yaml", "docker", "api", "grpc", "proto", "schema", "migration", "cache"}
+	for i := range 100_000 {
+		text := ""
+		for j := range 8 {
+			text += words[(i*7+j*13+i/(j+1))%len(words)] + " "
+		}
+		ix.Apply(change(int64(i+1), "p", text+"unique"+string(rune('a'+i%26))))
+	}
+	q := lexical.Query{Text: "which port does the api service listen on", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 100}
+	b.ResetTimer()
+	for b.Loop() {
+		ix.Search(q)
+	}
+}

@@ -89,15 +89,40 @@ func (s *Service) Close() {
 	s.hitsWG.Wait()
 }
 
-// recordHits writes hits off the search path: a search returns before its hits are stored.
+// hitFlushInterval is how long hits are coalesced before one UPDATE writes them all.
+const hitFlushInterval = time.Second
+
+// recordHits writes hits off the search path: a search returns before its hits are stored,
+// and a second's worth of hits is coalesced into one statement.
 func (s *Service) recordHits() {
 	defer s.hitsWG.Done()
-	for ids := range s.hits {
+	pending := map[uuid.UUID]int64{}
+	tick := time.NewTicker(hitFlushInterval)
+	defer tick.Stop()
+	flush := func() {
+		if len(pending) == 0 {
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := s.store.RecordHits(ctx, ids); err != nil {
+		if err := s.store.RecordHits(ctx, pending); err != nil {
 			s.onError(fmt.Errorf("record search hits: %w", err))
 		}
 		cancel()
+		pending = map[uuid.UUID]int64{}
+	}
+	for {
+		select {
+		case ids, ok := <-s.hits:
+			if !ok {
+				flush()
+				return
+			}
+			for _, id := range ids {
+				pending[id]++
+			}
+		case <-tick.C:
+			flush()
+		}
 	}
 }
 

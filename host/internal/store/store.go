@@ -33,8 +33,9 @@ type Store interface {
 	// Nearest returns the live (or, if asked, archived) memories closest to q.Vector among rows
 	// of the same embedder, best first.
 	Nearest(ctx context.Context, q VectorQuery) ([]VectorHit, error)
-	// RecordHits bumps hit_count and last_hit_at; it does not advance the change feed.
-	RecordHits(ctx context.Context, ids []uuid.UUID) error
+	// RecordHits adds hits[id] to each memory's hit_count and sets last_hit_at; it does not
+	// advance the change feed.
+	RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error
 	// Changes returns feed entries with seq > after in seq order. Seqs become visible in commit
 	// order, so a reader that resumes from the last seq it saw never misses a change.
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)

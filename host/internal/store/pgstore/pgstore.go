@@ -261,11 +261,18 @@ func (s *Store) History(ctx context.Context, id uuid.UUID) ([]store.HistoryEntry
 }
 
 // RecordHits implements store.Store.
-func (s *Store) RecordHits(ctx context.Context, ids []uuid.UUID) error {
-	if len(ids) == 0 {
+func (s *Store) RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error {
+	if len(hits) == 0 {
 		return nil
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE memories SET hit_count = hit_count + 1, last_hit_at = now() WHERE id = ANY($1)`, ids)
+	ids := make([]uuid.UUID, 0, len(hits))
+	counts := make([]int64, 0, len(hits))
+	for id, n := range hits {
+		ids = append(ids, id)
+		counts = append(counts, n)
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE memories m SET hit_count = m.hit_count + h.n, last_hit_at = now()
+		FROM unnest($1::uuid[], $2::bigint[]) AS h(id, n) WHERE m.id = h.id`, ids, counts)
 	if err != nil {
 		return fmt.Errorf("record hits: %w", err)
 	}
