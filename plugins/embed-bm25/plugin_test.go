@@ -17,9 +17,6 @@ import (
 // package, works with the host's client configuration.
 func TestBinarySpeaksProtocol(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds a binary")
-	}
 	bin := filepath.Join(t.TempDir(), "memhost-embedder-bm25")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)

@@ -47,7 +47,10 @@ type Calibration struct {
 	Pairs     int
 	Threshold float64 // the embedder's SuggestedFoldThreshold
 	AtSuggest calibration.Rates
-	Sweep     []SweepRow
+	// Guarded is AtSuggest with the write path's memory.Distinct veto applied, which is what
+	// memory_store actually does.
+	Guarded calibration.Rates
+	Sweep   []SweepRow
 }
 
 // SweepRow is the fold rates at one threshold.
@@ -158,6 +161,16 @@ func calibrate(ctx context.Context, e embedder.Embedder, info embedder.Info, pai
 	}
 	c := Calibration{Pairs: len(pairs), Threshold: info.SuggestedFoldThreshold}
 	if c.AtSuggest, err = calibration.RatesAt(scored, c.Threshold); err != nil {
+		return c, err
+	}
+	guarded := make([]calibration.Scored, len(scored))
+	for i, s := range scored {
+		guarded[i] = s
+		if memory.Distinct(s.A, s.B) {
+			guarded[i].Cosine = 0 // vetoed: never folds
+		}
+	}
+	if c.Guarded, err = calibration.RatesAt(guarded, c.Threshold); err != nil {
 		return c, err
 	}
 	for i := 0; i <= 8; i++ {

@@ -45,6 +45,8 @@ type Scale struct {
 	SearchSelfHit int     // searches whose generating fact came back in the top 10
 	Recall        float64 // ANN top-10 vs exact, counting ties at the 10th distance as found
 	RecallStrict  float64 // same, by id only
+	// RecallByEf is recall and Nearest latency at other hnsw.ef_search settings.
+	RecallByEf    []EfRecall
 	RecallQueries int
 	HitErrors     int // background hit recording failures
 }
@@ -221,26 +223,56 @@ func measureRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, emb 
 	if err != nil {
 		return err
 	}
-	var found, foundStrict float64
-	for _, v := range vecs {
-		q := store.VectorQuery{Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: v},
+	exacts := make([][]store.VectorHit, len(vecs))
+	queries := make([]store.VectorQuery, len(vecs))
+	for i, v := range vecs {
+		queries[i] = store.VectorQuery{Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: v},
 			Scopes: []store.ScopeRef{store.Project(project)}, Limit: recallK}
+		if exacts[i], err = exactNearest(ctx, pool, queries[i]); err != nil {
+			return err
+		}
+	}
+	var found, foundStrict float64
+	for i, q := range queries {
 		ann, err := st.Nearest(ctx, q)
 		if err != nil {
 			return err
 		}
-		exact, err := exactNearest(ctx, pool, q)
-		if err != nil {
-			return err
-		}
-		f, fs := recallAt(ann, exact, recallK)
+		f, fs := recallAt(ann, exacts[i], recallK)
 		found += f
 		foundStrict += fs
 	}
 	s.RecallQueries = len(vecs)
 	s.Recall = found / float64(len(vecs))
 	s.RecallStrict = foundStrict / float64(len(vecs))
+	for _, ef := range efSweep {
+		alt := pgstore.New(pool, pgstore.WithEfSearch(ef))
+		row := EfRecall{EfSearch: ef}
+		var durs []time.Duration
+		for i, q := range queries {
+			start := time.Now()
+			ann, err := alt.Nearest(ctx, q)
+			if err != nil {
+				return err
+			}
+			durs = append(durs, time.Since(start))
+			f, _ := recallAt(ann, exacts[i], recallK)
+			row.Recall += f / float64(len(queries))
+		}
+		row.Latency = summarize(durs)
+		s.RecallByEf = append(s.RecallByEf, row)
+	}
 	return nil
+}
+
+// efSweep are the hnsw.ef_search values whose recall and latency the report compares.
+var efSweep = []int{100, 400, 1000}
+
+// EfRecall is ANN recall and Nearest latency at one hnsw.ef_search.
+type EfRecall struct {
+	EfSearch int
+	Recall   float64
+	Latency  Latency
 }
 
 // tieEpsilon is how close two cosine similarities must be to count as a tie.

@@ -67,6 +67,9 @@ type Memory struct {
 	SearchDefaultK int `koanf:"search_default_k"`
 	SearchMaxK     int `koanf:"search_max_k"`
 	CandidatePool  int `koanf:"candidate_pool"`
+	// ANNEfSearch is the HNSW walk width of searches (pgvector's hnsw.ef_search): higher finds
+	// more of the exact nearest neighbours at some latency.
+	ANNEfSearch int `koanf:"ann_ef_search"`
 }
 
 // Ranking tunes the single scorer.
@@ -115,6 +118,7 @@ func Default() *Config {
 			SearchDefaultK: 10,
 			SearchMaxK:     100,
 			CandidatePool:  100,
+			ANNEfSearch:    400,
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

@@ -109,6 +109,7 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.intRange("memory.search_default_k", c.Memory.SearchDefaultK, 1, max(c.Memory.SearchMaxK, 1))
 	// The pool must hold at least a full page of results or search_max_k could not be met.
 	v.intRange("memory.candidate_pool", c.Memory.CandidatePool, max(c.Memory.SearchMaxK, 1), 5000)
+	v.intRange("memory.ann_ef_search", c.Memory.ANNEfSearch, 10, 1000)
 
 	for _, kind := range sortedKeys(c.Ranking.HalfLifeDays) {
 		key := "ranking.half_life_days." + kind

@@ -61,6 +61,7 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 		return StoreResult{}, err
 	}
 	w.FoldThreshold = s.foldThreshold(info)
+	w.Distinct = Distinct
 	res, err := s.store.Write(ctx, w)
 	if err != nil {
 		s.metrics.write("error", start)

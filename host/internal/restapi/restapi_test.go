@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -23,6 +24,12 @@ import (
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
+// TestMain sets gin's mode once: it is a process global, and parallel tests must not race on it.
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.ReleaseMode)
+	os.Exit(m.Run())
+}
+
 type bundle struct {
 	srv    *httptest.Server
 	tokens *auth.Tokens
@@ -35,7 +42,6 @@ func setup(t *testing.T, limiter *auth.WriteLimiter) bundle {
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig())
 	t.Cleanup(svc.Close)
 	tokens := auth.NewTokens(pool)
-	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	restapi.Register(r, restapi.Options{Service: svc, Auth: tokens, Limiter: limiter,
 		Status: func(context.Context) (any, error) { return map[string]string{"database": "ok"}, nil }})

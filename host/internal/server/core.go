@@ -61,7 +61,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	for _, m := range applied {
 		log.Info("applied migration", "name", m.Name)
 	}
-	c.Store = pgstore.New(c.Pool)
+	c.Store = pgstore.New(c.Pool, pgstore.WithEfSearch(cfg.Memory.ANNEfSearch))
 
 	c.Plugins = plugins.New(plugins.Config{
 		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: cfg.Plugins.HealthInterval,

@@ -156,6 +156,9 @@ type Write struct {
 	FoldThreshold float64
 	MergedFromMax int    // bound on Memory.MergedFrom
 	Actor         string // recorded in history
+	// Distinct, when set, vetoes a semantic fold of two texts that are similar but name
+	// different things (see memory.Distinct); the next-nearest neighbours are then tried.
+	Distinct func(existing, incoming string) bool
 }
 
 // WriteResult says what a Write did.

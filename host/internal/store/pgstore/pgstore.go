@@ -18,13 +18,32 @@ import (
 
 // Store implements store.Store on a pgx pool.
 type Store struct {
-	pool *pgxpool.Pool
+	pool     *pgxpool.Pool
+	efSearch int
 }
 
 var _ store.Store = (*Store)(nil)
 
+// Option configures a Store.
+type Option func(*Store)
+
+// WithEfSearch sets the HNSW walk width of searches (hnsw.ef_search); 0 keeps the default.
+func WithEfSearch(n int) Option {
+	return func(s *Store) {
+		if n > 0 {
+			s.efSearch = n
+		}
+	}
+}
+
 // New wraps a pool whose schema has been migrated.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+func New(pool *pgxpool.Pool, opts ...Option) *Store {
+	s := &Store{pool: pool, efSearch: DefaultEfSearch}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
 
 // embedderName is the alphabet embedder names must use, because they are inlined as SQL
 // literals (a literal predicate is what lets the planner match the partial index).

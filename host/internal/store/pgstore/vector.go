@@ -20,11 +20,24 @@ type querier interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
-// EfSearch is the HNSW candidate list size; iterative scan extends it when filters drop rows.
-const EfSearch = 100
+// DefaultEfSearch is the HNSW candidate list size of searches (Options.EfSearch): wider walks
+// find more of the exact neighbours at some latency (see docs/benchmarks.md). Iterative scan
+// extends the walk when filters drop rows.
+const DefaultEfSearch = 400
+
+// foldEfSearch is the walk of the write path's neighbour lookup: a fold only needs texts at or
+// above the fold threshold, which are close enough that a narrow walk finds them.
+const foldEfSearch = 100
+
+// resortWindow is how many rows the index scan hands over for exact re-sorting.
+const resortWindow = 40
 
 // NearestSQL renders the ANN query for q, for EXPLAIN tests and for nearest. Argument $1 is the
 // vector's text form; scope and kind arguments follow.
+//
+// With relaxed_order the index emits rows only approximately sorted, so the inner query takes a
+// window of at least resortWindow candidates and the outer query re-sorts them by exact
+// distance before the LIMIT — pgvector's documented pattern.
 func NearestSQL(q store.VectorQuery) (string, []any) {
 	expr := vecExpr(q.Vector.Dimensions)
 	args := []any{vectorText(q.Vector.Values)}
@@ -40,16 +53,21 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 	if limit <= 0 {
 		limit = 10
 	}
-	args = append(args, limit)
-	sql := fmt.Sprintf(`SELECT id, 1 - (%[1]s <=> $1::vector(%[2]d)) AS similarity FROM memories WHERE %[3]s
-		ORDER BY %[1]s <=> $1::vector(%[2]d) LIMIT $%[4]d`, expr, q.Vector.Dimensions, strings.Join(where, " AND "), len(args))
+	args = append(args, max(limit, resortWindow), limit)
+	sql := fmt.Sprintf(`WITH candidates AS MATERIALIZED (
+		SELECT id, %[1]s <=> $1::vector(%[2]d) AS distance FROM memories WHERE %[3]s
+		ORDER BY %[1]s <=> $1::vector(%[2]d) LIMIT $%[4]d)
+	SELECT id, 1 - distance FROM candidates ORDER BY distance LIMIT $%[5]d`,
+		expr, q.Vector.Dimensions, strings.Join(where, " AND "), len(args)-1, len(args))
 	return sql, args
 }
 
 // nearestSettings make the planner use the partial HNSW index with a project filter: a custom
 // plan (the embedder literal and cast must be visible to it) and iterative scans so filtered-out
 // rows do not starve the result.
-var nearestSettings = "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = " + strconv.Itoa(EfSearch)
+func nearestSettings(efSearch int) string {
+	return "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = " + strconv.Itoa(efSearch)
+}
 
 // Nearest implements store.Store.
 func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.VectorHit, error) {
@@ -59,7 +77,7 @@ func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.Vecto
 	var hits []store.VectorHit
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		hits, err = nearest(ctx, tx, q)
+		hits, err = nearest(ctx, tx, q, s.efSearch)
 		return err
 	})
 	if err != nil {
@@ -68,8 +86,8 @@ func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.Vecto
 	return hits, nil
 }
 
-func nearest(ctx context.Context, tx querier, q store.VectorQuery) ([]store.VectorHit, error) {
-	if _, err := tx.Exec(ctx, nearestSettings); err != nil {
+func nearest(ctx context.Context, tx querier, q store.VectorQuery, efSearch int) ([]store.VectorHit, error) {
+	if _, err := tx.Exec(ctx, nearestSettings(efSearch)); err != nil {
 		return nil, fmt.Errorf("configure ANN scan: %w", err)
 	}
 	sql, args := NearestSQL(q)

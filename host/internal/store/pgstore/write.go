@@ -62,24 +62,31 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, w store.Write) (store.Writ
 	case !errors.Is(err, store.ErrNotFound):
 		return store.WriteResult{}, fmt.Errorf("look up exact duplicate: %w", err)
 	}
-	// 2. The nearest live neighbour of the same embedder in the same scope.
+	// 2. The nearest live neighbours of the same embedder in the same scope: the closest one
+	// at or above the threshold that Distinct does not veto takes the fold.
 	var nearest *store.VectorHit
 	if w.FoldThreshold >= 0 {
-		hits, err := nearest1(ctx, tx, w)
+		hits, err := nearestN(ctx, tx, w, foldCandidates)
 		if err != nil {
 			return store.WriteResult{}, err
 		}
 		if len(hits) > 0 {
 			nearest = &hits[0]
 		}
-	}
-	if nearest != nil && nearest.Similarity >= w.FoldThreshold {
-		target, err := scanMemory(tx.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = $1`, nearest.ID))
-		if err != nil {
-			return store.WriteResult{}, fmt.Errorf("load fold target %s: %w", nearest.ID, err)
+		for _, h := range hits {
+			if h.Similarity < w.FoldThreshold {
+				break
+			}
+			target, err := scanMemory(tx.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = $1`, h.ID))
+			if err != nil {
+				return store.WriteResult{}, fmt.Errorf("load fold target %s: %w", h.ID, err)
+			}
+			if w.Distinct != nil && w.Distinct(target.Text, w.Text) {
+				continue
+			}
+			m, err := fold(ctx, tx, target, w, hash, h.Similarity)
+			return store.WriteResult{Memory: m, Folded: true, Similarity: h.Similarity}, err
 		}
-		m, err := fold(ctx, tx, target, w, hash, nearest.Similarity)
-		return store.WriteResult{Memory: m, Folded: true, Similarity: nearest.Similarity}, err
 	}
 	// 3. Otherwise a new row.
 	m, err := insert(ctx, tx, w, hash)
@@ -90,10 +97,13 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, w store.Write) (store.Writ
 	return res, err
 }
 
-// nearest1 finds the closest live row to w in its scope, under the write's scope lock.
-func nearest1(ctx context.Context, tx pgx.Tx, w store.Write) ([]store.VectorHit, error) {
-	q := store.VectorQuery{Vector: w.Vector, Scopes: []store.ScopeRef{{Scope: w.Scope, Key: w.ScopeKey}}, Limit: 1}
-	hits, err := nearest(ctx, tx, q)
+// foldCandidates is how many nearest neighbours a write considers for its fold.
+const foldCandidates = 3
+
+// nearestN finds the closest live rows to w in its scope, under the write's scope lock.
+func nearestN(ctx context.Context, tx pgx.Tx, w store.Write, n int) ([]store.VectorHit, error) {
+	q := store.VectorQuery{Vector: w.Vector, Scopes: []store.ScopeRef{{Scope: w.Scope, Key: w.ScopeKey}}, Limit: n}
+	hits, err := nearest(ctx, tx, q, foldEfSearch)
 	if err != nil {
 		return nil, fmt.Errorf("find nearest neighbour: %w", err)
 	}

@@ -140,6 +140,31 @@ func Run(t *testing.T, newStore NewStore) {
 		require.Equal(t, first.Memory.ID, second.Memory.ID)
 	})
 
+	t.Run("DistinctVetoFallsThroughToNextNeighbour", func(t *testing.T) {
+		t.Parallel()
+		s := setup(t)
+		sibling, err := s.Write(ctx, NewWrite("p", "sibling", Vec(14, 0.02)))
+		require.NoError(t, err)
+		tw := NewWrite("p", "twin", Vec(14, 0.2))
+		tw.FoldThreshold = -1
+		twin, err := s.Write(ctx, tw)
+		require.NoError(t, err)
+		require.False(t, twin.Folded)
+		w := NewWrite("p", "incoming", Vec(14, 0.05))
+		w.FoldThreshold = 0.95
+		w.Distinct = func(existing, _ string) bool { return existing == "sibling" }
+		res, err := s.Write(ctx, w)
+		require.NoError(t, err)
+		require.True(t, res.Folded, "the vetoed nearest neighbour is skipped, the next one folds")
+		require.Equal(t, twin.Memory.ID, res.Memory.ID)
+		w = NewWrite("p", "another", Vec(14, 0.03))
+		w.Distinct = func(string, string) bool { return true }
+		res, err = s.Write(ctx, w)
+		require.NoError(t, err)
+		require.False(t, res.Folded, "every candidate vetoed: insert")
+		require.NotEqual(t, sibling.Memory.ID, res.Memory.ID)
+	})
+
 	t.Run("MergedFromIsBounded", func(t *testing.T) {
 		t.Parallel()
 		s := setup(t)
