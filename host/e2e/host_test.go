@@ -51,10 +51,29 @@ type host struct {
 	t      *testing.T
 	bin    string
 	config string
+	dsn    string // the host's database, a schema of its own
 	url    string
 	cmd    *exec.Cmd
 	done   chan error
-	logs   *strings.Builder
+	logs   *logBuffer
+}
+
+// logBuffer collects the host's output; exec copies into it while tests read it.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // newHost writes a config for a fresh schema and free port; start runs it.
@@ -69,7 +88,7 @@ func newHost(t *testing.T) *host {
 	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\nhealth_interval = \"1s\"\nrestart_backoff_max = \"1s\"\n[auth]\nwrite_rate_per_minute = 0\n",
 		addr, dsn, testplugins.Dir(t))
 	require.NoError(t, os.WriteFile(cfg, []byte(body), 0o600))
-	return &host{t: t, bin: memhostBinary(t), config: cfg, url: "http://" + addr}
+	return &host{t: t, bin: memhostBinary(t), config: cfg, dsn: dsn, url: "http://" + addr}
 }
 
 // run executes a memhost subcommand with the host's config and returns stdout.
@@ -95,7 +114,7 @@ func (h *host) token(args ...string) string {
 
 func (h *host) start() {
 	h.t.Helper()
-	h.logs = &strings.Builder{}
+	h.logs = &logBuffer{}
 	h.cmd = exec.Command(h.bin, "serve", "--config", h.config)
 	h.cmd.Stdout = h.logs
 	h.cmd.Stderr = h.logs

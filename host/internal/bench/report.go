@@ -187,7 +187,7 @@ func renderScale(b *strings.Builder, s Scale, dims int, note func(string, ...any
 		note("memory_search at %d (p50 %s, p99 %s): each search is an in-process BM25 lookup, one plugin call, an HNSW scan of %d candidates (ef_search 100, iterative scan) and one GetMany that loads the fused candidates with their cosine, while the service's asynchronous hit recording (UPDATEs of the returned rows) runs on the same 2 cores. Which of these dominates at this size has not been profiled yet.", s.N, ms(s.Search.P50), ms(s.Search.P99), 100)
 	}
 	if s.Recall < targetRecall {
-		note("ANN recall at %d (%.3f < %.2f): HNSW (default m=16/ef_construction=64, searches at memory.ann_ef_search=%d, re-sorted by exact distance) over %d-d BM25 vectors loses exact neighbours: hashed term vectors are sparse, most pairs are near-orthogonal and neighbourhoods are flat (many near-equal similarities), which is the worst case for graph search. The ef_search rows show the trade; dense embedders give HNSW the geometry it is built for.", s.N, s.Recall, targetRecall, pgstore.DefaultEfSearch, dims)
+		note("ANN recall at %d (%.3f < %.2f): HNSW (m=%d/ef_construction=%d, searches at memory.ann_ef_search=%d, re-sorted by exact distance) over %d-d BM25 vectors loses exact neighbours: hashed term vectors are sparse, most pairs are near-orthogonal and neighbourhoods are flat (many near-equal similarities), which is the worst case for graph search. The ef_search rows show the trade; dense embedders give HNSW the geometry it is built for.", s.N, s.Recall, targetRecall, pgstore.HNSWM, pgstore.HNSWEfConstruction, pgstore.DefaultEfSearch, dims)
 	}
 }
 

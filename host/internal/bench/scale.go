@@ -266,7 +266,7 @@ func measureRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, emb 
 }
 
 // efSweep are the hnsw.ef_search values whose recall and latency the report compares.
-var efSweep = []int{100, 400, 1000}
+var efSweep = []int{100, 200, 400, 600, 1000}
 
 // EfRecall is ANN recall and Nearest latency at one hnsw.ef_search.
 type EfRecall struct {

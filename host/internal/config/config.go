@@ -118,7 +118,7 @@ func Default() *Config {
 			SearchDefaultK: 10,
 			SearchMaxK:     100,
 			CandidatePool:  100,
-			ANNEfSearch:    400,
+			ANNEfSearch:    600,
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

@@ -108,6 +108,7 @@ fact = 30
 		"MEMHOST_PLUGINS__DIRS=a, b",
 		"MEMHOST_RANKING__HALF_LIFE_DAYS__GOTCHA=60",
 		"MEMHOST_PG_DB=unrelated_script_variable",
+		"MEMHOST_PLUGIN_EXAMPLE__SETTING=for a plugin, not the host",
 		"PATH=/usr/bin",
 	}
 	cfg = load(t, LoadOptions{ConfigPath: path, Environ: env})

@@ -211,7 +211,9 @@ func envTransform(name, value string) (string, any) {
 		return "database.url", value
 	}
 	rest := strings.TrimPrefix(name, EnvPrefix)
-	if !strings.Contains(rest, "__") {
+	// MEMHOST_PLUGIN_* settings are passed to plugin processes (plugins.PluginEnvPrefix), not
+	// host configuration.
+	if strings.HasPrefix(rest, "PLUGIN_") || !strings.Contains(rest, "__") {
 		return "", nil
 	}
 	key := strings.ToLower(strings.ReplaceAll(rest, "__", "."))

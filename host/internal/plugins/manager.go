@@ -492,6 +492,7 @@ func (m *Manager) launch(c Candidate) (*instance, error) {
 		return nil, fmt.Errorf("plugin kind %q is not supported by this host", c.Kind)
 	}
 	cmd := exec.Command(c.Path)
+	cmd.Env = pluginEnv()
 	configureCmd(cmd)
 	cfg := &goplugin.ClientConfig{
 		HandshakeConfig:  plugin.Handshake,
@@ -500,6 +501,7 @@ func (m *Manager) launch(c Candidate) (*instance, error) {
 		// nil would mean net/rpc only.
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
+		SkipHostEnv:      true, // cmd.Env is the allow-listed environment
 		// Not Managed: go-plugin never drops managed clients from its global
 		// list, so every restart would leak one. Shutdown and KillAll play
 		// the role of goplugin.CleanupClients.

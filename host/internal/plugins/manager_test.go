@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/plugin"
 )
 
 const bm25Name = "bm25-v1-384"
@@ -444,4 +445,24 @@ func TestDiscoverSkips(t *testing.T) {
 		"memhost-embedder-bm25: shadowed by " + filepath.Join(dir, "memhost-embedder-bm25"),
 		"missing: cannot read plugin directory",
 	}, reasons)
+}
+
+// TestPluginsDoNotInheritHostSecrets: a plugin process sees PATH and MEMHOST_PLUGIN_* settings
+// but not the rest of the host's environment, which holds the database URL.
+func TestPluginsDoNotInheritHostSecrets(t *testing.T) {
+	t.Setenv("MEMHOST_DATABASE_URL", "postgres://memhost:not-a-real-password@db.invalid/memhost")
+	t.Setenv("MEMHOST_PLUGIN_EXAMPLE_SETTING", "passed-through")
+	m, b := setup(t, Config{})
+	require.NoError(t, startAll(t, m, b.dir))
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(status(t, m, bm25Name).PID) + "/environ")
+	require.NoError(t, err)
+	env := map[string]string{}
+	for _, kv := range strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00") {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	require.NotContains(t, env, "MEMHOST_DATABASE_URL")
+	require.Equal(t, "passed-through", env["MEMHOST_PLUGIN_EXAMPLE_SETTING"])
+	require.Equal(t, os.Getenv("PATH"), env["PATH"])
+	require.Contains(t, env, plugin.Handshake.MagicCookieKey, "go-plugin's handshake still reaches the plugin")
 }

@@ -41,7 +41,8 @@ type Core struct {
 	Registry *prometheus.Registry
 }
 
-// Open connects, migrates (fail-closed), starts plugins and rebuilds the lexical index.
+// Open connects, migrates (fail-closed), starts plugins, ensures the active embedder's vector
+// index and rebuilds the lexical index.
 func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, err error) {
 	c = &Core{Config: cfg, Log: log, Registry: prometheus.NewRegistry()}
 	defer func() {
@@ -80,10 +81,17 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	}
 	info := c.Embedder.Info()
 	log.Info("active embedder", "name", info.Name, "dimensions", info.Dimensions, "path", c.Embedder.Path())
+	// At boot, not on the first request: rebuilding an index built with other parameters takes
+	// seconds per 100K vectors, and no request should wait for it.
+	start := time.Now()
+	if err := c.Store.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
+		return c, err
+	}
+	log.Info("vector index ready", "embedder", info.Name, "took", time.Since(start).Round(time.Millisecond))
 
 	c.Index = lexical.New()
 	c.Follower = lexical.NewFollower(c.Store, c.Index, followInterval)
-	start := time.Now()
+	start = time.Now()
 	n, err := c.Follower.CatchUp(ctx)
 	if err != nil {
 		return c, err

@@ -68,11 +68,6 @@ func checkVector(v store.Vector) error {
 // vecExpr is the indexed expression for an embedder's vectors.
 func vecExpr(dims int) string { return fmt.Sprintf("embedding::vector(%d)", dims) }
 
-func indexName(embedder string) string {
-	r := strings.NewReplacer(".", "_", "-", "_")
-	return "memories_ann_" + r.Replace(embedder)
-}
-
 // vectorText renders a vector as pgvector's text input. Text keeps us independent of the
 // extension's binary type OID, which does not exist until the first migration has run.
 func vectorText(v []float32) string {

@@ -23,7 +23,7 @@ type querier interface {
 // DefaultEfSearch is the HNSW candidate list size of searches (Options.EfSearch): wider walks
 // find more of the exact neighbours at some latency (see docs/benchmarks.md). Iterative scan
 // extends the walk when filters drop rows.
-const DefaultEfSearch = 400
+const DefaultEfSearch = 600
 
 // foldEfSearch is the walk of the write path's neighbour lookup: a fold only needs texts at or
 // above the fold threshold, which are close enough that a narrow walk finds them.
@@ -105,31 +105,6 @@ func nearest(ctx context.Context, tx querier, q store.VectorQuery, efSearch int)
 		out = append(out, h)
 	}
 	return out, rows.Err()
-}
-
-// EnsureVectorIndex implements store.Store. Building runs concurrently with writes the first
-// time an embedder is seen; afterwards it is a catalog lookup.
-func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error {
-	if err := checkVector(store.Vector{Embedder: embedder, Dimensions: dimensions}); err != nil {
-		return err
-	}
-	if dimensions > MaxIndexedDimensions {
-		return fmt.Errorf("embedder %s has %d dimensions; pgvector's HNSW index supports at most %d", embedder, dimensions, MaxIndexedDimensions)
-	}
-	name := indexName(embedder)
-	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
-		return fmt.Errorf("look up index %s: %w", name, err)
-	}
-	if exists {
-		return nil
-	}
-	ddl := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON memories USING hnsw ((%s) vector_cosine_ops) WHERE embedder = '%s'`,
-		name, vecExpr(dimensions), embedder)
-	if _, err := s.pool.Exec(ctx, ddl); err != nil {
-		return fmt.Errorf("create ANN index for %s: %w", embedder, err)
-	}
-	return nil
 }
 
 func isUniqueViolation(err error) bool {
