@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -69,4 +70,15 @@ func TestExportImportCLI(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 200, status)
 	require.NotEmpty(t, body["results"], "the running host follows the import through the change feed")
+
+	// The import left the HNSW insertion to the host's background indexer, which drains it.
+	reader := h.token("--scopes", "memory:read", "--name", "ops")
+	require.Eventually(t, func() bool {
+		status, body, err := h.rest(context.Background(), reader, "GET", "/api/v1/status", "")
+		if err != nil || status != 200 {
+			return false
+		}
+		counts, _ := body["memories"].(map[string]any)
+		return counts != nil && counts["ann_deferred"] == float64(0) && counts["live"] == float64(6)
+	}, 10*time.Second, 100*time.Millisecond)
 }

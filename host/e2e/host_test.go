@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/testdb"
+	"github.com/memhost/memhost/host/internal/testlog"
 	"github.com/memhost/memhost/host/internal/testplugins"
 )
 
@@ -55,25 +56,7 @@ type host struct {
 	url    string
 	cmd    *exec.Cmd
 	done   chan error
-	logs   *logBuffer
-}
-
-// logBuffer collects the host's output; exec copies into it while tests read it.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	logs   *testlog.Buffer
 }
 
 // newHost writes a config for a fresh schema and free port; start runs it.
@@ -114,7 +97,7 @@ func (h *host) token(args ...string) string {
 
 func (h *host) start() {
 	h.t.Helper()
-	h.logs = &logBuffer{}
+	h.logs = &testlog.Buffer{}
 	h.cmd = exec.Command(h.bin, "serve", "--config", h.config)
 	h.cmd.Stdout = h.logs
 	h.cmd.Stderr = h.logs

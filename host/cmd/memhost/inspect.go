@@ -190,6 +190,9 @@ func printStatus(out io.Writer, s server.Status, source string) {
 	for name, n := range s.Memories.ByEmbedder {
 		fmt.Fprintf(out, "             %d embedded by %s\n", n, name)
 	}
+	if s.Memories.ANNDeferred > 0 {
+		fmt.Fprintf(out, "             %d imported, waiting for the ANN index (exact search meanwhile)\n", s.Memories.ANNDeferred)
+	}
 	if len(s.Plugins) > 0 {
 		fmt.Fprintln(out, "plugins:")
 		printPlugins(out, s.Plugins)

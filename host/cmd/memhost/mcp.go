@@ -44,7 +44,7 @@ of the directory memhost was started in. Logs go to stderr only.`,
 					defaultProject = id.Key
 				}
 			}
-			go core.Follower.Run(cmd.Context(), func(err error) { core.Log.Warn("change feed", "err", err) })
+			core.RunBackground(cmd.Context())
 			srv := mcpserver.New(core.Service, mcpserver.Options{Limiter: core.Limiter, Logger: core.Log, Version: server.Version})
 			return srv.ServeStdio(cmd.Context(), principal, defaultProject)
 		},

@@ -102,8 +102,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	p.logf("fold calibration at %.2f: false-fold %.1f%%, missed-fold %.1f%%", rep.Calibration.Threshold,
 		100*rep.Calibration.AtSuggest.FalseFold, 100*rep.Calibration.AtSuggest.MissedFold)
 
-	for i, n := range cfg.Sizes {
-		s, err := measureScale(ctx, cfg, emb, rep.Embedder, n, i == 0, p)
+	for _, n := range cfg.Sizes {
+		s, err := measureScale(ctx, cfg, emb, rep.Embedder, n, p)
 		if err != nil {
 			return rep, fmt.Errorf("size %d: %w", n, err)
 		}

@@ -20,10 +20,9 @@ type ImportStats struct {
 	Inserted   int
 	Batch      int
 	Workers    int
-	Indexed    bool          // the HNSW index existed during the load
 	Wall       time.Duration // first embed to last commit
 	EmbedBusy  time.Duration // time inside Embed calls
-	ImportBusy time.Duration // time inside store.Import calls (COPY, insert, index, history)
+	ImportBusy time.Duration // time inside store.Import calls (COPY, insert, history, feed seqs)
 }
 
 // Rate is memories per second of wall time.
@@ -39,7 +38,6 @@ func (s ImportStats) ImportRate() float64 {
 
 type importOptions struct {
 	batch, workers int
-	indexed        bool
 	onBatch        func(done int) // progress after each committed batch
 }
 
@@ -47,7 +45,7 @@ type importOptions struct {
 // store.Import, the bulk path (COPY into a staging table, then one INSERT ... SELECT). Embedding
 // of the next batch overlaps the import of the previous one, as a streaming importer would.
 func bulkImport(ctx context.Context, st store.Store, e embedder.Embedder, info embedder.Info, project string, facts []Fact, opt importOptions) (ImportStats, error) {
-	stats := ImportStats{Rows: len(facts), Batch: opt.batch, Workers: opt.workers, Indexed: opt.indexed}
+	stats := ImportStats{Rows: len(facts), Batch: opt.batch, Workers: opt.workers}
 	base := time.Now().UTC().Add(-time.Duration(len(facts)) * time.Minute)
 	batches := make(chan []store.ExportRecord, 1)
 	start := time.Now()
@@ -127,3 +125,23 @@ func embedAll(ctx context.Context, e embedder.Embedder, info embedder.Info, purp
 	}
 	return out, nil
 }
+
+// drainDeferred moves every imported row into the ANN index with one worker, as one host's
+// background indexer does, and returns how many rows it moved and how long that took.
+func drainDeferred(ctx context.Context, st store.Store) (int, time.Duration, error) {
+	start := time.Now()
+	total := 0
+	for {
+		n, err := st.IndexDeferred(ctx, deferredBatch)
+		if err != nil {
+			return total, time.Since(start), err
+		}
+		if n == 0 {
+			return total, time.Since(start), nil
+		}
+		total += n
+	}
+}
+
+// deferredBatch matches the host's background indexer (server.indexBatch).
+const deferredBatch = 200

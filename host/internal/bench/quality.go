@@ -109,7 +109,10 @@ func Quality(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, redac
 			batch = 2000
 		}
 		facts := NewCorpus(opt.Seed).Take(opt.Distractors)
-		if _, err := bulkImport(ctx, st, e, info, set.Project, facts, importOptions{batch: batch, workers: 1, indexed: true}); err != nil {
+		if _, err := bulkImport(ctx, st, e, info, set.Project, facts, importOptions{batch: batch, workers: 1}); err != nil {
+			return res, err
+		}
+		if _, _, err := drainDeferred(ctx, st); err != nil {
 			return res, err
 		}
 	}

@@ -25,45 +25,40 @@ const (
 	searchQueries   = 500
 	recallQueries   = 100
 	recallK         = 10
-	// noIndexRows bounds the comparison load into a table without the HNSW index: enough to
-	// show the index's share of import cost without paying for a second full load.
-	noIndexRows = 10000
+	// deferredQueries are the Nearest calls timed while imported rows await the ANN index.
+	deferredQueries = 20
 )
 
 // Scale is one size round: N memories in one project.
 type Scale struct {
-	N             int
-	Import        ImportStats
-	NoIndex       *ImportStats  // the same load without the HNSW index (first round only)
-	LexicalLoad   time.Duration // following the change feed into the BM25 index, as at boot
-	Store         Latency       // all writes
-	StoreNew      Latency       // new distinct facts
-	StorePara     Latency       // paraphrases of stored facts
-	NewFolded     int           // new facts that folded into a neighbour anyway
-	ParaFolded    int           // paraphrases that folded into their original's neighbourhood
-	Search        Latency
-	SearchSelfHit int     // searches whose generating fact came back in the top 10
-	Recall        float64 // ANN top-10 vs exact, counting ties at the 10th distance as found
-	RecallStrict  float64 // same, by id only
+	N      int
+	Import ImportStats
+	// Drained rows were moved into the ANN index by one background indexer in DrainTime.
+	Drained   int
+	DrainTime time.Duration
+	// DeferredNearest is Nearest latency while every imported row awaits the index (exact scan).
+	DeferredNearest Latency
+	LexicalLoad     time.Duration // following the change feed into the BM25 index, as at boot
+	Store           Latency       // all writes
+	StoreNew        Latency       // new distinct facts
+	StorePara       Latency       // paraphrases of stored facts
+	NewFolded       int           // new facts that folded into a neighbour anyway
+	ParaFolded      int           // paraphrases that folded into their original's neighbourhood
+	Search          Latency
+	SearchSelfHit   int     // searches whose generating fact came back in the top 10
+	Recall          float64 // ANN top-10 vs exact, counting ties at the 10th distance as found
+	RecallStrict    float64 // same, by id only
 	// RecallByEf is recall and Nearest latency at other hnsw.ef_search settings.
 	RecallByEf    []EfRecall
 	RecallQueries int
 	HitErrors     int // background hit recording failures
 }
 
-func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, n int, first bool, p progress) (Scale, error) {
+func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, n int, p progress) (Scale, error) {
 	s := Scale{N: n}
 	project := "github.com/bench/project-" + fmt.Sprint(n)
 	corpus := NewCorpus(cfg.Seed)
 	facts := corpus.Take(n)
-
-	if first {
-		ns, err := loadWithoutIndex(ctx, cfg, emb, info, facts[:min(n, noIndexRows)], p)
-		if err != nil {
-			return s, err
-		}
-		s.NoIndex = &ns
-	}
 
 	pool, drop, err := freshSchema(ctx, cfg.DatabaseURL, fmt.Sprintf("bench_n%d", n))
 	if err != nil {
@@ -72,14 +67,14 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 	defer drop()
 	st := pgstore.New(pool)
 	// Production imports into a table that already carries the embedder's HNSW index (the host
-	// ensures it at boot), so the load pays for index maintenance here too.
+	// ensures it at boot); imported rows join it afterwards, through the background indexer.
 	if err := st.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
 		return s, err
 	}
 	p.logf("N=%d: importing (batch %d, %d workers, HNSW index present)", n, cfg.ImportBatch, cfg.ImportWorkers)
 	step := max(n/10, cfg.ImportBatch)
 	next := step
-	s.Import, err = bulkImport(ctx, st, emb, info, project, facts, importOptions{batch: cfg.ImportBatch, workers: cfg.ImportWorkers, indexed: true,
+	s.Import, err = bulkImport(ctx, st, emb, info, project, facts, importOptions{batch: cfg.ImportBatch, workers: cfg.ImportWorkers,
 		onBatch: func(done int) {
 			if done >= next || done == n {
 				p.logf("N=%d: imported %d/%d", n, done, n)
@@ -91,6 +86,17 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 	}
 	p.logf("N=%d: import %.0f memories/s (embed busy %s, import busy %s, wall %s)", n, s.Import.Rate(),
 		s.Import.EmbedBusy.Round(time.Millisecond), s.Import.ImportBusy.Round(time.Millisecond), s.Import.Wall.Round(time.Millisecond))
+	if _, err := pool.Exec(ctx, "ANALYZE memories"); err != nil {
+		return s, fmt.Errorf("analyze: %w", err)
+	}
+	if s.DeferredNearest, err = timeNearest(ctx, st, emb, info, project, facts[:deferredQueries]); err != nil {
+		return s, err
+	}
+	p.logf("N=%d: Nearest p50 %s with every imported row awaiting the ANN index; indexing them", n, s.DeferredNearest.P50)
+	if s.Drained, s.DrainTime, err = drainDeferred(ctx, st); err != nil {
+		return s, err
+	}
+	p.logf("N=%d: background indexer moved %d rows into the ANN index in %s", n, s.Drained, s.DrainTime.Round(time.Millisecond))
 	if _, err := pool.Exec(ctx, "VACUUM ANALYZE memories"); err != nil {
 		return s, fmt.Errorf("analyze: %w", err)
 	}
@@ -132,22 +138,26 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 	return s, nil
 }
 
-// loadWithoutIndex repeats the load into a schema without the HNSW index, to split the import
-// cost into COPY/insert and index maintenance.
-func loadWithoutIndex(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, facts []Fact, p progress) (ImportStats, error) {
-	pool, drop, err := freshSchema(ctx, cfg.DatabaseURL, "bench_noindex")
-	if err != nil {
-		return ImportStats{}, err
+// timeNearest times Nearest for the queries of facts, the vector path of a search.
+func timeNearest(ctx context.Context, st store.Store, emb embedder.Embedder, info embedder.Info, project string, facts []Fact) (Latency, error) {
+	texts := make([]string, len(facts))
+	for i, f := range facts {
+		texts[i] = f.Query
 	}
-	defer drop()
-	p.logf("no-index comparison: importing %d memories without the HNSW index", len(facts))
-	stats, err := bulkImport(ctx, pgstore.New(pool), emb, info, "github.com/bench/noindex", facts,
-		importOptions{batch: cfg.ImportBatch, workers: cfg.ImportWorkers})
+	vecs, err := embedAll(ctx, emb, info, embedder.PurposeQuery, texts)
 	if err != nil {
-		return stats, err
+		return Latency{}, err
 	}
-	p.logf("no-index comparison: %.0f memories/s", stats.Rate())
-	return stats, nil
+	durs := make([]time.Duration, 0, len(vecs))
+	for _, v := range vecs {
+		start := time.Now()
+		if _, err := st.Nearest(ctx, store.VectorQuery{Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: v},
+			Scopes: []store.ScopeRef{store.Project(project)}, Limit: recallK}); err != nil {
+			return Latency{}, err
+		}
+		durs = append(durs, time.Since(start))
+	}
+	return summarize(durs), nil
 }
 
 func measureStore(ctx context.Context, svc *memory.Service, a memory.Access, corpus *Corpus, facts []Fact, r *rand.Rand, s *Scale) error {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
 	"github.com/memhost/memhost/host/internal/testdb"
+	"github.com/memhost/memhost/host/internal/testlog"
 	"github.com/memhost/memhost/host/internal/testplugins"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
@@ -44,7 +44,7 @@ type bundle struct {
 	tokens *auth.Tokens
 	server *mcpserver.Server
 	url    string
-	logs   *syncBuffer
+	logs   *testlog.Buffer
 	pool   *pgxpool.Pool
 	dsn    string
 }
@@ -63,7 +63,7 @@ func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
 	emb := embeddertest.Launch(t, testplugins.BM25(t))
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, memory.DefaultConfig())
 	t.Cleanup(svc.Close)
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	srv := mcpserver.New(svc, mcpserver.Options{
 		Limiter: o.limiter, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -175,21 +175,4 @@ func rpc(t *testing.T, url, token string, headers map[string]string, msg map[str
 		require.NoError(t, json.Unmarshal(raw, &out), "body: %s", raw)
 	}
 	return resp, out
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

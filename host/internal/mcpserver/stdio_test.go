@@ -16,6 +16,7 @@ import (
 	"github.com/memhost/memhost/host/internal/mcpserver"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
+	"github.com/memhost/memhost/host/internal/testlog"
 	"github.com/memhost/memhost/host/internal/testplugins"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
@@ -104,7 +105,7 @@ func TestServeStdioOverProcessPipes(t *testing.T) {
 		childToken+"="+b.token(t, "memhost-mcp", writeScopes, ""),
 		childPlugin+"="+testplugins.BM25(t),
 	)
-	stderr := &syncBuffer{}
+	stderr := &testlog.Buffer{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gemini-cli", Version: "0.61"}, nil).
 		Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)

@@ -39,6 +39,8 @@ type Core struct {
 	Tokens   *auth.Tokens
 	Limiter  *auth.WriteLimiter
 	Registry *prometheus.Registry
+
+	annIndexed prometheus.Counter // rows the background indexer moved into the ANN index
 }
 
 // Open connects, migrates (fail-closed), starts plugins, ensures the active embedder's vector
@@ -50,7 +52,9 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 			c.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	c.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	c.annIndexed = prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_ann_deferred_indexed_total",
+		Help: "Bulk-imported memories this host moved into the ANN index."})
+	c.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}), c.annIndexed)
 
 	if c.Pool, err = Connect(ctx, cfg); err != nil {
 		return c, err

@@ -56,8 +56,8 @@ func (c *Core) readyz(ctx *gin.Context) {
 	ctx.JSON(status, body)
 }
 
-// Serve listens on cfg.Server.Listen until ctx ends, then drains requests, stops following
-// the feed and closes the core (killing plugins).
+// Serve listens on cfg.Server.Listen until ctx ends, then drains requests, stops the background
+// loops and closes the core (killing plugins).
 func (c *Core) Serve(ctx context.Context) error {
 	cfg := c.Config.Server
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -66,9 +66,9 @@ func (c *Core) Serve(ctx context.Context) error {
 	}
 	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.ReadTimeout,
 		WriteTimeout: cfg.WriteTimeout, ErrorLog: slog.NewLogLogger(c.Log.Handler(), slog.LevelWarn)}
-	followCtx, stopFollow := context.WithCancel(context.Background())
-	defer stopFollow()
-	go c.Follower.Run(followCtx, func(err error) { c.Log.Warn("change feed", "err", err) })
+	bgCtx, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	c.RunBackground(bgCtx)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -84,7 +84,7 @@ func (c *Core) Serve(ctx context.Context) error {
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		c.Log.Warn("shutdown", "err", err)
 	}
-	stopFollow()
+	stopBackground()
 	c.Close(sctx)
 	return nil
 }

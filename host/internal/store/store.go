@@ -39,8 +39,13 @@ type Store interface {
 	// Changes returns feed entries with seq > after in seq order. Seqs become visible in commit
 	// order, so a reader that resumes from the last seq it saw never misses a change.
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
-	// EnsureVectorIndex creates the ANN index for one embedder's vectors if it is missing.
+	// EnsureVectorIndex creates the ANN index for one embedder's vectors if it is missing, and
+	// rebuilds it if it is invalid or was built with other parameters.
 	EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error
+	// IndexDeferred moves up to limit imported rows into the ANN index (Import defers that
+	// cost) and returns how many it moved; 0 means nothing is pending. Safe to run from
+	// several hosts at once.
+	IndexDeferred(ctx context.Context, limit int) (int, error)
 	Counts(ctx context.Context) (Counts, error)
 	// Export streams one scope's memories (archived included) with history and vectors.
 	Export(ctx context.Context, scope ScopeRef, fn func(ExportRecord) error) error

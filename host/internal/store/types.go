@@ -236,6 +236,8 @@ type Counts struct {
 	Projects   int64            `json:"projects"`
 	Global     int64            `json:"global"`
 	ByEmbedder map[string]int64 `json:"by_embedder"`
+	// ANNDeferred counts imported rows not yet in the ANN index (found by exact scan meanwhile).
+	ANNDeferred int64 `json:"ann_deferred"`
 }
 
 // ExportRecord is one memory with its full history and vector, as written by export.

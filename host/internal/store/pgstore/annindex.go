@@ -58,7 +58,7 @@ func annIndexDDL(name, embedder string, dimensions int, concurrently bool) strin
 	if concurrently {
 		how = "INDEX CONCURRENTLY"
 	}
-	return fmt.Sprintf(`CREATE %s %s ON memories USING hnsw ((%s) vector_cosine_ops) WITH (m = %d, ef_construction = %d) WHERE embedder = '%s'`,
+	return fmt.Sprintf(`CREATE %s %s ON memories USING hnsw ((%s) vector_cosine_ops) WITH (m = %d, ef_construction = %d) WHERE embedder = '%s' AND NOT ann_deferred`,
 		how, name, vecExpr(dimensions), HNSWM, HNSWEfConstruction, embedder)
 }
 
@@ -68,7 +68,7 @@ type annIndexState int
 const (
 	annMissing annIndexState = iota
 	annCurrent
-	annStale // invalid (an interrupted concurrent build) or built with other parameters
+	annStale // invalid (an interrupted concurrent build), or built with other parameters or predicate
 )
 
 func annState(ctx context.Context, q interface {
@@ -87,7 +87,7 @@ func annState(ctx context.Context, q interface {
 	}
 	slices.Sort(opts)
 	want := slices.Sorted(slices.Values(annReloptions))
-	if !valid || !slices.Equal(opts, want) || !strings.Contains(def, fmt.Sprintf("::vector(%d)", dimensions)) {
+	if !valid || !slices.Equal(opts, want) || !strings.Contains(def, fmt.Sprintf("::vector(%d)", dimensions)) || !strings.Contains(def, "NOT ann_deferred") {
 		return annStale, nil
 	}
 	return annCurrent, nil
@@ -95,7 +95,7 @@ func annState(ctx context.Context, q interface {
 
 // EnsureVectorIndex implements store.Store. A missing index is created in place: the first time
 // an embedder is seen it has no rows, so the build is instant. An index that is invalid or was
-// built with other parameters is rebuilt concurrently under a new name and swapped in, so
+// built with other parameters or predicate (before migration 0002) is rebuilt concurrently under a new name and swapped in, so
 // searches keep their old index and writes are not blocked while the new one is built.
 func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error {
 	if err := checkVector(store.Vector{Embedder: embedder, Dimensions: dimensions}); err != nil {
@@ -178,4 +178,19 @@ func releaseAdvisory(conn *pgxpool.Conn) {
 		_ = conn.Conn().Close(ctx)
 	}
 	conn.Release()
+}
+
+// IndexDeferred implements store.Store. Clearing the flag is the update that inserts each row
+// into its embedder's HNSW graph. SKIP LOCKED lets several hosts drain the queue together, and
+// small batches keep the row locks short for writes folding into those rows meanwhile.
+func (s *Store) IndexDeferred(ctx context.Context, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, fmt.Errorf("index deferred rows: limit %d must be positive", limit)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE memories SET ann_deferred = false WHERE id IN (
+		SELECT id FROM memories WHERE ann_deferred LIMIT $1 FOR UPDATE SKIP LOCKED)`, limit)
+	if err != nil {
+		return 0, fmt.Errorf("index deferred rows: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
 }

@@ -321,8 +321,9 @@ func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 		count(*) FILTER (WHERE archived_at IS NULL),
 		count(*) FILTER (WHERE archived_at IS NOT NULL),
 		count(DISTINCT scope_key) FILTER (WHERE scope = 'project'),
-		count(*) FILTER (WHERE scope = 'global' AND archived_at IS NULL)
-		FROM memories`).Scan(&c.Live, &c.Archived, &c.Projects, &c.Global)
+		count(*) FILTER (WHERE scope = 'global' AND archived_at IS NULL),
+		count(*) FILTER (WHERE ann_deferred)
+		FROM memories`).Scan(&c.Live, &c.Archived, &c.Projects, &c.Global, &c.ANNDeferred)
 	if err != nil {
 		return c, fmt.Errorf("count memories: %w", err)
 	}

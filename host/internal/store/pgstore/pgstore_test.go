@@ -39,6 +39,16 @@ func TestANNIndexIsUsed(t *testing.T) {
 	}
 	_, err := s.Import(ctx, recs)
 	require.NoError(t, err)
+	c, err := s.Counts(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, len(recs), c.ANNDeferred, "imports defer the graph insertion")
+	for {
+		n, err := s.IndexDeferred(ctx, 1000)
+		require.NoError(t, err)
+		if n == 0 {
+			break
+		}
+	}
 	_, err = pool.Exec(ctx, "ANALYZE memories")
 	require.NoError(t, err)
 
@@ -59,6 +69,7 @@ func TestANNIndexIsUsed(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Contains(t, strings.Join(plan, "\n"), "Index Scan using memories_ann_suite_v1_16", strings.Join(plan, "\n"))
+	require.Contains(t, strings.Join(plan, "\n"), "memories_ann_deferred", "the exact scan of deferred rows reads the empty partial index, not the table")
 
 	// And the filtered ANN answer has the right rows: every hit is in project-1.
 	hits, err := s.Nearest(ctx, q)

@@ -112,7 +112,8 @@ func parseVector(s string) ([]float32, error) {
 
 // Import implements store.Store. Rows go in with COPY into a temporary staging table and one
 // INSERT ... SELECT that skips ids already present, so re-importing a file is a no-op and the
-// whole batch lands or none of it does.
+// whole batch lands or none of it does. Rows are marked ann_deferred: they stay out of the HNSW
+// graph (exact scans find them) until IndexDeferred inserts them, so the load runs at COPY speed.
 func (s *Store) Import(ctx context.Context, records []store.ExportRecord) (store.ImportResult, error) {
 	var res store.ImportResult
 	if len(records) == 0 {
@@ -152,12 +153,12 @@ func (s *Store) Import(ctx context.Context, records []store.ExportRecord) (store
 		// A live row whose text is already live in the target would break the one-live-text
 		// rule: it is imported archived (nothing is dropped) and says why.
 		tag, err := tx.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, importance, confidence, pinned, hit_count,
-				last_hit_at, agent, session_id, source, embedder, embedding, metadata, created_at, updated_at, archived_at, archived_reason, seq)
+				last_hit_at, agent, session_id, source, embedder, embedding, metadata, created_at, updated_at, archived_at, archived_reason, seq, ann_deferred)
 			SELECT i.id, i.scope, i.scope_key, i.kind, i.text, i.text_hash, i.importance, i.confidence, i.pinned, i.hit_count,
 				i.last_hit_at, i.agent, i.session_id, i.source, i.embedder, i.embedding::vector, i.metadata, i.created_at, i.updated_at,
 				CASE WHEN i.archived_at IS NULL AND live.id IS NOT NULL THEN now() ELSE i.archived_at END,
 				CASE WHEN i.archived_at IS NULL AND live.id IS NOT NULL THEN 'import: duplicate of live memory ' || live.id ELSE i.archived_reason END,
-				0
+				0, true
 			FROM import_memories i
 			LEFT JOIN memories live ON live.scope = i.scope AND live.scope_key = i.scope_key AND live.text_hash = i.text_hash AND live.archived_at IS NULL
 			WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = i.id)

@@ -37,7 +37,9 @@ const resortWindow = 40
 //
 // With relaxed_order the index emits rows only approximately sorted, so the inner query takes a
 // window of at least resortWindow candidates and the outer query re-sorts them by exact
-// distance before the LIMIT — pgvector's documented pattern.
+// distance before the LIMIT — pgvector's documented pattern. Rows a bulk import left out of the
+// graph (ann_deferred) are ranked by an exact scan next to it; with none pending that is one
+// lookup in an empty partial index.
 func NearestSQL(q store.VectorQuery) (string, []any) {
 	expr := vecExpr(q.Vector.Dimensions)
 	args := []any{vectorText(q.Vector.Values)}
@@ -55,9 +57,12 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 	}
 	args = append(args, max(limit, resortWindow), limit)
 	sql := fmt.Sprintf(`WITH candidates AS MATERIALIZED (
-		SELECT id, %[1]s <=> $1::vector(%[2]d) AS distance FROM memories WHERE %[3]s
-		ORDER BY %[1]s <=> $1::vector(%[2]d) LIMIT $%[4]d)
-	SELECT id, 1 - distance FROM candidates ORDER BY distance LIMIT $%[5]d`,
+		SELECT id, %[1]s <=> $1::vector(%[2]d) AS distance FROM memories WHERE %[3]s AND NOT ann_deferred
+		ORDER BY %[1]s <=> $1::vector(%[2]d) LIMIT $%[4]d),
+	deferred AS MATERIALIZED (
+		SELECT id, %[1]s <=> $1::vector(%[2]d) AS distance FROM memories WHERE %[3]s AND ann_deferred
+		ORDER BY distance LIMIT $%[5]d)
+	SELECT id, 1 - distance FROM (SELECT * FROM candidates UNION ALL SELECT * FROM deferred) c ORDER BY distance LIMIT $%[5]d`,
 		expr, q.Vector.Dimensions, strings.Join(where, " AND "), len(args)-1, len(args))
 	return sql, args
 }

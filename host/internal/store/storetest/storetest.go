@@ -2,12 +2,14 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/store"
@@ -412,5 +414,67 @@ func Run(t *testing.T, newStore NewStore) {
 		changes, err := dst.Changes(ctx, 0, 10)
 		require.NoError(t, err)
 		require.Len(t, changes, 2, "imported rows reach the change feed")
+	})
+	t.Run("ImportedRowsAreFoundBeforeAndAfterIndexing", func(t *testing.T) {
+		t.Parallel()
+		s := setup(t)
+		const n = 300
+		r := rand.New(rand.NewPCG(5, 6))
+		recs := make([]store.ExportRecord, n)
+		for i := range recs {
+			w := NewWrite("p", fmt.Sprintf("imported fact %d", i), RandomVec(r))
+			recs[i] = store.ExportRecord{Memory: store.Memory{ID: w.ID, Scope: w.Scope, ScopeKey: w.ScopeKey, Kind: w.Kind, Text: w.Text,
+				Importance: 0.5, Confidence: 0.5}, Vector: w.Vector}
+		}
+		_, err := s.Import(ctx, recs)
+		require.NoError(t, err)
+		// A store may defer the ANN index insertion of imported rows, but never their visibility.
+		nearestIs := func(want store.ExportRecord) {
+			t.Helper()
+			hits, err := s.Nearest(ctx, store.VectorQuery{Vector: want.Vector, Scopes: []store.ScopeRef{store.Project("p")}, Limit: 3})
+			require.NoError(t, err)
+			require.NotEmpty(t, hits)
+			require.Equal(t, want.Memory.ID, hits[0].ID)
+			require.InDelta(t, 1, hits[0].Similarity, 1e-4)
+		}
+		nearestIs(recs[17])
+		// A write of an imported fact's paraphrase folds into it while it is still deferred.
+		fold, err := s.Write(ctx, NewWrite("p", "imported fact 5, reworded", recs[5].Vector))
+		require.NoError(t, err)
+		require.True(t, fold.Folded)
+		require.Equal(t, recs[5].Memory.ID, fold.Memory.ID)
+
+		before, err := s.Counts(ctx)
+		require.NoError(t, err)
+		require.LessOrEqual(t, before.ANNDeferred, int64(n))
+		// Two indexers drain the queue together without doing a row twice.
+		var mu sync.Mutex
+		total := 0
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				for {
+					moved, err := s.IndexDeferred(ctx, 7)
+					if !assert.NoError(t, err) || moved == 0 {
+						return
+					}
+					mu.Lock()
+					total += moved
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		c, err := s.Counts(ctx)
+		require.NoError(t, err)
+		require.Zero(t, c.ANNDeferred)
+		require.Equal(t, before.ANNDeferred, int64(total))
+		moved, err := s.IndexDeferred(ctx, 10)
+		require.NoError(t, err)
+		require.Zero(t, moved)
+		nearestIs(recs[17])
+		nearestIs(recs[n-1])
+		_, err = s.IndexDeferred(ctx, 0)
+		require.Error(t, err, "limit must be positive")
 	})
 }
