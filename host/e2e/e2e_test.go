@@ -186,7 +186,7 @@ func TestEmbedderCrashMidBurst(t *testing.T) {
 		defer close(done)
 		for i := 0; ctx.Err() == nil && afterKill.Load() < 20; i++ {
 			start := time.Now()
-			status, _, err := h.rest(ctx, tok, "POST", "/api/v1/memories", fmt.Sprintf(`{"text":"crash test fact %d about module m%d","project":"crash"}`, i, i))
+			status, body, err := h.rest(ctx, tok, "POST", "/api/v1/memories", fmt.Sprintf(`{"text":"crash test fact %d about module m%d","project":"crash"}`, i, i))
 			if err != nil {
 				return
 			}
@@ -200,7 +200,7 @@ func TestEmbedderCrashMidBurst(t *testing.T) {
 			case http.StatusServiceUnavailable:
 				unavailable.Add(1)
 			default:
-				t.Errorf("unexpected status %d", status)
+				t.Errorf("unexpected status %d: %v", status, body)
 			}
 		}
 	}()

@@ -315,7 +315,9 @@ func fromStatus(ctx context.Context, method string, err error) error {
 	st, _ := status.FromError(err)
 	switch st.Code() {
 	case codes.Canceled:
-		return fmt.Errorf("embedder %s: %w: %s", method, context.Canceled, st.Message())
+		// With the caller's context alive, the connection was cancelled under the call: the
+		// plugin process is going away.
+		return fmt.Errorf("embedder %s: %w: %s", method, ErrUnavailable, st.Message())
 	case codes.DeadlineExceeded:
 		return fmt.Errorf("embedder %s: %w: %s", method, context.DeadlineExceeded, st.Message())
 	case codes.Unimplemented:

@@ -204,3 +204,46 @@ func TestVersionedPluginsIncludesEmbedder(t *testing.T) {
 	require.Contains(t, sets, plugin.ProtocolVersion)
 	require.IsType(t, &embedder.GRPCPlugin{}, sets[plugin.ProtocolVersion][plugin.KindEmbedder])
 }
+
+// blockingEmbedder holds every Embed call until the call's context ends.
+type blockingEmbedder struct {
+	lengthEmbedder
+	started chan struct{}
+}
+
+func (b blockingEmbedder) Embed(ctx context.Context, _ embedder.Purpose, _ []string) ([][]float32, error) {
+	close(b.started)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestConnectionClosingMidCallIsUnavailable: when the connection to a plugin closes under a call
+// (the process is going away) while the caller still waits, the caller gets ErrUnavailable, a
+// retryable condition, not a context error that would look like its own cancellation.
+func TestConnectionClosingMidCallIsUnavailable(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{
+		plugin.KindEmbedder: &embedder.GRPCPlugin{Impl: blockingEmbedder{started: started}},
+	})
+	t.Cleanup(func() {
+		server.Stop()
+		<-server.DoneCh
+	})
+	raw, err := client.Dispense(plugin.KindEmbedder)
+	require.NoError(t, err)
+	e := raw.(embedder.Embedder)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := e.Embed(t.Context(), embedder.PurposeDocument, []string{"x"})
+		errc <- err
+	}()
+	<-started // the call is in flight: the implementation has it
+	// Closing the connection under the call is what a host sees when it tears down a dying
+	// process's client: gRPC reports codes.Canceled although the caller cancelled nothing.
+	require.NoError(t, client.Conn.Close())
+	err = <-errc
+	require.ErrorIs(t, err, embedder.ErrUnavailable)
+	require.NotErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "connection is closing")
+}

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -157,6 +156,9 @@ func (a Access) writable(m store.Memory) bool {
 func (s *Service) active(ctx context.Context) (embedder.Embedder, embedder.Info, error) {
 	e, info, err := s.embedders.Active(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, info, fmt.Errorf("active embedder: %w", err)
+		}
 		return nil, info, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if _, ok := s.indexed.Load(info.Name); !ok {
@@ -171,7 +173,10 @@ func (s *Service) active(ctx context.Context) (embedder.Embedder, embedder.Info,
 func (s *Service) embed(ctx context.Context, e embedder.Embedder, info embedder.Info, purpose embedder.Purpose, text string) (store.Vector, error) {
 	vecs, err := e.Embed(ctx, purpose, []string{text})
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// Only the caller's own context ending is the caller's doing. A cancelled or timed-out
+		// call with the caller still waiting is the plugin's (its connection closing as the
+		// process dies, or the host's per-call timeout), and the caller should retry.
+		if ctx.Err() != nil {
 			return store.Vector{}, fmt.Errorf("embed with %s: %w", info.Name, err)
 		}
 		return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrUnavailable, info.Name, err)

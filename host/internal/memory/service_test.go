@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/memhost/memhost/host/internal/store/pgstore"
 	"github.com/memhost/memhost/host/internal/testdb"
 	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/sdk/embedder"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
@@ -259,4 +261,31 @@ func TestSecondHostFollowsWrites(t *testing.T) {
 	_, err = b.svc.Archive(ctx, alice, ids[0], "")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(ix2.Search(q)) == 0 }, 5*time.Second, 10*time.Millisecond)
+}
+
+// cancelledUnderCall is an embedder whose calls end the way a call to a dying plugin can:
+// with a context error although the caller's context is still alive.
+type cancelledUnderCall struct{ embedder.Embedder }
+
+func (c cancelledUnderCall) Embed(context.Context, embedder.Purpose, []string) ([][]float32, error) {
+	return nil, fmt.Errorf("connection closing: %w", context.Canceled)
+}
+
+// TestEmbedderFailureIsUnavailableUnlessTheCallerCancelled: only the caller's own cancellation
+// is reported as such; anything else the embedder ends with is ErrUnavailable (503, retry).
+func TestEmbedderFailureIsUnavailableUnlessTheCallerCancelled(t *testing.T) {
+	t.Parallel()
+	pool, _ := testdb.Migrated(t)
+	emb := cancelledUnderCall{embeddertest.Launch(t, testplugins.BM25(t))}
+	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), func(s string) (string, int) { return s, 0 }, memory.DefaultConfig())
+	t.Cleanup(svc.Close)
+
+	_, err := svc.Store(context.Background(), alice, memory.StoreRequest{Text: "Deploys go through ArgoCD."})
+	require.ErrorIs(t, err, memory.ErrUnavailable)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = svc.Store(ctx, alice, memory.StoreRequest{Text: "Deploys go through ArgoCD."})
+	require.Error(t, err)
+	require.NotErrorIs(t, err, memory.ErrUnavailable)
 }

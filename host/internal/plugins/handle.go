@@ -155,7 +155,7 @@ func (p *managed) callFailed(inst *instance, method string, err error, timedOut 
 		p.probeLocked(inst)
 		return err
 	case timedOut:
-		return fmt.Errorf("%s %s %s: no answer within the call timeout of %s: %w", p.cand.Kind, p.nameLocked(), method, p.m.cfg.CallTimeout, err)
+		return fmt.Errorf("%s %s %s: no answer within the call timeout of %s: %w: %w", p.cand.Kind, p.nameLocked(), method, p.m.cfg.CallTimeout, embedder.ErrUnavailable, err)
 	default:
 		return err
 	}
