@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/memhost/memhost/host/internal/store"
@@ -77,8 +78,17 @@ func annState(ctx context.Context, q interface {
 	var valid bool
 	var opts []string
 	var def string
-	err := q.QueryRow(ctx, `SELECT i.indisvalid, coalesce(c.reloptions, '{}'), pg_get_indexdef(c.oid)
-		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indexrelid = to_regclass($1)`, name).Scan(&valid, &opts, &def)
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = q.QueryRow(ctx, `SELECT i.indisvalid, coalesce(c.reloptions, '{}'), pg_get_indexdef(c.oid)
+			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indexrelid = to_regclass($1)`, name).Scan(&valid, &opts, &def)
+		// Another host swapping in a rebuilt index can drop the one this query resolved before
+		// pg_get_indexdef reads it; Postgres then fails the lookup. Looking again sees the new one.
+		if !isDroppedUnderLookup(err) || attempt == 4 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return annMissing, nil
 	}
@@ -193,4 +203,11 @@ func (s *Store) IndexDeferred(ctx context.Context, limit int) (int, error) {
 		return 0, fmt.Errorf("index deferred rows: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// isDroppedUnderLookup reports Postgres's internal error for a catalog object that vanished
+// while a query was reading it.
+func isDroppedUnderLookup(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "XX000" && strings.Contains(pgErr.Message, "cache lookup failed")
 }
