@@ -62,7 +62,7 @@ Archive (memory_archive) a memory that has become wrong; restore it with memory_
 func (s *Server) newMCP(identify identifyFunc) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memhost", Title: "memhost project memory", Version: s.opts.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: s.log})
-	t := &tools{svc: s.svc, limiter: s.opts.Limiter, log: s.log, identify: identify}
+	t := &tools{svc: s.svc, limiter: s.opts.Limiter, log: s.log, identify: identify, limits: limitReplacer(s.svc.Config())}
 	t.register(srv)
 	return srv
 }

@@ -51,6 +51,7 @@ type bundle struct {
 
 type setupOptions struct {
 	limiter *auth.WriteLimiter
+	config  *memory.Config
 }
 
 func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
@@ -61,7 +62,11 @@ func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
 	}
 	pool, dsn := testdb.Migrated(t)
 	emb := embeddertest.Launch(t, testplugins.BM25(t))
-	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, memory.DefaultConfig())
+	cfg := memory.DefaultConfig()
+	if o.config != nil {
+		cfg = *o.config
+	}
+	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, cfg)
 	t.Cleanup(svc.Close)
 	logs := &testlog.Buffer{}
 	srv := mcpserver.New(svc, mcpserver.Options{

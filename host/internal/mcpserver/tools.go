@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -29,7 +30,7 @@ const (
 
 // StoreInput is memory_store's arguments.
 type StoreInput struct {
-	Text       string   `json:"text" jsonschema:"The fact to remember: one or two self-contained sentences that make sense without this conversation. One fact per call. Must not be empty; at most 16384 bytes. Secrets are redacted before storage."`
+	Text       string   `json:"text" jsonschema:"The fact to remember: one or two self-contained sentences that make sense without this conversation. One fact per call. Must not be empty; at most {max_text_bytes} bytes. Secrets are redacted before storage."`
 	Kind       string   `json:"kind,omitempty" jsonschema:"What kind of memory this is: fact (default; something true about the project), decision (a choice made and why), convention (how things are done here), gotcha (a trap that cost time), preference (the user's taste), error_pattern (an error and its fix), reference (where to find something)."`
 	Scope      string   `json:"scope,omitempty" jsonschema:"project (default): visible in this project only. global: visible in every project; needs a token with the admin scope."`
 	Importance *float64 `json:"importance,omitempty" jsonschema:"How much this matters when ranking, 0 to 1; default 0.5. Use 0.8 or more only for things that break builds or lose data."`
@@ -43,8 +44,8 @@ type StoreInput struct {
 
 // SearchInput is memory_search's arguments.
 type SearchInput struct {
-	Query           string   `json:"query" jsonschema:"What you want to know, in natural language or keywords (e.g. 'which package manager', 'test timezone failures'). Must not be empty; at most 16384 bytes."`
-	TopK            int      `json:"top_k,omitempty" jsonschema:"How many memories to return, 1 to 100; default 10."`
+	Query           string   `json:"query" jsonschema:"What you want to know, in natural language or keywords (e.g. 'which package manager', 'test timezone failures'). Must not be empty; at most {max_text_bytes} bytes."`
+	TopK            int      `json:"top_k,omitempty" jsonschema:"How many memories to return, 1 to {max_k}; default {default_k}."`
 	Kinds           []string `json:"kinds,omitempty" jsonschema:"Only return these kinds (fact, decision, convention, gotcha, preference, error_pattern, reference). Default: all kinds."`
 	MinScore        float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this, 0 to 1; default 0 (no cut)."`
 	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"Also return archived memories. Default false."`
@@ -116,6 +117,7 @@ type tools struct {
 	limiter  *auth.WriteLimiter
 	log      *slog.Logger
 	identify identifyFunc
+	limits   *strings.Replacer // fills the limits into input descriptions
 }
 
 type targeted interface{ where() (project, cwd string) }
@@ -204,7 +206,9 @@ type runFunc[In, Out any] func(ctx context.Context, c caller, a memory.Access, i
 
 // addTool registers a tool whose handler authorises the caller before running.
 func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, need auth.Scope, write bool, run runFunc[In, Out]) {
-	tool.InputSchema = schemaFor[In]()
+	in := schemaFor[In]()
+	describeLimits(in, t.limits)
+	tool.InputSchema = in
 	tool.OutputSchema = schemaFor[Out]()
 	mcp.AddTool(srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
@@ -233,6 +237,27 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 		}
 		return nil, out, nil
 	})
+}
+
+// limitReplacer fills the {placeholders} of input descriptions with the limits this host
+// enforces (they are configurable), so an agent reads the real ones rather than the defaults.
+func limitReplacer(cfg memory.Config) *strings.Replacer {
+	return strings.NewReplacer(
+		"{max_text_bytes}", strconv.Itoa(cfg.MaxTextBytes),
+		"{max_k}", strconv.Itoa(cfg.MaxK),
+		"{default_k}", strconv.Itoa(cfg.DefaultK),
+	)
+}
+
+func describeLimits(s *jsonschema.Schema, r *strings.Replacer) {
+	if s == nil {
+		return
+	}
+	s.Description = r.Replace(s.Description)
+	for _, p := range s.Properties {
+		describeLimits(p, r)
+	}
+	describeLimits(s.Items, r)
 }
 
 func scopeList(scopes []auth.Scope) string {

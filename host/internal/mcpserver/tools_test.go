@@ -72,6 +72,37 @@ func TestToolsListShowsSchemasAndAnnotations(t *testing.T) {
 	}
 }
 
+// TestSchemasDescribeTheConfiguredLimits: an operator who changes memory.max_text_bytes or the
+// search k limits changes what agents read in the tool schemas, not only what is enforced.
+func TestSchemasDescribeTheConfiguredLimits(t *testing.T) {
+	t.Parallel()
+	cfg := memory.DefaultConfig()
+	cfg.MaxTextBytes, cfg.MaxK, cfg.DefaultK = 1000, 20, 5
+	b := setup(t, func(o *setupOptions) { o.config = &cfg })
+	cs := b.connect(t, b.token(t, "agent", writeScopes, projectA), "claude-code", "")
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	descriptions := map[string]string{}
+	for _, tool := range res.Tools {
+		raw, err := json.Marshal(tool.InputSchema)
+		require.NoError(t, err)
+		var schema struct {
+			Properties map[string]struct{ Description string } `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &schema))
+		for name, p := range schema.Properties {
+			require.NotContains(t, p.Description, "{", "%s.%s has an unfilled placeholder", tool.Name, name)
+			descriptions[tool.Name+"."+name] = p.Description
+		}
+	}
+	require.Contains(t, descriptions[mcpserver.ToolStore+".text"], "at most 1000 bytes")
+	require.Contains(t, descriptions[mcpserver.ToolSearch+".query"], "at most 1000 bytes")
+	require.Contains(t, descriptions[mcpserver.ToolSearch+".top_k"], "1 to 20; default 5")
+
+	res2 := call(t, cs, mcpserver.ToolStore, map[string]any{"text": strings.Repeat("a", 1001)})
+	require.True(t, res2.IsError, "the described limit is the enforced one")
+}
+
 // TestMemoryLifecycle runs the same story on each protocol version memhost serves, with the
 // SDK's own client: store, search, fold a paraphrase, archive, restore, history.
 func TestMemoryLifecycle(t *testing.T) {

@@ -196,6 +196,9 @@ func (s *Service) foldThreshold(info embedder.Info) float64 {
 
 func (s *Service) halfLife(k store.Kind) time.Duration { return s.cfg.HalfLives[k] }
 
+// Config returns the limits and defaults the service enforces, for surfaces that describe them.
+func (s *Service) Config() Config { return s.cfg }
+
 // changeOf is the feed entry of m, applied locally right after a write so this host reads its
 // own writes without waiting for the follower.
 func changeOf(m store.Memory) store.Change {
