@@ -123,7 +123,13 @@ func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensio
 	case annCurrent:
 		return nil
 	case annMissing:
-		if _, err := s.pool.Exec(ctx, annIndexDDL(name, embedder, dimensions, false)); err != nil {
+		_, err := s.pool.Exec(ctx, annIndexDDL(name, embedder, dimensions, false))
+		// Two hosts creating the index at once: IF NOT EXISTS does not cover the race, and the
+		// loser fails on the catalog's unique name. The winner's index is the one we wanted.
+		if isUniqueViolation(err) {
+			err = nil
+		}
+		if err != nil {
 			return fmt.Errorf("create ANN index for %s: %w", embedder, err)
 		}
 		return nil

@@ -111,3 +111,21 @@ func TestVectorIndexNamesOfLongEmbedders(t *testing.T) {
 		require.LessOrEqual(t, len(name), 63)
 	}
 }
+
+// TestVectorIndexCreatedByHostsAtOnce: hosts starting together on an empty database all ensure
+// the index; every one succeeds and there is one index.
+func TestVectorIndexCreatedByHostsAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := testdb.Migrated(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { errs[i] = pgstore.New(pool).EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, map[string]string{suiteIndex: "m=16,ef_construction=128 valid=true"}, annIndexes(t, pool))
+}
