@@ -10,6 +10,7 @@ import (
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/sdk/embedder"
 	"github.com/memhost/memhost/sdk/embedder/calibration"
+	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
 // Config says what to measure and where.
@@ -80,7 +81,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	p.logf("machine: %d CPUs, %s, %s, PostgreSQL %s, pgvector %s", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.RAM, rep.Machine.Postgres, rep.Machine.PGVector)
 
 	start := time.Now()
-	emb, kill, err := LaunchEmbedder(cfg.PluginPath, cfg.Progress)
+	emb, kill, err := embeddertest.Start(cfg.PluginPath, cfg.Progress)
 	if err != nil {
 		return rep, err
 	}

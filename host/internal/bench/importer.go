@@ -132,7 +132,7 @@ func drainDeferred(ctx context.Context, st store.Store) (int, time.Duration, err
 	start := time.Now()
 	total := 0
 	for {
-		n, err := st.IndexDeferred(ctx, deferredBatch)
+		n, err := st.IndexDeferred(ctx, store.IndexDeferredBatch)
 		if err != nil {
 			return total, time.Since(start), err
 		}
@@ -142,6 +142,3 @@ func drainDeferred(ctx context.Context, st store.Store) (int, time.Duration, err
 		total += n
 	}
 }
-
-// deferredBatch matches the host's background indexer (server.indexBatch).
-const deferredBatch = 200

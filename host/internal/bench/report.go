@@ -2,9 +2,11 @@ package bench
 
 import (
 	"fmt"
-	"github.com/memhost/memhost/host/internal/store/pgstore"
 	"strings"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/store/pgstore"
 )
 
 // header is the hand-written part of docs/benchmarks.md; the rest is generated from a run.
@@ -153,7 +155,7 @@ func renderScale(b *strings.Builder, s Scale, dims int, note func(string, ...any
 	w("| - embedding alone (plugin, sequential) | | %.0f/s (%s busy) | |\n", im.EmbedRate(), im.EmbedBusy.Round(time.Millisecond))
 	w("| - store.Import alone (COPY + insert + history + feed seqs) | | %.0f/s (%s busy over %d workers) | |\n", im.ImportRate(), im.ImportBusy.Round(time.Millisecond), im.Workers)
 	w("| - Nearest p50 / p99 right after the import (%d deferred rows scanned exactly) | | %s / %s | |\n", s.Drained, ms(s.DeferredNearest.P50), ms(s.DeferredNearest.P99))
-	w("| - background ANN indexing of the imported rows (one indexer, batches of %d) | | %.0f/s (%s) | |\n", deferredBatch, float64(s.Drained)/s.DrainTime.Seconds(), s.DrainTime.Round(time.Millisecond))
+	w("| - background ANN indexing of the imported rows (one indexer, batches of %d) | | %.0f/s (%s) | |\n", store.IndexDeferredBatch, float64(s.Drained)/s.DrainTime.Seconds(), s.DrainTime.Round(time.Millisecond))
 	w("| memory_store p50 (%d writes) | <= %s | %s | %s |\n", s.Store.N, ms(targetStoreP50), ms(s.Store.P50), verdict(s.Store.P50 <= targetStoreP50))
 	w("| memory_store p99 | <= %s | %s | %s |\n", ms(targetStoreP99), ms(s.Store.P99), verdict(s.Store.P99 <= targetStoreP99))
 	w("| - new facts p50 / p99 (%d, %d folded) | | %s / %s | |\n", s.StoreNew.N, s.NewFolded, ms(s.StoreNew.P50), ms(s.StoreNew.P99))

@@ -152,6 +152,13 @@ func (a Access) writable(m store.Memory) bool {
 	return m.ScopeKey == a.Project
 }
 
+// Prepare resolves the active embedder and ensures its ANN index now, so that no request waits
+// for an index build or rebuild; hosts call it at boot. Without it the first request does this.
+func (s *Service) Prepare(ctx context.Context) error {
+	_, _, err := s.active(ctx)
+	return err
+}
+
 // active returns the active embedder and makes sure its ANN index exists.
 func (s *Service) active(ctx context.Context) (embedder.Embedder, embedder.Info, error) {
 	e, info, err := s.embedders.Active(ctx)

@@ -8,7 +8,8 @@ import (
 	"github.com/memhost/memhost/host/internal/store"
 )
 
-// View is the JSON shape of a memory on every surface (MCP structured output, REST, export).
+// View is the JSON shape of a memory on the API surfaces (MCP structured output, REST). Export
+// files have their own versioned record format (package transfer), which must stay stable.
 type View struct {
 	ID             uuid.UUID      `json:"id"`
 	Scope          store.Scope    `json:"scope"`

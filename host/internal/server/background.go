@@ -3,15 +3,12 @@ package server
 import (
 	"context"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/store"
 )
 
-const (
-	// indexBatch is how many deferred rows one transaction moves into the ANN index: about
-	// 0.2 s of graph insertions on 2 cores, so a write folding into one of them barely waits.
-	indexBatch = 200
-	// indexIdle is how long the indexer sleeps when nothing is pending (or after an error).
-	indexIdle = time.Second
-)
+// indexIdle is how long the indexer sleeps when nothing is pending (or after an error).
+const indexIdle = time.Second
 
 // RunBackground runs the host's background loops until ctx ends: following the change feed
 // into the lexical index, and moving bulk-imported rows into the ANN index.
@@ -24,7 +21,7 @@ func (c *Core) RunBackground(ctx context.Context) {
 // found by exact scan, so this only moves cost out of the import, never visibility.
 func (c *Core) runIndexer(ctx context.Context) {
 	for {
-		n, err := c.Store.IndexDeferred(ctx, indexBatch)
+		n, err := c.Store.IndexDeferred(ctx, store.IndexDeferredBatch)
 		if err != nil && ctx.Err() == nil {
 			c.Log.Warn("ann indexer", "err", err)
 		}

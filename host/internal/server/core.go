@@ -85,17 +85,10 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	}
 	info := c.Embedder.Info()
 	log.Info("active embedder", "name", info.Name, "dimensions", info.Dimensions, "path", c.Embedder.Path())
-	// At boot, not on the first request: rebuilding an index built with other parameters takes
-	// seconds per 100K vectors, and no request should wait for it.
-	start := time.Now()
-	if err := c.Store.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
-		return c, err
-	}
-	log.Info("vector index ready", "embedder", info.Name, "took", time.Since(start).Round(time.Millisecond))
 
 	c.Index = lexical.New()
 	c.Follower = lexical.NewFollower(c.Store, c.Index, followInterval)
-	start = time.Now()
+	start := time.Now()
 	n, err := c.Follower.CatchUp(ctx)
 	if err != nil {
 		return c, err
@@ -111,6 +104,13 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 		return out, len(findings)
 	}, serviceConfig(cfg), memory.WithMetrics(memory.NewMetrics(c.Registry)),
 		memory.WithErrorHandler(func(err error) { log.Warn("background error", "err", err) }))
+	// At boot, not on the first request: rebuilding an index built with other parameters takes
+	// seconds per 100K vectors, and no request should wait for it.
+	start = time.Now()
+	if err := c.Service.Prepare(ctx); err != nil {
+		return c, err
+	}
+	log.Info("vector index ready", "embedder", info.Name, "took", time.Since(start).Round(time.Millisecond))
 	c.Tokens = auth.NewTokens(c.Pool)
 	c.Limiter = auth.NewWriteLimiter(cfg.Auth.WriteRatePerMinute, cfg.Auth.WriteBurst)
 	return c, nil

@@ -44,7 +44,7 @@ type Store interface {
 	EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error
 	// IndexDeferred moves up to limit imported rows into the ANN index (Import defers that
 	// cost) and returns how many it moved; 0 means nothing is pending. Safe to run from
-	// several hosts at once.
+	// several hosts at once. Callers use IndexDeferredBatch unless they have a reason not to.
 	IndexDeferred(ctx context.Context, limit int) (int, error)
 	Counts(ctx context.Context) (Counts, error)
 	// Export streams one scope's memories (archived included) with history and vectors.

@@ -6,7 +6,8 @@
 //     hold, so tests cross the same wire, adapters and validation as
 //     production.
 //   - Launch starts a built plugin binary as a real plugin process (handshake,
-//     AutoMTLS, gRPC only) and returns its Embedder.
+//     AutoMTLS, gRPC only) and returns its Embedder; Start does the same
+//     outside a test (benchmarks, tools) and returns a kill function.
 //   - Exercise is the conformance kit: subtests every embedder must pass.
 //
 // A plugin's test typically runs

@@ -25,8 +25,8 @@ const (
 	HNSWEfConstruction = 128
 )
 
-// annReloptions is how pg_class.reloptions spells the build parameters.
-var annReloptions = []string{fmt.Sprintf("m=%d", HNSWM), fmt.Sprintf("ef_construction=%d", HNSWEfConstruction)}
+// annReloptions is how pg_class.reloptions spells the build parameters, sorted for comparison.
+var annReloptions = slices.Sorted(slices.Values([]string{fmt.Sprintf("m=%d", HNSWM), fmt.Sprintf("ef_construction=%d", HNSWEfConstruction)}))
 
 // maxIdentifier is Postgres's identifier length; longer names are silently truncated, which
 // would let two long embedder names share one index name.
@@ -96,8 +96,7 @@ func annState(ctx context.Context, q interface {
 		return 0, fmt.Errorf("look up index %s: %w", name, err)
 	}
 	slices.Sort(opts)
-	want := slices.Sorted(slices.Values(annReloptions))
-	if !valid || !slices.Equal(opts, want) || !strings.Contains(def, fmt.Sprintf("::vector(%d)", dimensions)) || !strings.Contains(def, "NOT ann_deferred") {
+	if !valid || !slices.Equal(opts, annReloptions) || !strings.Contains(def, fmt.Sprintf("::vector(%d)", dimensions)) || !strings.Contains(def, "NOT ann_deferred") {
 		return annStale, nil
 	}
 	return annCurrent, nil
@@ -105,8 +104,9 @@ func annState(ctx context.Context, q interface {
 
 // EnsureVectorIndex implements store.Store. A missing index is created in place: the first time
 // an embedder is seen it has no rows, so the build is instant. An index that is invalid or was
-// built with other parameters or predicate (before migration 0002) is rebuilt concurrently under a new name and swapped in, so
-// searches keep their old index and writes are not blocked while the new one is built.
+// built with other parameters or predicate (before migration 0002) is rebuilt concurrently
+// under a new name and swapped in, so searches keep their old index and writes are not
+// blocked while the new one is built.
 func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error {
 	if err := checkVector(store.Vector{Embedder: embedder, Dimensions: dimensions}); err != nil {
 		return err
@@ -139,7 +139,7 @@ func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensio
 
 // rebuildVectorIndex replaces a stale index. Hosts sharing the database serialise on a session
 // advisory lock; whoever comes second finds the index current and returns.
-func (s *Store) rebuildVectorIndex(ctx context.Context, embedder string, dimensions int) (err error) {
+func (s *Store) rebuildVectorIndex(ctx context.Context, embedder string, dimensions int) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("rebuild ANN index for %s: %w", embedder, err)
