@@ -6,7 +6,8 @@ export GOTOOLCHAIN ?= local
 
 BIN := bin
 PLUGIN_DIR := $(BIN)/plugins
-PLUGINS := $(PLUGIN_DIR)/memhost-embedder-bm25
+PLUGINS := $(PLUGIN_DIR)/memhost-embedder-bm25 \
+	$(PLUGIN_DIR)/memhost-provider-claude $(PLUGIN_DIR)/memhost-provider-codex $(PLUGIN_DIR)/memhost-provider-gemini
 
 .PHONY: all build run test bench lint fmt generate proto-breaking clean postgres
 
@@ -22,6 +23,10 @@ $(BIN)/memhost:
 $(PLUGIN_DIR)/memhost-embedder-bm25:
 	cd plugins/embed-bm25 && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-embedder-bm25 .
 
+# Provider plugins: plugins/provider-<cli> builds memhost-provider-<cli>.
+$(PLUGIN_DIR)/memhost-provider-%:
+	cd plugins/provider-$* && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-$* .
+
 ## run: build, provide Postgres 15 + pgvector, start a private cluster under ./.memhost
 ## (unless MEMHOST_DATABASE_URL is set), apply migrations and serve on 127.0.0.1:7420.
 run: build
@@ -30,6 +35,13 @@ run: build
 ## test: gofmt, go vet and go test -race for every module, against a real Postgres.
 test:
 	GO=$(GO) scripts/test.sh
+
+## e2e-cli: the real Claude Code, Codex and Gemini CLI (pinned, installed from npm into a cache
+## under $TMPDIR/memhost-cli-cache) run headless against stand-in model endpoints and a real
+## memhost; see docs/e2e-cli.md. Needs node, npm and the npm registry on first run.
+.PHONY: e2e-cli
+e2e-cli: postgres
+	cd host && $(GO) test -tags e2ecli -count=1 -timeout 30m ./e2ecli/...
 
 ## bench: store/search latency at 10K and 100K, recall, plugin round trip, import rate,
 ## fold calibration and retrieval quality; results go to docs/benchmarks.md.

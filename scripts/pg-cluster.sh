@@ -69,4 +69,6 @@ fi
 if [ "$(psql -h "$run" -U "$dbuser" -d postgres -Atqc "select 1 from pg_database where datname='$db'")" != 1 ]; then
   psql -h "$run" -U "$dbuser" -d postgres -qc "create database \"$db\"" >/dev/null
 fi
+# Created here, under the lock, so processes that share the cluster never race on it.
+psql -h "$run" -U "$dbuser" -d "$db" -qc "create extension if not exists vector with schema public" >/dev/null
 url

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh starts memhost from the checkout (make run). It provides PostgreSQL 15 + pgvector,
 # starts a private cluster under ./.memhost unless MEMHOST_DATABASE_URL is set, and writes
-# ./.memhost/memhost.toml so that bin/memhost commands run from the checkout (token, migrate,
+# ./.memhost/memhost.toml once (never again: it is the operator's to edit) so that bin/memhost commands run from the checkout (token, migrate,
 # plugins, status, config check) use the same database and plugins without extra flags.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,20 +16,35 @@ else
 fi
 
 cfg=$state/memhost.toml
-cat >"$cfg" <<TOML
-# Written by make run. bin/memhost finds this file when run from the checkout.
+listen=${MEMHOST_SERVER__LISTEN:-127.0.0.1:7420}
+# The file is the operator's: written once with what make run knows, never rewritten, so edits
+# (an embedder choice, another port) survive restarts. Delete it to have it written afresh.
+if [ ! -f "$cfg" ]; then
+  cat >"$cfg" <<TOML
+# memhost configuration for this checkout. Written once by make run; edit freely, it is never
+# rewritten (delete it to regenerate). bin/memhost finds it when run from the checkout.
+# Every key: bin/memhost config example. MEMHOST_* environment variables override it.
+[server]
+listen = "$listen"
+
 [database]
 url = "$url"
 
 [plugins]
 dirs = ["$root/bin/plugins"]
 TOML
-chmod 600 "$cfg"
-
-bin/memhost migrate >/dev/null
+  chmod 600 "$cfg"
+  echo "make run: wrote $cfg"
+else
+  echo "make run: using $cfg (yours; not rewritten)"
+fi
+if [ -n "${MEMHOST_DATABASE_URL:-}" ] && ! grep -qF "$MEMHOST_DATABASE_URL" "$cfg"; then
+  echo "make run: MEMHOST_DATABASE_URL overrides database.url in $cfg; set it for other bin/memhost commands too" >&2
+fi
+bin/memhost migrate --config "$cfg" >/dev/null
 cat <<MSG
 
-memhost is starting on http://${MEMHOST_SERVER__LISTEN:-127.0.0.1:7420} (MCP at /mcp, REST at /api/v1).
+memhost is starting (server.listen in $cfg; MCP at /mcp, REST at /api/v1).
 Create a token for your agents, in another terminal from this directory:
 
   bin/memhost token create --name my-agents --scopes memory:read,memory:write

@@ -2,22 +2,62 @@
 // processes that speak gRPC through hashicorp/go-plugin; this module is
 // everything needed to write, test and host them.
 //
-// Packages, from what a plugin author touches most to least:
+// # Depending on it
 //
-//   - embedder: the Embedder interface, Serve for a plugin's main, and the
-//     go-plugin glue the host uses.
+// The module path is github.com/memhost/memhost/sdk (a module of its own
+// inside the memhost repository; it needs Go 1.26). Released versions are
+// tagged sdk/vX.Y.Z, so a plugin's module takes it with
+//
+//	go get github.com/memhost/memhost/sdk@latest
+//
+// Until a release is tagged, point the requirement at a checkout of the
+// repository with a replace directive in the plugin's go.mod:
+//
+//	require github.com/memhost/memhost/sdk v0.0.0
+//	replace github.com/memhost/memhost/sdk => ../memhost/sdk
+//
+// # Versioning promise
+//
+// Two things are versioned separately. The wire protocol (the memhost.v1
+// proto package, go-plugin protocol version 1) only grows compatibly: fields
+// and RPCs are added, never renumbered, retyped or removed (buf breaking
+// guards it), so a plugin binary built against any SDK release keeps working
+// with every host that speaks version 1; a change that cannot be compatible
+// becomes memhost.v2 with protocol version 2, and hosts keep accepting the
+// older version through plugin.VersionedPlugins while they support it. The
+// Go API follows semantic versioning: while the module is v0, a minor release
+// may change it (the release notes say how to adapt); from v1 on, only a new
+// major version (sdk/v2) breaks it. Packages under internal/ are not API.
+//
+// # Packages
+//
+// Three layers per plugin kind, so that a plugin's main imports neither
+// go-plugin nor generated code:
+//
+//   - public types and ctx-first interfaces with Serve: embedder (the
+//     Embedder interface, Info, Purpose, errors, Serve and its options);
+//   - per-kind go-plugin glue, internal: internal/embedderplugin (server and
+//     client adapters, validation), with the kind-neutral
+//     internal/pluginserve (serving, debug mode) and internal/rpcerr (error
+//     mapping);
+//   - generated protobuf code, internal: internal/gen.
+//
+// Beside them:
+//
 //   - embedder/embeddertest: an in-process gRPC harness (Serve), a launcher
-//     for built binaries (Launch) and the conformance kit (Exercise).
+//     for built binaries in any language (Launch, Start), Attach for a plugin
+//     in debug mode, and the conformance kit (Exercise).
 //   - embedder/calibration: measures an embedder's false- and missed-fold
 //     rates on labelled pairs, to choose its fold threshold.
 //   - tokenize: memhost's text analysis, shared by the BM25 embedder and the
 //     host's lexical index.
-//   - plugin: the handshake, protocol version, kind names and the plugin
-//     sets the host configures go-plugin with.
+//   - plugin: what every kind shares: the handshake, protocol version, kind
+//     names, the plugin sets the host configures go-plugin with, the errors
+//     of every kind's client, the plugin logger and ReattachConfig.
 //
-// A complete embedder plugin is in examples/embed-hash. Its main is one
-// line; plugin code never imports go-plugin, gRPC or generated types, and
-// never writes to stdout (go-plugin's handshake travels there).
+// Complete embedder plugins are in examples/embed-hash (Go) and
+// examples/embed-node (JavaScript, for plugins in other languages). Plugin
+// code never writes to stdout: go-plugin's handshake travels there.
 //
 // The wire protocol is defined in proto/memhost/v1/embedder.proto. The
 // generated Go code under internal/gen is committed; after editing the

@@ -72,7 +72,7 @@ func TestExportImportCLI(t *testing.T) {
 	require.NotEmpty(t, body["results"], "the running host follows the import through the change feed")
 
 	// The import left the HNSW insertion to the host's background indexer, which drains it.
-	reader := h.token("--scopes", "memory:read", "--name", "ops")
+	reader := h.token("--scopes", "admin", "--name", "ops")
 	require.Eventually(t, func() bool {
 		status, body, err := h.rest(context.Background(), reader, "GET", "/api/v1/status", "")
 		if err != nil || status != 200 {

@@ -57,6 +57,7 @@ type host struct {
 	cmd    *exec.Cmd
 	done   chan error
 	logs   *testlog.Buffer
+	admin  string // an admin token, minted on first need
 }
 
 // newHost writes a config for a fresh schema and free port; start runs it.
@@ -125,13 +126,8 @@ func (h *host) start() {
 }
 
 type readiness struct {
-	Status  string `json:"status"`
-	Plugins []struct {
-		Name     string `json:"name"`
-		State    string `json:"state"`
-		PID      int    `json:"pid"`
-		Restarts int    `json:"restarts"`
-	} `json:"plugins"`
+	Status  string           `json:"status"`
+	Plugins []map[string]any `json:"plugins"`
 }
 
 func (h *host) ready() (readiness, error) {
@@ -144,13 +140,21 @@ func (h *host) ready() (readiness, error) {
 	return r, json.NewDecoder(resp.Body).Decode(&r)
 }
 
+// pluginPID reads the embedder plugin's pid from /api/v1/status, which shows plugin details to
+// an unbound admin token only (/readyz is unauthenticated and shows states alone).
 func (h *host) pluginPID() int {
 	h.t.Helper()
-	r, err := h.ready()
+	if h.admin == "" {
+		h.admin = h.token("--scopes", "admin", "--name", "e2e-admin")
+	}
+	status, body, err := h.rest(context.Background(), h.admin, "GET", "/api/v1/status", "")
 	require.NoError(h.t, err)
-	require.Len(h.t, r.Plugins, 1)
-	require.NotZero(h.t, r.Plugins[0].PID)
-	return r.Plugins[0].PID
+	require.Equal(h.t, 200, status, body)
+	list, _ := body["plugins"].([]any)
+	require.Len(h.t, list, 1, body)
+	pid, _ := list[0].(map[string]any)["pid"].(float64)
+	require.NotZero(h.t, pid, body)
+	return int(pid)
 }
 
 // signal sends sig to the host and waits for it to exit.

@@ -4,8 +4,16 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/memhost/memhost/plugins/embed-bm25/bm25"
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
-func main() { embedder.Serve(bm25.New()) }
+func main() {
+	if err := embedder.Serve(bm25.New()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

@@ -1,17 +1,25 @@
-// Package embedder owns the embedder plugin kind: the Go interface a plugin
-// implements, Serve for the plugin's main, and the go-plugin glue (GRPCPlugin)
-// the host uses to obtain an Embedder backed by a plugin process.
+// Package embedder is what an embedder plugin's author uses: the Embedder
+// interface a plugin implements, its Info and Purpose, the errors a host
+// sees, and Serve for the plugin's main with its options (WithLogger,
+// WithDebug).
 //
 // An embedder plugin's whole main is
 //
-//	func main() { embedder.Serve(myembedder.New()) }
+//	func main() {
+//		if err := embedder.Serve(mine.New()); err != nil {
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
+//	}
 //
-// Plugin code never sees gRPC or generated types: the server adapter turns
-// Embedder calls into the memhost.v1.Embedder service, and the client adapter
-// (what the host holds) turns them back, forwarding context deadlines and
-// cancellation, validating every response and mapping gRPC status codes to
-// the sentinel errors of this package (ErrUnimplemented, ErrInvalidInput,
-// ErrUnavailable, ErrUnhealthy) or context errors.
+// Plugin code never sees gRPC, go-plugin or generated types; neither does
+// this package. The glue lives in the SDK's internal packages: a server
+// adapter turns Embedder calls into the memhost.v1.Embedder service,
+// enforcing the limits Info declares and turning panics into errors, and a
+// client adapter (what the host holds, dispensed through
+// plugin.VersionedPlugins) turns them back, forwarding context deadlines
+// and cancellation, validating every response and mapping gRPC status codes
+// to the errors of this package or to context errors.
 //
 // Test an implementation with package embeddertest: Serve runs it behind real
 // gRPC in-process and Exercise is the conformance kit.

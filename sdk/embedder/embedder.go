@@ -2,8 +2,10 @@ package embedder
 
 import (
 	"context"
-	"errors"
 	"fmt"
+
+	"github.com/memhost/memhost/sdk/internal/embedderplugin"
+	"github.com/memhost/memhost/sdk/plugin"
 )
 
 // Purpose says why texts are embedded. Asymmetric models embed queries and
@@ -52,22 +54,9 @@ type Info struct {
 }
 
 // Validate reports the first way in which i breaks the protocol contract.
-// The client adapter applies it to every Describe response.
-func (i Info) Validate() error {
-	switch {
-	case i.Name == "":
-		return errors.New("name is empty")
-	case i.Dimensions <= 0:
-		return fmt.Errorf("dimensions %d must be > 0", i.Dimensions)
-	case i.MaxBatch <= 0:
-		return fmt.Errorf("max batch %d must be > 0", i.MaxBatch)
-	case i.MaxInputBytes < 0:
-		return fmt.Errorf("max input bytes %d must be >= 0", i.MaxInputBytes)
-	case !(i.SuggestedFoldThreshold > 0 && i.SuggestedFoldThreshold <= 1):
-		return fmt.Errorf("suggested fold threshold %v must be in (0, 1]", i.SuggestedFoldThreshold)
-	}
-	return nil
-}
+// The SDK applies it on both sides of the wire: to what an implementation's
+// Describe returns and to every Describe response the host receives.
+func (i Info) Validate() error { return embedderplugin.Info(i).Validate() }
 
 // Embedder turns texts into vectors. Implementations must be safe for
 // concurrent use and deterministic: the same texts under the same Info.Name
@@ -76,29 +65,34 @@ type Embedder interface {
 	// Describe returns the embedder's identity and limits. It must not
 	// change during the life of a process.
 	Describe(ctx context.Context) (Info, error)
-	// Embed returns one vector of Info.Dimensions components per text, in
-	// order. An empty batch returns an empty result and no error. Long work
-	// should stop when ctx is done.
+	// Embed returns one vector of Info.Dimensions finite components per
+	// text, in order: vectors[i] embeds texts[i] whatever else is in the
+	// batch. An empty batch returns an empty result and no error. Once ctx
+	// is done, Embed returns promptly, with an error wrapping ctx.Err()
+	// unless it has already finished.
 	Embed(ctx context.Context, purpose Purpose, texts []string) ([][]float32, error)
 	// Health returns nil when Embed is expected to succeed, or an error
 	// explaining why not.
 	Health(ctx context.Context) error
 }
 
+// The errors the host's Embedder returns, for errors.Is. They are the
+// kind-neutral errors of sdk/plugin (ErrUnavailable is
+// plugin.ErrUnavailable), so a host can check them for any plugin kind.
 var (
 	// ErrUnimplemented means the plugin does not implement the called RPC,
 	// for instance an older plugin that predates it. Callers should degrade,
 	// not treat the plugin as crashed.
-	ErrUnimplemented = errors.New("not implemented by plugin")
+	ErrUnimplemented = plugin.ErrUnimplemented
 	// ErrInvalidInput means the request broke a limit or rule (batch larger
-	// than MaxBatch, text longer than MaxInputBytes, unknown purpose).
-	// Implementations may return errors wrapping it; they reach the host as
-	// ErrInvalidInput too.
-	ErrInvalidInput = errors.New("invalid input")
+	// than MaxBatch, text longer than MaxInputBytes, unknown purpose). It is
+	// permanent. Implementations may return errors wrapping it; they reach
+	// the host as ErrInvalidInput too.
+	ErrInvalidInput = plugin.ErrInvalidInput
 	// ErrUnavailable means the plugin process could not be reached (it
 	// exited or the connection broke). The host restarts the plugin.
-	ErrUnavailable = errors.New("plugin unavailable")
+	ErrUnavailable = plugin.ErrUnavailable
 	// ErrUnhealthy is returned by the client's Health when the plugin
 	// reports itself not ready; the plugin's reason follows it.
-	ErrUnhealthy = errors.New("plugin unhealthy")
+	ErrUnhealthy = plugin.ErrUnhealthy
 )

@@ -2,6 +2,8 @@ package embedder_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/memhost/memhost/sdk/embedder"
@@ -30,10 +32,14 @@ func (lengthEmbedder) Embed(_ context.Context, _ embedder.Purpose, texts []strin
 
 func (lengthEmbedder) Health(context.Context) error { return nil }
 
-// A plugin's main is one line; Serve never returns while the host is
-// connected, so this example is compiled but not run.
+// A plugin's main is a few lines; Serve returns only when the host shuts the
+// plugin down (nil) or when it cannot serve (run by hand, for instance), so
+// this example is compiled but not run.
 func ExampleServe() {
-	embedder.Serve(lengthEmbedder{})
+	if err := embedder.Serve(lengthEmbedder{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // Plugin authors test through the real gRPC wire with the harness and run

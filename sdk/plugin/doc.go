@@ -1,10 +1,13 @@
 // Package plugin owns what every memhost plugin kind shares: the go-plugin
-// handshake, the protocol version, the kind names and the Serve plumbing.
+// handshake and protocol version, the kind names, the plugin sets a host
+// configures go-plugin with, the errors every kind's client returns, the
+// logger plugins write with, and the address of a plugin served in debug
+// mode.
 //
-// Plugin authors do not use this package directly; they call the Serve
-// function of their kind's package (for example embedder.Serve). The host
-// imports it to build its go-plugin client so that both sides agree on the
-// handshake by construction:
+// Plugin authors rarely need it: they call the Serve function of their
+// kind's package (for example embedder.Serve), which imports this one. The
+// host imports it to build its go-plugin client, so that both sides agree on
+// the handshake by construction:
 //
 //	client := goplugin.NewClient(&goplugin.ClientConfig{
 //		HandshakeConfig:  plugin.Handshake,
@@ -22,6 +25,6 @@
 // protects the connection).
 //
 // Plugins talk to the host over gRPC only and must never write to stdout:
-// go-plugin sends the handshake line there. Serve installs an hclog logger
-// that writes JSON to stderr, which the host forwards into its own log.
+// go-plugin sends the handshake line there. Logger writes JSON lines to
+// stderr, which the host forwards into its own log.
 package plugin

@@ -7,24 +7,28 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/migrate"
 	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/plugins/embedders"
 	"github.com/memhost/memhost/host/internal/server"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
 )
 
-// readiness is the body of a running host's /readyz.
+// readiness is what the CLI reads from a running host's unauthenticated /readyz: states only.
 type readiness struct {
-	Status   string           `json:"status"`
-	Database string           `json:"database"`
+	Status   string `json:"status"`
+	Database string `json:"database"`
+	// Embedder is the active embedder's state.
 	Embedder string           `json:"embedder"`
-	Plugins  []plugins.Status `json:"plugins"`
+	Plugins  []plugins.Status `json:"plugins"` // kind, name and state
 }
 
 // hostGet asks the running host (at server.listen) for path; ok is false when none answers.
@@ -54,54 +58,98 @@ func hostGet(ctx context.Context, cfg *config.Config, path, token string, into a
 }
 
 func pluginsCmd() *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "plugins",
-		Short: "List plugins: kind, name, version, path, state (from the running host, else probed locally)",
-		Args:  cobra.NoArgs,
+		Short: "List plugins: kind, name, version, state, last error (from the running host, else probed locally)",
+		Long: `List plugins. From a running host: every detail with an admin token (--token or
+MEMHOST_TOKEN), else only kinds, names and states (its unauthenticated /readyz). With no host
+answering, each discovered plugin is launched once, asked who it is, and stopped.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
-			var r readiness
-			running, err := hostGet(cmd.Context(), cfg, "/readyz", "", &r)
+			token, _ := cmd.Flags().GetString("token")
+			list, source, err := hostPlugins(cmd.Context(), cfg, token)
 			if err != nil {
 				return err
 			}
-			list, source := r.Plugins, "running host at "+cfg.Server.Listen
-			if !running {
+			if source == "" {
 				source = "probed locally (no host answers at " + cfg.Server.Listen + ")"
-				if list, err = probePlugins(cmd.Context(), cfg); err != nil {
-					return err
+				sup, skipped := probe(cmd.Context(), cfg)
+				defer func() { _ = sup.Shutdown(context.WithoutCancel(cmd.Context())) }()
+				for _, p := range skipped {
+					fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
 				}
+				list = sup.List()
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "plugins: %s\n", source)
 			printPlugins(cmd.OutOrStdout(), list)
 			return nil
 		},
 	}
+	c.Flags().String("token", os.Getenv("MEMHOST_TOKEN"), "admin token for the running host's full plugin status (default $MEMHOST_TOKEN)")
+	return c
 }
 
-// probePlugins starts each discovered plugin, asks it to describe itself, and stops it.
-func probePlugins(ctx context.Context, cfg *config.Config) ([]plugins.Status, error) {
-	m := plugins.New(plugins.Config{CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1})
-	defer func() { _ = m.Shutdown(context.WithoutCancel(ctx)) }()
-	cands, problems := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
-	for _, p := range problems {
-		fmt.Fprintln(os.Stderr, "skipped:", p)
+// hostPlugins asks the running host for its plugins: the full list from /api/v1/status when
+// token is an admin's, else the states from /readyz. source is "" when no host answers.
+func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []plugins.Status, source string, err error) {
+	source = "running host at " + cfg.Server.Listen
+	if token != "" {
+		var s server.Status
+		running, err := hostGet(ctx, cfg, "/api/v1/status", token, &s)
+		if err != nil {
+			return nil, "", err
+		}
+		if running && len(s.Plugins) > 0 {
+			return s.Plugins, source, nil
+		}
 	}
-	_ = m.Start(ctx, cands)
-	return m.List(), nil
+	var r readiness
+	running, err := hostGet(ctx, cfg, "/readyz", "", &r)
+	if err != nil || !running {
+		return nil, "", err
+	}
+	return r.Plugins, source + " (states only: pass an admin --token for details)", nil
 }
+
+// probe launches the plugins cfg points at, asks each who it is and leaves them running
+// without a health loop, for commands that only look; the caller shuts the supervisor down.
+// skipped are the binaries discovery passed over, with the reason.
+func probe(ctx context.Context, cfg *config.Config) (sup *plugins.Supervisor, skipped []error) {
+	sup = plugins.New(plugins.Config{
+		Adapters:    []plugins.Adapter{embedders.Adapter{}},
+		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1,
+		// Failures show in the table; plugin chatter would only garble it.
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Off, Output: io.Discard}),
+	})
+	cands, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	_ = sup.Start(ctx, cands) // a plugin that fails to start is in List, failed, with its reason
+	return sup, skipped
+}
+
+// maxTableError bounds the LAST ERROR column: the table keeps one line per plugin, and the
+// whole diagnosis is in the host log and the status API.
+const maxTableError = 100
 
 func printPlugins(out io.Writer, list []plugins.Status) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KIND\tNAME\tVERSION\tSTATE\tPID\tRESTARTS\tPATH\tLAST ERROR")
 	for _, p := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", p.Kind, p.Name, orDash(p.Version), p.State, p.PID, p.Restarts, p.Path, orDash(p.LastError))
+		pid := "-"
+		if p.PID > 0 {
+			pid = strconv.Itoa(p.PID)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", cell(p.Kind), cell(p.Name), cell(p.Version), cell(string(p.State)),
+			pid, p.Restarts, cell(p.Path), orDash(plugins.OneLine(p.LastError, maxTableError)))
 	}
 	_ = w.Flush()
 }
+
+// cell keeps a value a plugin chose (its name, its version) from breaking the table.
+func cell(s string) string { return orDash(plugins.OneLine(s, maxTableError)) }
 
 func statusCmd() *cobra.Command {
 	c := &cobra.Command{
@@ -170,12 +218,7 @@ func localStatus(ctx context.Context, cfg *config.Config) (server.Status, string
 		return s, "database (no host answers at " + cfg.Server.Listen + ")", nil
 	}
 	s.Plugins = r.Plugins
-	s.Embedder.Name = r.Embedder
-	for _, p := range r.Plugins {
-		if p.Name == r.Embedder {
-			s.Embedder.Dimensions, s.Embedder.State = p.Dimensions, string(p.State)
-		}
-	}
+	s.Embedder.State = r.Embedder
 	return s, "database and the running host's /readyz", nil
 }
 
@@ -183,8 +226,11 @@ func printStatus(out io.Writer, s server.Status, source string) {
 	fmt.Fprintf(out, "memhost %s (status from %s)\n", s.Version, source)
 	fmt.Fprintf(out, "database:    %s\n", s.Database)
 	fmt.Fprintf(out, "migrations:  %d applied, %d pending (latest %s)\n", s.Migrations.Applied, s.Migrations.Pending, orDash(s.Migrations.Latest))
-	if s.Embedder.Name != "" {
+	switch {
+	case s.Embedder.Name != "":
 		fmt.Fprintf(out, "embedder:    %s (%d dims, %s)\n", s.Embedder.Name, s.Embedder.Dimensions, s.Embedder.State)
+	case s.Embedder.State != "":
+		fmt.Fprintf(out, "embedder:    %s\n", s.Embedder.State)
 	}
 	fmt.Fprintf(out, "memories:    %d live, %d archived, %d projects, %d global\n", s.Memories.Live, s.Memories.Archived, s.Memories.Projects, s.Memories.Global)
 	for name, n := range s.Memories.ByEmbedder {

@@ -10,12 +10,17 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/memhost/memhost/host/internal/plugins"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := rootCmd().ExecuteContext(ctx)
 	stop()
+	// Every exit path passes here: whatever a command started, no plugin process outlives it
+	// (go-plugin's CleanupClients, for all of memhost's supervisors).
+	plugins.KillAll()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "memhost:", err)
 		os.Exit(1)

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/mcpserver"
 	"github.com/memhost/memhost/host/internal/project"
@@ -34,9 +36,9 @@ of the directory memhost was started in. Logs go to stderr only.`,
 				return err
 			}
 			defer core.Close(cmd.Context())
-			principal, err := core.Tokens.Authenticate(cmd.Context(), token)
+			principal, err := core.Door.AuthenticateToken(cmd.Context(), token)
 			if err != nil {
-				return err
+				return access.Classify(err)
 			}
 			defaultProject := ""
 			if wd, err := os.Getwd(); err == nil {
@@ -44,8 +46,12 @@ of the directory memhost was started in. Logs go to stderr only.`,
 					defaultProject = id.Key
 				}
 			}
-			core.RunBackground(cmd.Context())
-			srv := mcpserver.New(core.Service, mcpserver.Options{Limiter: core.Limiter, Logger: core.Log, Version: server.Version})
+			bg := core.Background()
+			if err := bg.Start(cmd.Context()); err != nil {
+				return err
+			}
+			defer func() { _ = bg.Stop(context.WithoutCancel(cmd.Context())) }()
+			srv := mcpserver.New(core.Service, mcpserver.Options{Limiter: core.Limiter, Logger: core.Log, Version: server.Version, Brain: core.Brain})
 			return srv.ServeStdio(cmd.Context(), principal, defaultProject)
 		},
 	}

@@ -1,16 +1,26 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/project"
+	"github.com/memhost/memhost/host/internal/projectmap"
+	"github.com/memhost/memhost/host/internal/store"
 )
 
 func projectCmd() *cobra.Command {
-	c := &cobra.Command{Use: "project", Short: "Project identity"}
+	c := &cobra.Command{Use: "project", Short: "Project identity and the project brain: goal, plan, proposals inbox, map, health"}
 	c.AddCommand(&cobra.Command{
 		Use:   "key [DIR]",
 		Short: "Print the project key memhost resolves for DIR (default: the current directory)",
@@ -32,5 +42,338 @@ func projectCmd() *cobra.Command {
 			return nil
 		},
 	})
+	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd())
 	return c
+}
+
+// brainCmd is a project brain command: --project, a core on the database, run.
+func brainCmd(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, b *brain.Service, key string, args []string) error) *cobra.Command {
+	c := &cobra.Command{
+		Use: use, Short: short, Args: args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key, err := projectKey(cmd, "")
+			if err != nil {
+				return err
+			}
+			b, closeFn, err := openBrain(cmd)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			return userError(run(cmd, b, key, args))
+		},
+	}
+	addProjectFlag(c)
+	return c
+}
+
+func documentCmd(kind store.Kind) *cobra.Command {
+	c := &cobra.Command{Use: string(kind), Short: fmt.Sprintf("Show or set the project's %s (agents propose changes; see `memhost project inbox`)", kind)}
+	c.AddCommand(brainCmd("show", fmt.Sprintf("Print the project's %s", kind), cobra.NoArgs,
+		func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
+			d, err := b.Document(cmd.Context(), operator(key), kind)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s of %s (version %d, updated %s%s)\n", kind, key, d.Version, localTime(d.UpdatedAt), by(d.UpdatedBy))
+			fmt.Fprintln(cmd.OutOrStdout(), d.Text)
+			return nil
+		}))
+	c.AddCommand(brainCmd("set (TEXT | -)", fmt.Sprintf("Set the project's %s to TEXT, or to standard input with -; the old version stays in history", kind), cobra.ExactArgs(1),
+		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
+			text, err := textArg(args[0], cmd.InOrStdin())
+			if err != nil {
+				return err
+			}
+			d, err := b.SetDocument(cmd.Context(), operator(key), kind, brain.SetRequest{Text: text, Source: "cli"})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s of %s set (version %d)\n", kind, key, d.Version)
+			return nil
+		}))
+	return c
+}
+
+// textArg is TEXT, or standard input for "-" (one trailing line break dropped).
+func textArg(arg string, stdin io.Reader) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+	if err != nil {
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"), nil
+}
+
+func inboxCmd() *cobra.Command {
+	list := func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
+		status, _ := cmd.Flags().GetString("status")
+		page, err := b.Inbox(cmd.Context(), operator(key), brain.InboxRequest{Status: status})
+		if err != nil {
+			return err
+		}
+		printInbox(cmd.OutOrStdout(), page, status)
+		return nil
+	}
+	c := brainCmd("inbox", "The proposals inbox: agents' suggested goals and plans, waiting for you", cobra.NoArgs, list)
+	c.Flags().String("status", "", "pending (default), stale, approved, rejected or all")
+	ls := brainCmd("list", "List proposals, newest first", cobra.NoArgs, list)
+	ls.Flags().String("status", "", "pending (default), stale, approved, rejected or all")
+	c.AddCommand(ls)
+	c.AddCommand(brainCmd("show ID", "Show a proposal: who proposed it and why, and a diff of the current text against it", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
+			id, err := proposalArg(cmd, b, key, args[0])
+			if err != nil {
+				return err
+			}
+			d, err := b.Proposal(cmd.Context(), operator(key), id)
+			if err != nil {
+				return err
+			}
+			printProposal(cmd.OutOrStdout(), d)
+			return nil
+		}))
+	for _, approve := range []bool{true, false} {
+		use, short := "approve ID", "Approve a proposal: the document takes its text (the old version stays in history)"
+		if !approve {
+			use, short = "reject ID", "Reject a proposal; it stays in the inbox as rejected"
+		}
+		c.AddCommand(brainCmd(use, short, cobra.ExactArgs(1), func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
+			id, err := proposalArg(cmd, b, key, args[0])
+			if err != nil {
+				return err
+			}
+			var res brain.DecisionResult
+			if approve {
+				res, err = b.Approve(cmd.Context(), operator(key), id)
+			} else {
+				res, err = b.Reject(cmd.Context(), operator(key), id)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "proposal %s %s\n", res.Proposal.ID, res.Proposal.Status)
+			if res.Document != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s of %s is now version %d\n", res.Document.Layer, key, res.Document.Version)
+			}
+			return nil
+		}))
+	}
+	return c
+}
+
+// proposalArg accepts a proposal id or a unique prefix of one (as the inbox list shows).
+func proposalArg(cmd *cobra.Command, b *brain.Service, key, arg string) (uuid.UUID, error) {
+	if id, err := uuid.Parse(arg); err == nil {
+		return id, nil
+	}
+	prefix := strings.ToLower(strings.TrimSpace(arg))
+	if len(prefix) < 4 {
+		return uuid.Nil, fmt.Errorf("ID: %q is not a proposal id (give the id or at least its first 4 characters)", arg)
+	}
+	page, err := b.Inbox(cmd.Context(), operator(key), brain.InboxRequest{Status: "all", Limit: 500})
+	if err != nil {
+		return uuid.Nil, err
+	}
+	var found []uuid.UUID
+	for _, p := range page.Proposals {
+		if strings.HasPrefix(p.ID.String(), prefix) {
+			found = append(found, p.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return uuid.Nil, fmt.Errorf("ID: project %q has no proposal starting with %q", key, arg)
+	case 1:
+		return found[0], nil
+	}
+	return uuid.Nil, fmt.Errorf("ID: %q matches %d proposals; give more of the id", arg, len(found))
+}
+
+func printInbox(out io.Writer, page brain.InboxPage, status string) {
+	if len(page.Proposals) == 0 {
+		fmt.Fprintf(out, "no %s proposals in %s\n", orDefault(status, "pending"), page.Project)
+		return
+	}
+	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tLAYER\tSTATUS\tPROPOSED BY\tAGE\tREASON")
+	now := time.Now()
+	for _, p := range page.Proposals {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID.String()[:8], p.Layer, p.Status, cell(orDefault(p.Agent, p.ProposedBy)),
+			age(now.Sub(p.CreatedAt)), cell(p.Reason))
+	}
+	_ = w.Flush()
+}
+
+func printProposal(out io.Writer, d brain.ProposalDetail) {
+	fmt.Fprintf(out, "proposal %s: new %s of %s, %s\n", d.ID, d.Layer, d.Project, d.Status)
+	who := orDash(d.Agent)
+	if d.Session != "" {
+		who += " (session " + d.Session + ")"
+	}
+	fmt.Fprintf(out, "proposed by: %s with token %q, %s\n", who, d.ProposedBy, localTime(d.CreatedAt))
+	fmt.Fprintf(out, "reason:      %s\n", orDash(d.Reason))
+	fmt.Fprintf(out, "made against version %d; the %s is now version %d\n", d.BaseVersion, d.Layer, d.CurrentVersion)
+	if d.DecidedAt != nil {
+		fmt.Fprintf(out, "decided:     %s by %s, %s\n", d.Status, d.DecidedBy, localTime(*d.DecidedAt))
+	}
+	fmt.Fprintln(out)
+	fmt.Fprint(out, d.Diff)
+}
+
+func mapCmd() *cobra.Command {
+	c := &cobra.Command{Use: "map", Short: "The project map: languages, commands, layout and git activity, computed where the project lives"}
+	refresh := &cobra.Command{
+		Use:   "refresh [DIR]",
+		Short: "Map DIR (default: the current directory) here and upload it, to a running host with a token, else to the database",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			key, err := projectKey(cmd, dir)
+			if err != nil {
+				return err
+			}
+			m, err := projectmap.Build(cmd.Context(), dir, projectmap.Options{})
+			if err != nil {
+				return err
+			}
+			view, err := uploadMap(cmd, key, m)
+			if err != nil {
+				return userError(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "map of %s uploaded (%d files; built %s)\n", key, m.Files, localTime(view.GeneratedAt))
+			if len(m.Truncated) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "the map is partial: %s\n", strings.Join(m.Truncated, ", "))
+			}
+			return nil
+		},
+	}
+	addProjectFlag(refresh)
+	addTokenFlag(refresh)
+	show := brainCmd("show", "Print the project map's summary (--json for the whole map)", cobra.NoArgs,
+		func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
+			m, err := b.Map(cmd.Context(), operator(key), brain.MapRequest{})
+			if err != nil {
+				return err
+			}
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+				fmt.Fprintln(cmd.OutOrStdout(), string(m.Map))
+				return nil
+			}
+			stale := ""
+			if m.Stale {
+				stale = " (stale: run `memhost project map refresh`)"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "map of %s, built %s%s\n", key, localTime(m.GeneratedAt), stale)
+			fmt.Fprintln(cmd.OutOrStdout(), m.Summary)
+			return nil
+		})
+	show.Flags().Bool("json", false, "print the whole map in its JSON form")
+	c.AddCommand(refresh, show)
+	return c
+}
+
+// uploadMap stores m as project key's map: through a running host when a token is given and a
+// host answers, else in the database.
+func uploadMap(cmd *cobra.Command, key string, m projectmap.Map) (brain.MapView, error) {
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return brain.MapView{}, err
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return brain.MapView{}, err
+	}
+	if h := hostFor(cmd, cfg); h != nil {
+		var view brain.MapView
+		err := h.do(cmd.Context(), "PUT", projectPath(key, "map"), data, &view)
+		if !errors.Is(err, errNoHost) {
+			return view, err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "no host answers at %s; writing to the database\n", cfg.Server.Listen)
+	}
+	b, closeFn, err := openBrain(cmd)
+	if err != nil {
+		return brain.MapView{}, err
+	}
+	defer closeFn()
+	return b.PutMap(cmd.Context(), operator(key), data)
+}
+
+func healthCmd() *cobra.Command {
+	return brainCmd("health", "The project's health: facts and journal this week, folds, pending proposals, documents, most and never used facts", cobra.NoArgs,
+		func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
+			h, err := b.Health(cmd.Context(), operator(key))
+			if err != nil {
+				return err
+			}
+			printHealth(cmd.OutOrStdout(), h)
+			return nil
+		})
+}
+
+func printHealth(out io.Writer, h brain.HealthView) {
+	fmt.Fprintf(out, "project %s\n", h.Project)
+	fmt.Fprintf(out, "facts:      %d (%d this week), %d never returned by a search\n", h.Facts.Total, h.Facts.ThisWeek, h.NeverHit)
+	fmt.Fprintf(out, "journal:    %d entries (%d this week)\n", h.Journal.Total, h.Journal.ThisWeek)
+	fmt.Fprintf(out, "folds:      %d (%d this week)\n", h.Folds.Total, h.Folds.ThisWeek)
+	pending := fmt.Sprintf("%d pending", h.Proposals.Count)
+	if h.Proposals.OldestAt != nil {
+		pending += fmt.Sprintf(", oldest waiting %s", age(time.Duration(h.Proposals.OldestAgeSeconds)*time.Second))
+	}
+	fmt.Fprintf(out, "proposals:  %s\n", pending)
+	fmt.Fprintf(out, "goal:       %s\n", updated(h.GoalUpdatedAt))
+	fmt.Fprintf(out, "plan:       %s\n", updated(h.PlanUpdatedAt))
+	mapLine := updated(h.MapGeneratedAt)
+	if h.MapStale {
+		mapLine += " (stale)"
+	}
+	fmt.Fprintf(out, "map:        %s\n", mapLine)
+	if len(h.TopHit) > 0 {
+		fmt.Fprintln(out, "most used facts:")
+		for _, f := range h.TopHit {
+			fmt.Fprintf(out, "  %5d  %s\n", f.HitCount, cell(f.Text))
+		}
+	}
+}
+
+func updated(t *time.Time) string {
+	if t == nil {
+		return "not set"
+	}
+	return "updated " + timeOrDash(t)
+}
+
+func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+
+func by(who string) string {
+	if who == "" {
+		return ""
+	}
+	return " by " + who
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// age is a short duration for tables: 45s, 12m, 5h, 3d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -23,7 +22,7 @@ func rootCmd() *cobra.Command {
 	}
 	root.PersistentFlags().String("config", "", "config file (default $MEMHOST_CONFIG, else ./.memhost/memhost.toml if present)")
 	config.RegisterFlags(root.PersistentFlags())
-	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd())
 	return root
 }
 
@@ -78,41 +77,4 @@ func serveCmd() *cobra.Command {
 			return core.Serve(cmd.Context())
 		},
 	}
-}
-
-func configCmd() *cobra.Command {
-	c := &cobra.Command{Use: "config", Short: "Inspect configuration"}
-	c.AddCommand(&cobra.Command{
-		Use:   "check",
-		Short: "Validate the configuration and print every problem with its key and allowed range",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, _ := cmd.Flags().GetString("config")
-			cfg, err := config.Load(cmd.Context(), config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
-			if err != nil {
-				return err
-			}
-			problems := cfg.Validate(config.RequireDatabase)
-			src := cfg.Path()
-			if src == "" {
-				src = "(no file; defaults, environment and flags)"
-			}
-			out := cmd.OutOrStdout()
-			if len(problems) == 0 {
-				fmt.Fprintf(out, "config ok: %s\n", src)
-				return nil
-			}
-			fmt.Fprintf(out, "config %s has %d problem(s):\n", src, len(problems))
-			for _, p := range problems {
-				fmt.Fprintf(out, "  %s\n", p)
-			}
-			return fmt.Errorf("invalid configuration")
-		},
-	}, &cobra.Command{
-		Use:   "example",
-		Short: "Print a documented example config file",
-		Args:  cobra.NoArgs,
-		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), config.Example()) },
-	})
-	return c
 }

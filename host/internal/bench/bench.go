@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/lifecycle"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/sdk/embedder"
 	"github.com/memhost/memhost/sdk/embedder/calibration"
@@ -193,4 +194,12 @@ type progress struct {
 
 func (p progress) logf(format string, args ...any) {
 	fmt.Fprintf(p.w, "[bench %6.1fs] %s\n", time.Since(p.start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+// runHitRecorder runs the service's hit recorder as the host does, so benchmarks pay for hit
+// recording like production; the returned func stops it and waits for the last flush.
+func runHitRecorder(ctx context.Context, svc *memory.Service) (stop func()) {
+	g := lifecycle.NewGroup(nil, lifecycle.Func("hit recorder", svc.RecordHits))
+	_ = g.Start(ctx)
+	return func() { _ = g.Stop(context.WithoutCancel(ctx)) }
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/mcpserver"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
 	"github.com/memhost/memhost/sdk/embedder"
@@ -85,6 +86,20 @@ type QualityResult struct {
 	Folded                      int // facts that folded into an existing memory when stored
 	RecallAt5, RecallAt10, MRR  float64
 	Misses                      []string // queries with no relevant fact in the top 10
+	// What a model reads per returned memory from memory_search, in approximate tokens
+	// (bytes / 4): the full JSON record (what the tool's text content carried before it was
+	// made compact) and the compact line it reads now.
+	TokensPerHitFull, TokensPerHitCompact float64
+	hits                                  int
+}
+
+// countTokens adds one search's text sizes, as the MCP tool renders them, to the totals.
+func (res *QualityResult) countTokens(project, query string, r memory.SearchResult) {
+	out := mcpserver.SearchOutput{Project: project, Query: query, Hits: r.Hits, Degraded: r.Degraded}
+	full, _ := json.Marshal(out)
+	res.TokensPerHitFull += float64(len(full)) / 4
+	res.TokensPerHitCompact += float64(len(mcpserver.Brief(out))) / 4
+	res.hits += len(r.Hits)
 }
 
 // qualityK is the depth searched and the depth of recall@10 and MRR.
@@ -122,7 +137,7 @@ func Quality(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, redac
 	}
 	var bg errCounter
 	svc := memory.New(st, ix, memory.Fixed(e), redact, memory.DefaultConfig(), memory.WithErrorHandler(bg.add))
-	defer svc.Close()
+	defer runHitRecorder(ctx, svc)()
 	a := memory.Access{Project: set.Project, Actor: "bench"}
 
 	memOf := map[string]uuid.UUID{}
@@ -143,13 +158,14 @@ func Quality(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, redac
 		if err != nil {
 			return res, fmt.Errorf("search %q: %w", q.Query, err)
 		}
+		res.countTokens(a.Project, q.Query, hits)
 		want := map[uuid.UUID]bool{}
 		for _, id := range q.Relevant {
 			want[memOf[id]] = true
 		}
 		first := 0
 		var in5, in10 int
-		for i, h := range hits {
+		for i, h := range hits.Hits {
 			if !want[h.ID] {
 				continue
 			}
@@ -171,6 +187,10 @@ func Quality(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, redac
 	}
 	n := float64(len(set.Queries))
 	res.RecallAt5, res.RecallAt10, res.MRR = r5/n, r10/n, rr/n
+	if res.hits > 0 {
+		res.TokensPerHitFull /= float64(res.hits)
+		res.TokensPerHitCompact /= float64(res.hits)
+	}
 	if bg.n > 0 {
 		return res, errors.New("quality: background hit recording failed")
 	}

@@ -42,6 +42,10 @@ memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh
   - *memory_search*: 500 questions through ` + "`memory.Service.Search`" + ` top 10 (BM25 index +
     HNSW candidates, fused and ranked). The service records hits asynchronously, so those
     UPDATEs run concurrently with the measured searches, as in production.
+  - *spawn banner*: the project also gets a goal, a plan, 20 journal entries and a map; then
+    300 ` + "`brain.Service.Banner`" + ` calls (budget 2000, after 20 warm-up calls) time the whole fetch
+    (one round trip, ranking the candidate pool with rank.Score, rendering), and 300 more time
+    the read and ` + "`banner.Render`" + ` apart.
   - *ANN recall*: 100 query vectors; ` + "`store.Nearest`" + ` top 10 (HNSW, iterative scan) against
     the exact top 10 from the same SQL with index scans disabled (sequential scan + sort).
 - **Fold calibration**: ` + "`sdk/embedder/calibration`" + ` on the plugin process with the labelled
@@ -128,6 +132,7 @@ func Render(r Report) string {
 	w("| metric | measured |\n| --- | --- |\n")
 	w("| recall@5 | %.3f |\n| recall@10 | %.3f |\n| MRR (top 10) | %.3f |\n", q.RecallAt5, q.RecallAt10, q.MRR)
 	w("| facts folded into an existing memory on store | %d |\n", q.Folded)
+	w("| memory_search text a model reads, tokens per hit (bytes/4): full JSON before / compact now | %.0f / %.0f |\n", q.TokensPerHitFull, q.TokensPerHitCompact)
 	if len(q.Misses) > 0 {
 		w("\nQueries with no relevant fact in the top 10:\n\n")
 		for _, m := range q.Misses {
@@ -169,6 +174,7 @@ func renderScale(b *strings.Builder, s Scale, dims int, note func(string, ...any
 		w("| - at hnsw.ef_search %d: recall@10 / Nearest p50 / p99 | | %.3f / %s / %s | |\n", e.EfSearch, e.Recall, ms(e.Latency.P50), ms(e.Latency.P99))
 	}
 	w("| BM25 index load from the change feed (boot) | | %s | |\n", s.LexicalLoad.Round(time.Millisecond))
+	renderBanner(b, s.N, s.Banner, note)
 	if s.HitErrors > 0 {
 		w("| background hit-recording errors | 0 | %d | **MISS** |\n", s.HitErrors)
 	}

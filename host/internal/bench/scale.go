@@ -52,6 +52,7 @@ type Scale struct {
 	RecallByEf    []EfRecall
 	RecallQueries int
 	HitErrors     int // background hit recording failures
+	Banner        BannerBench
 }
 
 func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, n int, p progress) (Scale, error) {
@@ -116,25 +117,31 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 
 	var hitErrs errCounter
 	svc := memory.New(st, ix, memory.Fixed(emb), cfg.Redact, memory.DefaultConfig(), memory.WithErrorHandler(hitErrs.add))
+	stopRecorder := runHitRecorder(ctx, svc)
 	a := memory.Access{Project: project, Actor: "bench"}
 	// One untimed search pays for describing the embedder and the index lookup the service
 	// caches, which happen once per host, not per call.
 	if _, err := svc.Search(ctx, a, memory.SearchRequest{Query: facts[0].Query}); err != nil {
-		svc.Close()
+		stopRecorder()
 		return s, err
 	}
 	if err := measureStore(ctx, svc, a, corpus, facts, r, &s); err != nil {
-		svc.Close()
+		stopRecorder()
 		return s, err
 	}
 	p.logf("N=%d: store p50 %s p99 %s", n, s.Store.P50, s.Store.P99)
 	if err := measureSearch(ctx, svc, a, facts, r, &s); err != nil {
-		svc.Close()
+		stopRecorder()
 		return s, err
 	}
-	svc.Close()
-	s.HitErrors = hitErrs.n
 	p.logf("N=%d: search p50 %s p99 %s", n, s.Search.P50, s.Search.P99)
+	if s.Banner, err = measureBanner(ctx, st, svc, project); err != nil {
+		stopRecorder()
+		return s, err
+	}
+	p.logf("N=%d: banner fetch p50 %s, render p99 %s", n, s.Banner.Fetch.P50, s.Banner.Render.P99)
+	stopRecorder()
+	s.HitErrors = hitErrs.n
 	return s, nil
 }
 
@@ -211,7 +218,7 @@ func measureSearch(ctx context.Context, svc *memory.Service, a memory.Access, fa
 			return fmt.Errorf("search: %w", err)
 		}
 		samples[i] = time.Since(t)
-		for _, h := range hits {
+		for _, h := range hits.Hits {
 			if h.Text == f.Text {
 				s.SearchSelfHit++
 				break

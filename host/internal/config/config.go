@@ -15,12 +15,15 @@ type Config struct {
 	Ranking  Ranking  `koanf:"ranking"`
 	Auth     Auth     `koanf:"auth"`
 	Log      Log      `koanf:"log"`
+	Brain    Brain    `koanf:"brain"`
 
 	// unknownKeys are keys found in the config file that no field accepts. Load records them
 	// rather than failing so Validate can report them together with every other problem.
 	unknownKeys []string
 	// path is the config file that was loaded, "" when none.
 	path string
+	// settings are the loaded values with their origins.
+	settings []Setting
 }
 
 // Server configures the HTTP listener.
@@ -85,6 +88,15 @@ type Auth struct {
 	WriteBurst         int     `koanf:"write_burst"`
 }
 
+// Brain tunes the project brain (goal, plan, journal, map, spawn banner).
+type Brain struct {
+	// MapMaxAge is the age after which a project map is stale: surfaces say so, and a host
+	// that can see the project rebuilds it when asked for it.
+	MapMaxAge time.Duration `koanf:"map_max_age"`
+	// BannerBudget is the spawn banner's token budget when a request names none.
+	BannerBudget int `koanf:"banner_budget"`
+}
+
 // Log configures logging.
 type Log struct {
 	Level  string `koanf:"level"`
@@ -129,8 +141,9 @@ func Default() *Config {
 			"error_pattern": 90,
 			"reference":     365,
 		}},
-		Auth: Auth{WriteRatePerMinute: 600, WriteBurst: 60},
-		Log:  Log{Level: "info", Format: "text"},
+		Auth:  Auth{WriteRatePerMinute: 600, WriteBurst: 60},
+		Log:   Log{Level: "info", Format: "text"},
+		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000},
 	}
 }
 

@@ -123,6 +123,9 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.floatRange("auth.write_rate_per_minute", c.Auth.WriteRatePerMinute, 0, 1e6)
 	v.intRange("auth.write_burst", c.Auth.WriteBurst, 1, 1000000)
 
+	v.duration("brain.map_max_age", c.Brain.MapMaxAge, time.Minute, 365*24*time.Hour)
+	v.intRange("brain.banner_budget", c.Brain.BannerBudget, 300, 32000)
+
 	if !slices.Contains(logLevels, c.Log.Level) {
 		v.add("log.level", fmt.Sprintf("%q is not one of %s", c.Log.Level, strings.Join(logLevels, ", ")))
 	}

@@ -168,6 +168,10 @@ type Query struct {
 	Kinds           []store.Kind
 	IncludeArchived bool
 	Limit           int
+	// Expand adds the thesaurus's synonyms and category members of the query's terms (see
+	// thesaurusLines), each counting for half a literal match. Without it the score is plain
+	// Okapi BM25.
+	Expand bool
 }
 
 // Hit is one lexical match.
@@ -175,14 +179,15 @@ type Hit struct {
 	ID uuid.UUID
 	// Score is the raw BM25 score (comparable within one query only).
 	Score float64
-	// Coverage is the share of the query's distinct terms the memory contains.
+	// Coverage is the share of the query's concepts the memory matches: its distinct terms,
+	// where a thesaurus phrase and its expansions count as one.
 	Coverage float64
 }
 
 // Search returns the best BM25 matches across the asked scopes, best first.
 func (ix *Index) Search(q Query) []Hit {
-	terms := distinct(tokenize.Terms(q.Text))
-	if len(terms) == 0 || q.Limit <= 0 {
+	concepts := plan(q.Text, q.Expand)
+	if len(concepts) == 0 || q.Limit <= 0 {
 		return nil
 	}
 	var kinds map[store.Kind]bool
@@ -200,13 +205,83 @@ func (ix *Index) Search(q Query) []Hit {
 		if p == nil || p.live == 0 {
 			continue
 		}
-		hits = append(hits, p.search(terms, kinds, q.IncludeArchived, q.Limit)...)
+		hits = append(hits, p.search(concepts, kinds, q.IncludeArchived, q.Limit)...)
 	}
 	sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
+	if q.Expand && PRFDocs > 0 && len(hits) > 0 {
+		fb := ix.feedback(hits[:min(PRFDocs, len(hits))], concepts)
+		if len(fb.adds) > 0 {
+			concepts = append(concepts, fb)
+			hits = hits[:0]
+			for _, ref := range q.Scopes {
+				p := ix.parts[ref]
+				if p == nil || p.live == 0 {
+					continue
+				}
+				hits = append(hits, p.search(concepts, kinds, q.IncludeArchived, q.Limit)...)
+			}
+			sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
+		}
+	}
 	if len(hits) > q.Limit {
 		hits = hits[:q.Limit]
 	}
 	return hits
+}
+
+var PRFDocs, PRFTerms = 0, 10
+var PRFWeight = 0.3
+
+func (ix *Index) feedback(top []Hit, concepts []concept) concept {
+	inQuery := map[string]bool{}
+	for _, c := range concepts {
+		for _, t := range c.terms {
+			inQuery[t] = true
+		}
+		for _, a := range c.adds {
+			for _, t := range a.terms {
+				inQuery[t] = true
+			}
+		}
+	}
+	w := map[string]float64{}
+	for _, h := range top {
+		ref, ok := ix.docs[h.ID]
+		if !ok {
+			continue
+		}
+		p := ref.part
+		n := float64(p.live)
+		for _, t := range p.docs[ref.slot].terms {
+			if inQuery[t] {
+				continue
+			}
+			df := float64(p.df[t])
+			if df == 0 || df > n/4 {
+				continue
+			}
+			w[t] += math.Log(1+(n-df+0.5)/(df+0.5)) * h.Score / top[0].Score
+		}
+	}
+	type tw struct {
+		t string
+		w float64
+	}
+	var all []tw
+	for t, v := range w {
+		all = append(all, tw{t, v})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].w != all[j].w {
+			return all[i].w > all[j].w
+		}
+		return all[i].t < all[j].t
+	})
+	var c concept
+	for _, x := range all[:min(PRFTerms, len(all))] {
+		c.adds = append(c.adds, expansion{terms: []string{x.t}, weight: PRFWeight})
+	}
+	return c
 }
 
 // better orders hits by score, then id, so results are deterministic.
@@ -220,14 +295,17 @@ func better(a, b Hit) bool {
 // scratch is per-query accumulator space, pooled because a query over a large partition
 // touches most of its documents and a map per query would dominate the search.
 type scratch struct {
-	score   []float64
-	matched []uint16
-	touched []int32
+	score    []float64
+	best     []float64 // best expansion match of the current concept
+	matched  []uint16  // concepts matched
+	credited []int32   // 1 + the last concept credited, so each concept counts once
+	touched  []int32
+	expanded []int32 // slots with a best value for the current concept
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 
-func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArchived bool, limit int) []Hit {
+func (p *partition) search(concepts []concept, kinds map[store.Kind]bool, includeArchived bool, limit int) []Hit {
 	n := float64(p.live)
 	avg := float64(p.totalLen) / n
 	if avg == 0 {
@@ -237,13 +315,19 @@ func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArc
 	defer scratchPool.Put(sc)
 	if cap(sc.score) < len(p.docs) {
 		sc.score = make([]float64, len(p.docs))
+		sc.best = make([]float64, len(p.docs))
 		sc.matched = make([]uint16, len(p.docs))
+		sc.credited = make([]int32, len(p.docs))
 	}
-	sc.score, sc.matched, sc.touched = sc.score[:len(p.docs)], sc.matched[:len(p.docs)], sc.touched[:0]
-	for _, t := range terms {
+	size := len(p.docs)
+	sc.score, sc.best, sc.matched, sc.credited = sc.score[:size], sc.best[:size], sc.matched[:size], sc.credited[:size]
+	sc.touched, sc.expanded = sc.touched[:0], sc.expanded[:0]
+
+	// each calls fn with every eligible posting of t and the term's BM25 contribution to it.
+	each := func(t string, fn func(slot int32, bm25 float64)) {
 		df := float64(p.df[t])
 		if df == 0 {
-			continue
+			return
 		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, ps := range p.postings[t] {
@@ -252,18 +336,48 @@ func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArc
 				continue
 			}
 			tf := float64(ps.tf)
-			if sc.matched[ps.slot] == 0 {
-				sc.touched = append(sc.touched, ps.slot)
-			}
-			sc.score[ps.slot] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
-			sc.matched[ps.slot]++
+			fn(ps.slot, idf*tf*(k1+1)/(tf+k1*(1-b+b*float64(d.length)/avg)))
 		}
+	}
+	for ci, c := range concepts {
+		credit := func(slot int32) {
+			if sc.credited[slot] == int32(ci+1) {
+				return
+			}
+			sc.credited[slot] = int32(ci + 1)
+			if sc.matched[slot] == 0 {
+				sc.touched = append(sc.touched, slot)
+			}
+			sc.matched[slot]++
+		}
+		for _, t := range c.terms {
+			each(t, func(slot int32, v float64) {
+				sc.score[slot] += v
+				credit(slot)
+			})
+		}
+		for _, a := range c.adds {
+			p.expansion(a, each, func(slot int32, v float64) {
+				if v > sc.best[slot] {
+					if sc.best[slot] == 0 {
+						sc.expanded = append(sc.expanded, slot)
+					}
+					sc.best[slot] = v
+				}
+			})
+		}
+		for _, slot := range sc.expanded {
+			sc.score[slot] += sc.best[slot]
+			sc.best[slot] = 0
+			credit(slot)
+		}
+		sc.expanded = sc.expanded[:0]
 	}
 	// Keep the best limit hits in a min-heap instead of sorting every touched document.
 	h := make(hitHeap, 0, min(limit, len(sc.touched)))
 	for _, slot := range sc.touched {
-		hit := Hit{ID: p.docs[slot].id, Score: sc.score[slot], Coverage: float64(sc.matched[slot]) / float64(len(terms))}
-		sc.score[slot], sc.matched[slot] = 0, 0
+		hit := Hit{ID: p.docs[slot].id, Score: sc.score[slot], Coverage: float64(sc.matched[slot]) / float64(len(concepts))}
+		sc.score[slot], sc.matched[slot], sc.credited[slot] = 0, 0, 0
 		switch {
 		case len(h) < limit:
 			heap.Push(&h, hit)
@@ -273,6 +387,28 @@ func (p *partition) search(terms []string, kinds map[store.Kind]bool, includeArc
 		}
 	}
 	return h
+}
+
+// expansion reports the weighted BM25 score of one thesaurus expansion for every memory that
+// contains all of its terms.
+func (p *partition) expansion(a expansion, each func(string, func(int32, float64)), fn func(slot int32, v float64)) {
+	if len(a.terms) == 1 {
+		each(a.terms[0], func(slot int32, v float64) { fn(slot, a.weight*v) })
+		return
+	}
+	sum := map[int32]float64{}
+	count := map[int32]int{}
+	for _, t := range a.terms {
+		each(t, func(slot int32, v float64) {
+			sum[slot] += v
+			count[slot]++
+		})
+	}
+	for slot, c := range count {
+		if c == len(a.terms) {
+			fn(slot, a.weight*sum[slot])
+		}
+	}
 }
 
 // hitHeap is a min-heap by rank: the root is the worst hit kept.

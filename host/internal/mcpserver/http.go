@@ -2,24 +2,15 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 )
-
-// Authenticator checks a bearer token. *auth.Tokens implements it.
-type Authenticator interface {
-	Authenticate(ctx context.Context, bearer string) (auth.Principal, error)
-}
-
-var _ Authenticator = (*auth.Tokens)(nil)
 
 // statelessVersion is the first protocol version without sessions (SEP-2575). The SDK serves
 // it only from a stateless handler.
@@ -34,7 +25,7 @@ const sessionIdleTimeout = 30 * time.Minute
 // `WWW-Authenticate: Bearer realm="memhost"` and a JSON error body. Requests at protocol
 // 2026-07-28 or later (by their Mcp-Protocol-Version header) are served statelessly; older
 // clients get a session from initialize, bound to the token that opened it.
-func (s *Server) Handler(authn Authenticator) http.Handler {
+func (s *Server) Handler(door *access.Door) http.Handler {
 	getServer := func(*http.Request) *mcp.Server { return s.http }
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		JSONResponse: true, Logger: s.log, SessionTimeout: sessionIdleTimeout,
@@ -52,7 +43,7 @@ func (s *Server) Handler(authn Authenticator) http.Handler {
 	// The SDK's middleware carries the principal to tool handlers (RequestExtra.TokenInfo)
 	// and pins each stateful session to the token (UserID) that created it.
 	withTokenInfo := sdkauth.RequireBearerToken(tokenInfoFromContext, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
-	return s.bearer(authn, withTokenInfo(route))
+	return s.bearer(door, withTokenInfo(route))
 }
 
 type principalCtxKey struct{}
@@ -74,46 +65,19 @@ func tokenInfoFromContext(ctx context.Context, _ string, _ *http.Request) (*sdka
 	}, nil
 }
 
-// bearer authenticates the request's bearer token and puts the principal in its context.
-func (s *Server) bearer(authn Authenticator, next http.Handler) http.Handler {
+// bearer authenticates the request's bearer token through the front door and puts the
+// principal in its context.
+func (s *Server) bearer(door *access.Door, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, token, found := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		token = strings.TrimSpace(token)
-		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
-			unauthorized(w, "missing bearer token: send Authorization: Bearer <memhost token>")
-			return
-		}
-		p, err := authn.Authenticate(r.Context(), token)
-		switch {
-		case errors.Is(err, auth.ErrUnauthenticated):
-			unauthorized(w, "invalid, expired or revoked token")
-			return
-		case err != nil:
-			s.log.ErrorContext(r.Context(), "mcp: authenticate bearer token", "err", err)
-			writeError(w, http.StatusServiceUnavailable, "unavailable", "cannot check the token right now; retry later")
+		p, err := door.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			prob := access.Classify(err)
+			if prob.Internal || prob.RetryAfter > 0 {
+				s.log.WarnContext(r.Context(), "mcp: authenticate bearer token", "err", err)
+			}
+			prob.WriteHTTP(w)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p)))
 	})
-}
-
-// errorBody is the REST API's JSON error shape, reused so clients see one format.
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func unauthorized(w http.ResponseWriter, msg string) {
-	w.Header().Set("WWW-Authenticate", `Bearer realm="memhost"`)
-	writeError(w, http.StatusUnauthorized, "unauthenticated", msg)
-}
-
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(errorBody{Error: errorDetail{Code: code, Message: msg}})
 }

@@ -28,7 +28,7 @@ func TestMissingOrWrongTokenIs401(t *testing.T) {
 		resp, body := rpc(t, b.url, token, nil, initialize("2025-11-25", "claude-code"))
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, name)
 		require.Regexp(t, regexp.MustCompile(`^Bearer\b`), resp.Header.Get("WWW-Authenticate"), name)
-		require.Equal(t, "application/json", resp.Header.Get("Content-Type"), name)
+		require.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), name)
 		require.Equal(t, "unauthenticated", body["error"].(map[string]any)["code"], name)
 		require.NotEmpty(t, body["error"].(map[string]any)["message"], name)
 	}
@@ -113,7 +113,7 @@ func TestWriteRateLimit(t *testing.T) {
 	first := ok[memory.StoreResult](t, cs, mcpserver.ToolStore, map[string]any{"text": "Lint with golangci-lint v2."})
 	ok[memory.StoreResult](t, cs, mcpserver.ToolStore, map[string]any{"text": "Docs are built with mkdocs."})
 	msg := toolErr(t, cs, mcpserver.ToolStore, map[string]any{"text": "Benchmarks run with make bench."})
-	require.Regexp(t, `^rate limit: retry after \d+s`, msg)
+	require.Regexp(t, `^rate limit: .*nothing was changed, retry after \d+s`, msg)
 	require.Regexp(t, `^rate limit`, toolErr(t, cs, mcpserver.ToolArchive, map[string]any{"id": first.ID.String()}))
 	require.Equal(t, 2, b.countAll(t, projectA))
 	require.Nil(t, ok[memory.View](t, cs, mcpserver.ToolGet, map[string]any{"id": first.ID.String()}).ArchivedAt)

@@ -2,21 +2,17 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/project"
 )
 
 // Options configures a Server.
@@ -28,6 +24,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is the server version reported to clients (serverInfo.version).
 	Version string
+	// Brain serves the project brain's tools (goal, plan, proposals, journal, cross-layer
+	// search, map, context). Nil leaves them out.
+	Brain *brain.Service
 }
 
 // Server is memhost's MCP surface over one memory.Service.
@@ -60,10 +59,17 @@ Archive (memory_archive) a memory that has become wrong; restore it with memory_
 
 // newMCP builds one mcp.Server whose tools learn who is calling through identify.
 func (s *Server) newMCP(identify identifyFunc) *mcp.Server {
+	ins := instructions
+	if s.opts.Brain != nil {
+		ins += "\n" + projectInstructions
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memhost", Title: "memhost project memory", Version: s.opts.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: s.log})
+		&mcp.ServerOptions{Instructions: ins, Logger: s.log})
 	t := &tools{svc: s.svc, limiter: s.opts.Limiter, log: s.log, identify: identify, limits: limitReplacer(s.svc.Config())}
 	t.register(srv)
+	if s.opts.Brain != nil {
+		(&projectTools{tools: t, brain: s.opts.Brain}).register(srv)
+	}
 	return srv
 }
 
@@ -78,9 +84,6 @@ type caller struct {
 // identifyFunc finds the caller of a tool call. ok is false when the request carries no
 // authenticated principal (a wiring bug: the transport must authenticate first).
 type identifyFunc func(req *mcp.CallToolRequest) (c caller, ok bool)
-
-// maxCwdBytes bounds the cwd argument (PATH_MAX on Linux).
-const maxCwdBytes = 4096
 
 // principalKey is the TokenInfo.Extra key holding the auth.Principal.
 const principalKey = "memhost.principal"
@@ -109,62 +112,9 @@ func clientName(req *mcp.CallToolRequest) string {
 // can reports whether the principal holds scope (admin implies every scope).
 func (c caller) can(scope auth.Scope) bool { return c.principal.Has(scope) }
 
-// access resolves the project of one call and builds the service's Access.
-//
-// A token bound to a project always gets that project; a project or cwd argument that
-// names another project is an error naming both. Otherwise the project argument (a key)
-// wins, then cwd (resolved on the host like the CLI does), then the caller's default.
+// access resolves the project of one call through the front door.
 func (c caller) access(projectArg, cwd string) (memory.Access, error) {
-	a := memory.Access{Admin: c.principal.Has(auth.ScopeAdmin), Actor: c.principal.Name}
-	projectArg = strings.TrimSpace(projectArg)
-	if projectArg != "" {
-		if err := project.ValidateKey(projectArg); err != nil {
-			return a, &memory.FieldError{Field: "project", Message: strings.TrimPrefix(err.Error(), "project: ")}
-		}
-	}
-	if len(cwd) > maxCwdBytes || !utf8.ValidString(cwd) || strings.ContainsRune(cwd, 0) {
-		return a, &memory.FieldError{Field: "cwd", Message: fmt.Sprintf("must be a valid UTF-8 path without NUL, at most %d bytes", maxCwdBytes)}
-	}
-	cwdKey, cwdErr := "", error(nil)
-	if cwd != "" {
-		var id project.Identity
-		if id, cwdErr = project.Resolve(cwd); cwdErr == nil {
-			cwdKey = id.Key
-		}
-	}
-	if bound := c.principal.ProjectKey; bound != "" {
-		switch {
-		case projectArg != "" && projectArg != bound:
-			return a, fmt.Errorf("%w: this token is bound to project %q; the project argument names %q", auth.ErrForbidden, bound, projectArg)
-		case cwdKey != "" && cwdKey != bound:
-			return a, fmt.Errorf("%w: this token is bound to project %q; cwd %q is project %q", auth.ErrForbidden, bound, cwd, cwdKey)
-		}
-		// An unresolvable cwd (a path on the client's machine, not the host's) is only a
-		// hint next to the binding, so it is ignored.
-		a.Project = bound
-		return a, nil
-	}
-	requested := projectArg
-	switch {
-	case projectArg != "" && cwdKey != "" && cwdKey != projectArg:
-		return a, &memory.FieldError{Field: "project", Message: fmt.Sprintf("%q disagrees with cwd %q, which is project %q; pass one of them", projectArg, cwd, cwdKey)}
-	case projectArg != "":
-	case cwd != "" && cwdErr != nil:
-		return a, &memory.FieldError{Field: "cwd", Message: fmt.Sprintf("cannot resolve a project from %q on the memhost host (%v); pass project (the project key) instead", cwd, cwdErr)}
-	case cwdKey != "":
-		requested = cwdKey
-	default:
-		requested = c.defaultProject
-	}
-	if requested == "" {
-		return a, &memory.FieldError{Field: "project", Message: "is required: pass project (a project key) or cwd (the working directory), or use a token bound to a project"}
-	}
-	resolved, err := c.principal.ResolveProject(requested)
-	if err != nil {
-		return a, err
-	}
-	a.Project = resolved
-	return a, nil
+	return access.Resolve(c.principal, access.Target{Project: projectArg, Cwd: cwd, Default: c.defaultProject})
 }
 
 // toolError is an error the model should read: it becomes a tool result with IsError set.
@@ -176,40 +126,24 @@ func toolErrorf(format string, args ...any) error {
 	return &toolError{msg: fmt.Sprintf(format, args...)}
 }
 
-func retrySeconds(secs float64) int { return max(1, int(math.Ceil(secs))) }
-
-// reportable turns any error from resolving or serving a call into a message for the model.
-// Unexpected errors are logged in full and reported generically, so SQL and internals never
-// reach a client.
-func (t *tools) reportable(ctx context.Context, tool, projectKey string, err error) error {
+// reportable turns any error from resolving or serving a call into a message for the model,
+// through the front door's one mapping. Unexpected errors are logged in full under a reference
+// and reported generically, so SQL and internals never reach a client.
+func (t *tools) reportable(ctx context.Context, tool string, err error) error {
 	var te *toolError
-	var fe *memory.FieldError
-	switch {
-	case errors.As(err, &te):
+	if errors.As(err, &te) {
 		return te
-	case errors.As(err, &fe):
-		return toolErrorf("invalid argument %s: %s", fe.Field, fe.Message)
-	case errors.Is(err, memory.ErrNotFound):
-		// The store's wording is internal; memories of other projects are reported the same
-		// way as missing ones, so nothing is revealed about them.
-		return toolErrorf("not found: no memory with this id in project %q", projectKey)
-	case errors.Is(err, memory.ErrForbidden), errors.Is(err, auth.ErrForbidden):
-		return toolErrorf("%v", err)
-	case errors.Is(err, memory.ErrConflict):
-		return toolErrorf("conflict: another live memory already has this text; search for it instead")
-	case errors.Is(err, memory.ErrUnavailable):
-		t.log.WarnContext(ctx, "mcp tool unavailable", "tool", tool, "err", err)
-		return toolErrorf("unavailable: the embedder cannot serve right now; nothing was changed, retry in a few seconds")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return toolErrorf("cancelled: the call was cancelled or timed out before it finished")
 	}
-	ref := errorRef()
-	t.log.ErrorContext(ctx, "mcp tool failed", "tool", tool, "ref", ref, "err", err)
-	return toolErrorf("internal error (ref %s); see the memhost host log", ref)
-}
-
-func errorRef() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	p := access.Classify(err)
+	switch {
+	case p.Internal:
+		ref := access.NewRef()
+		t.log.ErrorContext(ctx, "mcp tool failed", "tool", tool, "ref", ref, "err", err)
+		return toolErrorf("internal error (ref %s); see the memhost host log", ref)
+	case p.Code == "invalid_argument":
+		return toolErrorf("invalid argument %s", p.Message)
+	case p.RetryAfter > 0:
+		t.log.WarnContext(ctx, "mcp tool refused", "tool", tool, "code", p.Code, "err", err)
+	}
+	return toolErrorf("%s", p.Message)
 }

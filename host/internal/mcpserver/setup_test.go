@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/mcpserver"
@@ -67,14 +68,13 @@ func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
 		cfg = *o.config
 	}
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, cfg)
-	t.Cleanup(svc.Close)
 	logs := &testlog.Buffer{}
 	srv := mcpserver.New(svc, mcpserver.Options{
 		Limiter: o.limiter, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	tokens := auth.NewTokens(pool)
-	hs := httptest.NewServer(srv.Handler(tokens))
+	hs := httptest.NewServer(srv.Handler(access.NewDoor(tokens)))
 	t.Cleanup(hs.Close)
 	return &bundle{svc: svc, tokens: tokens, server: srv, url: hs.URL, logs: logs, pool: pool, dsn: dsn}
 }

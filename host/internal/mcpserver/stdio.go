@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,8 +16,16 @@ import (
 // project and a call names no project or cwd, defaultProject (the key of the process's
 // working directory) is used. Nothing but MCP messages is written to stdout: logs go to the
 // Options.Logger, which must not write to stdout.
+//
+// Every request read before end of input is answered before ServeStdio returns.
 func (s *Server) ServeStdio(ctx context.Context, principal auth.Principal, defaultProject string) error {
-	return s.Serve(ctx, &mcp.StdioTransport{}, principal, defaultProject)
+	return s.ServeStream(ctx, os.Stdin, os.Stdout, principal, defaultProject)
+}
+
+// ServeStream is ServeStdio over any reader and writer.
+func (s *Server) ServeStream(ctx context.Context, in io.Reader, out io.Writer, principal auth.Principal, defaultProject string) error {
+	d := newDrainingIO(ctx, in, out)
+	return s.Serve(ctx, &mcp.IOTransport{Reader: d, Writer: d}, principal, defaultProject)
 }
 
 // Serve is ServeStdio over any transport (e.g. mcp.NewInMemoryTransports in tests).

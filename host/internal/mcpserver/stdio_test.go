@@ -138,7 +138,6 @@ func TestStdioChildProcess(t *testing.T) {
 	require.NoError(t, err)
 	defer pool.Close()
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(embeddertest.Launch(t, os.Getenv(childPlugin))), nil, memory.DefaultConfig())
-	defer svc.Close()
 	p, err := auth.NewTokens(pool).Authenticate(ctx, os.Getenv(childToken))
 	require.NoError(t, err)
 	srv := mcpserver.New(svc, mcpserver.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
@@ -55,7 +56,7 @@ type SearchInput struct {
 
 // GetInput is memory_get's arguments.
 type GetInput struct {
-	ID      string `json:"id" jsonschema:"The memory's id (a UUID) as returned by memory_search, memory_list or memory_store."`
+	ID      string `json:"id" jsonschema:"The memory's id (a UUID, or at least its first 8 hex digits as the spawn banner shows them) as returned by memory_search, memory_list or memory_store."`
 	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
 	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
 }
@@ -72,7 +73,7 @@ type ListInput struct {
 
 // ArchiveInput is memory_archive's arguments.
 type ArchiveInput struct {
-	ID      string `json:"id" jsonschema:"The memory's id (a UUID)."`
+	ID      string `json:"id" jsonschema:"The memory's id (a UUID, or at least its first 8 hex digits)."`
 	Reason  string `json:"reason,omitempty" jsonschema:"Why it is archived (e.g. 'we moved from npm to pnpm'); kept in its history. Optional; at most 500 bytes."`
 	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
 	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
@@ -80,7 +81,7 @@ type ArchiveInput struct {
 
 // IDInput is the arguments of memory_restore and memory_history.
 type IDInput struct {
-	ID      string `json:"id" jsonschema:"The memory's id (a UUID)."`
+	ID      string `json:"id" jsonschema:"The memory's id (a UUID, or at least its first 8 hex digits)."`
 	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
 	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
 }
@@ -94,8 +95,10 @@ func (in IDInput) where() (string, string)      { return in.Project, in.Cwd }
 
 // SearchOutput is memory_search's result.
 type SearchOutput struct {
-	Project string             `json:"project"`
-	Hits    []memory.SearchHit `json:"hits"`
+	Project  string             `json:"project"`
+	Query    string             `json:"query"`
+	Hits     []memory.SearchHit `json:"hits"`
+	Degraded string             `json:"degraded,omitempty"`
 }
 
 // ListOutput is memory_list's result.
@@ -223,17 +226,21 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 		}
 		a, err := c.access(in.where())
 		if err != nil {
-			return nil, zero, t.reportable(ctx, tool.Name, "", err)
+			return nil, zero, t.reportable(ctx, tool.Name, err)
 		}
 		if write && t.limiter != nil {
-			if ok, after := t.limiter.Allow(c.principal.TokenID); !ok {
-				return nil, zero, toolErrorf("rate limit: retry after %ds (too many writes for token %q; nothing was changed)",
-					retrySeconds(after.Seconds()), c.principal.Name)
+			if err := access.Limit(t.limiter, c.principal); err != nil {
+				return nil, zero, t.reportable(ctx, tool.Name, err)
 			}
 		}
 		out, err := run(ctx, c, a, in)
 		if err != nil {
-			return nil, zero, t.reportable(ctx, tool.Name, a.Project, err)
+			return nil, zero, t.reportable(ctx, tool.Name, err)
+		}
+		// What the model reads is compact (agents pay for every token); programs get the
+		// full structured output.
+		if text := Brief(out); text != "" {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 		}
 		return nil, out, nil
 	})
@@ -283,14 +290,6 @@ func schemaFor[T any]() *jsonschema.Schema {
 	return s
 }
 
-func parseID(s string) (uuid.UUID, error) {
-	id, err := uuid.Parse(strings.TrimSpace(s))
-	if err != nil {
-		return uuid.Nil, &memory.FieldError{Field: "id", Message: fmt.Sprintf("%q is not a memory id (a UUID as returned by memory_search or memory_list)", s)}
-	}
-	return id, nil
-}
-
 func (t *tools) store(ctx context.Context, c caller, a memory.Access, in StoreInput) (memory.StoreResult, error) {
 	agent := in.Agent
 	if agent == "" {
@@ -303,20 +302,20 @@ func (t *tools) store(ctx context.Context, c caller, a memory.Access, in StoreIn
 }
 
 func (t *tools) search(ctx context.Context, _ caller, a memory.Access, in SearchInput) (SearchOutput, error) {
-	hits, err := t.svc.Search(ctx, a, memory.SearchRequest{
+	res, err := t.svc.Search(ctx, a, memory.SearchRequest{
 		Query: in.Query, TopK: in.TopK, Kinds: in.Kinds, MinScore: in.MinScore, IncludeArchived: in.IncludeArchived,
 	})
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	if hits == nil {
-		hits = []memory.SearchHit{}
+	if res.Hits == nil {
+		res.Hits = []memory.SearchHit{}
 	}
-	return SearchOutput{Project: a.Project, Hits: hits}, nil
+	return SearchOutput{Project: a.Project, Query: in.Query, Hits: res.Hits, Degraded: res.Degraded}, nil
 }
 
 func (t *tools) get(ctx context.Context, _ caller, a memory.Access, in GetInput) (memory.View, error) {
-	id, err := parseID(in.ID)
+	id, err := t.svc.Lookup(ctx, a, in.ID)
 	if err != nil {
 		return memory.View{}, err
 	}
@@ -335,7 +334,7 @@ func (t *tools) list(ctx context.Context, _ caller, a memory.Access, in ListInpu
 }
 
 func (t *tools) archive(ctx context.Context, _ caller, a memory.Access, in ArchiveInput) (memory.View, error) {
-	id, err := parseID(in.ID)
+	id, err := t.svc.Lookup(ctx, a, in.ID)
 	if err != nil {
 		return memory.View{}, err
 	}
@@ -343,7 +342,7 @@ func (t *tools) archive(ctx context.Context, _ caller, a memory.Access, in Archi
 }
 
 func (t *tools) restore(ctx context.Context, _ caller, a memory.Access, in IDInput) (memory.View, error) {
-	id, err := parseID(in.ID)
+	id, err := t.svc.Lookup(ctx, a, in.ID)
 	if err != nil {
 		return memory.View{}, err
 	}
@@ -351,7 +350,7 @@ func (t *tools) restore(ctx context.Context, _ caller, a memory.Access, in IDInp
 }
 
 func (t *tools) history(ctx context.Context, _ caller, a memory.Access, in IDInput) (HistoryOutput, error) {
-	id, err := parseID(in.ID)
+	id, err := t.svc.Lookup(ctx, a, in.ID)
 	if err != nil {
 		return HistoryOutput{}, err
 	}

@@ -30,4 +30,7 @@ var (
 	// ErrUnavailable means the embedder cannot serve right now; retry later. Writes are not
 	// downgraded to another embedder.
 	ErrUnavailable = errors.New("embedder unavailable")
+	// ErrRejected means the embedder refused the text for good (its own limit or rule): a
+	// retry of the same text cannot succeed, so surfaces must not invite one.
+	ErrRejected = errors.New("rejected by the embedder")
 )

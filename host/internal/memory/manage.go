@@ -3,13 +3,11 @@ package memory
 import (
 	"context"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
-)
 
-// maxReasonBytes bounds an archive reason.
-const maxReasonBytes = 500
+	"github.com/memhost/memhost/host/internal/store"
+)
 
 func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) error {
 	m, err := s.load(ctx, a, id)
@@ -19,14 +17,20 @@ func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) erro
 	if !a.writable(m) {
 		return fmt.Errorf("%w: memory %s is global; changing it needs the admin scope", ErrForbidden, id)
 	}
+	if store.IsDocument(m.Kind) && !a.Admin {
+		// Agents change a goal or plan only through a proposal a human decides.
+		return fmt.Errorf("%w: memory %s is the project's %s; propose a change with project_%s_set, or use a token with the admin scope", ErrForbidden, id, m.Kind, m.Kind)
+	}
 	return nil
 }
 
-// Archive soft-deletes a memory. It stays restorable (and in history) until purge.
+// Archive soft-deletes a memory. It stays restorable (and in history) until purge. The
+// reason is held to the rules of every free-text field and redacted like memory text.
 func (s *Service) Archive(ctx context.Context, a Access, id uuid.UUID, reason string) (View, error) {
-	if len(reason) > maxReasonBytes || !utf8.ValidString(reason) {
-		return View{}, fieldErr("reason", "must be valid UTF-8, at most %d bytes", maxReasonBytes)
+	if err := CheckLine("reason", reason, MaxReasonBytes); err != nil {
+		return View{}, err
 	}
+	s.redactField(&reason)
 	if reason == "" {
 		reason = "archived by " + a.Actor
 	}

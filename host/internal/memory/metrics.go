@@ -11,6 +11,7 @@ type Metrics struct {
 	writes      *prometheus.HistogramVec
 	searches    prometheus.Histogram
 	hitsDropped prometheus.Counter
+	degraded    prometheus.Counter
 }
 
 // NewMetrics registers the series on reg.
@@ -23,8 +24,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "memory_search latency.", Buckets: buckets}),
 		hitsDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_memory_hits_dropped_total",
 			Help: "Search hit records dropped because the hit recorder was saturated."}),
+		degraded: prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_memory_search_degraded_total",
+			Help: "Searches answered from the lexical path alone because the embedder was unavailable."}),
 	}
-	reg.MustRegister(m.writes, m.searches, m.hitsDropped)
+	reg.MustRegister(m.writes, m.searches, m.hitsDropped, m.degraded)
 	return m
 }
 
@@ -43,5 +46,11 @@ func (m *Metrics) search(start time.Time) {
 func (m *Metrics) droppedHits() {
 	if m != nil {
 		m.hitsDropped.Inc()
+	}
+}
+
+func (m *Metrics) degradedSearch() {
+	if m != nil {
+		m.degraded.Inc()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -25,6 +26,13 @@ type SearchRequest struct {
 	MinScore        float64  // [0, 1]
 	IncludeArchived bool
 	ExcludeGlobal   bool
+	// Within is the set of kinds searched when Kinds is empty: the fact kinds (store.Kinds)
+	// when empty. Cross-layer search (package brain) sets it to a layer's kinds; callers'
+	// own kind names only ever select among fact kinds.
+	Within []store.Kind
+	// NoHits leaves the hits unrecorded: a caller that merges several searches records the
+	// hits it returns itself (RecordReturned).
+	NoHits bool
 }
 
 // SearchHit is a ranked memory with the signals that ranked it.
@@ -36,29 +44,48 @@ type SearchHit struct {
 	Lexical   *float64 `json:"lexical,omitempty"`
 }
 
+// SearchResult is a ranked page of hits. Degraded is empty when every retrieval path served;
+// otherwise it says which path was skipped and why, and the hits come from the others.
+type SearchResult struct {
+	Hits     []SearchHit `json:"hits"`
+	Degraded string      `json:"degraded,omitempty"`
+}
+
+// DegradedLexicalOnly is SearchResult.Degraded when the embedder could not serve the query:
+// the hits are the lexical (BM25) path's alone. Memory never blocks an agent's work, so an
+// embedder outage costs recall, not the answer.
+const DegradedLexicalOnly = "lexical only: the embedder is unavailable, so results come from keyword (BM25) search alone"
+
 // Search is the read path: BM25 and ANN candidates (each up to Config.CandidatePool), fused,
-// ranked by rank.Score, cut to top_k. It records a hit on every memory it returns.
-func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) ([]SearchHit, error) {
+// ranked by rank.Score, cut to top_k. It records a hit on every memory it returns. When the
+// embedder cannot serve, it answers from the lexical path and says so in Degraded.
+func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (SearchResult, error) {
 	start := s.now()
 	if err := a.check(); err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	if err := s.validateText("query", req.Query); err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	k := req.TopK
 	if k == 0 {
 		k = s.cfg.DefaultK
 	}
 	if k < 1 || k > s.cfg.MaxK {
-		return nil, fieldErr("top_k", "%d is out of range 1..%d", req.TopK, s.cfg.MaxK)
+		return SearchResult{}, fieldErr("top_k", "%d is out of range 1..%d", req.TopK, s.cfg.MaxK)
 	}
 	if !(req.MinScore >= 0 && req.MinScore <= 1) {
-		return nil, fieldErr("min_score", "%v is out of range 0..1", req.MinScore)
+		return SearchResult{}, fieldErr("min_score", "%v is out of range 0..1", req.MinScore)
 	}
 	kinds, err := parseKinds(req.Kinds)
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
+	}
+	if len(kinds) == 0 {
+		kinds = req.Within
+	}
+	if len(kinds) == 0 {
+		kinds = store.Kinds
 	}
 	scopes := []store.ScopeRef{store.Project(a.Project)}
 	if !req.ExcludeGlobal {
@@ -67,17 +94,25 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) ([]Se
 	pool := max(s.cfg.CandidatePool, k)
 
 	lex := s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
-	e, info, err := s.active(ctx)
-	if err != nil {
-		return nil, err
+	var out SearchResult
+	vec, err := s.queryVector(ctx, req.Query)
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		out.Degraded = DegradedLexicalOnly
+		s.metrics.degradedSearch()
+	case err != nil:
+		return SearchResult{}, err
 	}
-	vec, err := s.embed(ctx, e, info, embedder.PurposeQuery, req.Query)
-	if err != nil {
-		return nil, err
+	var ann []store.VectorHit
+	if vec != nil {
+		if ann, err = s.store.Nearest(ctx, store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool}); err != nil {
+			return SearchResult{}, err
+		}
 	}
-	ann, err := s.store.Nearest(ctx, store.VectorQuery{Vector: vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
-	if err != nil {
-		return nil, err
+	if len(lex) == 0 && vec == nil {
+		if lex, err = s.exactMatches(ctx, store.TextQuery{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool}); err != nil {
+			return SearchResult{}, err
+		}
 	}
 
 	lexScore := map[uuid.UUID]float64{}
@@ -95,15 +130,15 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) ([]Se
 			ids = append(ids, h.ID)
 		}
 	}
-	loaded, err := s.store.GetMany(ctx, ids, &vec)
+	loaded, err := s.store.GetMany(ctx, ids, vec)
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	now := s.now()
 	hits := make([]SearchHit, 0, len(loaded))
 	for _, l := range loaded {
 		// The index may briefly lag an archive made on another host; the row is the truth.
-		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || (len(kinds) > 0 && !containsKind(kinds, l.Kind)) {
+		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) {
 			continue
 		}
 		var lexPtr *float64
@@ -126,7 +161,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) ([]Se
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	if len(hits) > 0 {
+	if len(hits) > 0 && !req.NoHits {
 		ids := make([]uuid.UUID, len(hits))
 		for i, h := range hits {
 			ids[i] = h.ID
@@ -138,7 +173,28 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) ([]Se
 		}
 	}
 	s.metrics.search(start)
-	return hits, nil
+	out.Hits = hits
+	return out, nil
+}
+
+// queryVector embeds a query. It returns nil, nil for a query the embedder maps to no
+// direction at all (a zero vector: emoji or symbols the embedder has no tokens for), which has
+// no nearest neighbours, so only the lexical path can answer it.
+func (s *Service) queryVector(ctx context.Context, query string) (*store.Vector, error) {
+	e, info, err := s.active(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vec, err := s.embed(ctx, e, info, embedder.PurposeQuery, query)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vec.Values {
+		if v != 0 {
+			return &vec, nil
+		}
+	}
+	return nil, nil
 }
 
 // signals gathers rank.Score's inputs for one memory.
@@ -237,6 +293,9 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 	kinds, err := parseKinds(req.Kinds)
 	if err != nil {
 		return ListPage{}, err
+	}
+	if len(kinds) == 0 {
+		kinds = store.Kinds // goal, plan and journal have their own tools
 	}
 	q := store.ListQuery{Scopes: []store.ScopeRef{store.Project(a.Project)}, Kinds: kinds,
 		IncludeArchived: req.IncludeArchived, OnlyArchived: req.OnlyArchived, Limit: limit + 1}

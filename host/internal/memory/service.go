@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -41,6 +42,9 @@ func DefaultConfig() Config {
 			store.KindFact: 180 * day, store.KindDecision: 365 * day, store.KindConvention: 365 * day,
 			store.KindPreference: 365 * day, store.KindGotcha: 120 * day, store.KindErrorPattern: 90 * day,
 			store.KindReference: 365 * day,
+			// A journal entry says what a session did: it fades fast. Goal and plan are the
+			// current versions by definition and do not decay (no entry).
+			store.KindJournal: 30 * day,
 		},
 	}
 }
@@ -57,7 +61,6 @@ type Service struct {
 
 	indexed sync.Map // embedder name -> struct{}: ANN index ensured
 	hits    chan []uuid.UUID
-	hitsWG  sync.WaitGroup
 	onError func(error)
 }
 
@@ -70,31 +73,24 @@ func WithMetrics(m *Metrics) Option { return func(s *Service) { s.metrics = m } 
 // WithErrorHandler receives background errors (hit recording) that have no caller to return to.
 func WithErrorHandler(fn func(error)) Option { return func(s *Service) { s.onError = fn } }
 
-// New builds the service and starts its hit recorder; Close stops it.
+// New builds the service. Search hits are recorded by RecordHits, which the host runs as a
+// background service; without it they are counted as dropped.
 func New(st store.Store, ix *lexical.Index, emb EmbedderSource, redact RedactFunc, cfg Config, opts ...Option) *Service {
 	s := &Service{store: st, index: ix, embedders: emb, redact: redact, cfg: cfg, now: time.Now,
 		hits: make(chan []uuid.UUID, 1024), onError: func(error) {}}
 	for _, o := range opts {
 		o(s)
 	}
-	s.hitsWG.Add(1)
-	go s.recordHits()
 	return s
-}
-
-// Close flushes pending hit records.
-func (s *Service) Close() {
-	close(s.hits)
-	s.hitsWG.Wait()
 }
 
 // hitFlushInterval is how long hits are coalesced before one UPDATE writes them all.
 const hitFlushInterval = time.Second
 
-// recordHits writes hits off the search path: a search returns before its hits are stored,
-// and a second's worth of hits is coalesced into one statement.
-func (s *Service) recordHits() {
-	defer s.hitsWG.Done()
+// RecordHits writes search hits off the search path until ctx ends, then flushes what it
+// holds: a search returns before its hits are stored, and a second's worth of hits is
+// coalesced into one statement. Run it once per Service (lifecycle.Group does).
+func (s *Service) RecordHits(ctx context.Context) error {
 	pending := map[uuid.UUID]int64{}
 	tick := time.NewTicker(hitFlushInterval)
 	defer tick.Stop()
@@ -102,8 +98,8 @@ func (s *Service) recordHits() {
 		if len(pending) == 0 {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := s.store.RecordHits(ctx, pending); err != nil {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if err := s.store.RecordHits(fctx, pending); err != nil {
 			s.onError(fmt.Errorf("record search hits: %w", err))
 		}
 		cancel()
@@ -111,16 +107,25 @@ func (s *Service) recordHits() {
 	}
 	for {
 		select {
-		case ids, ok := <-s.hits:
-			if !ok {
-				flush()
-				return
-			}
+		case ids := <-s.hits:
 			for _, id := range ids {
 				pending[id]++
 			}
 		case <-tick.C:
 			flush()
+		case <-ctx.Done():
+			for drained := false; !drained; {
+				select {
+				case ids := <-s.hits:
+					for _, id := range ids {
+						pending[id]++
+					}
+				default:
+					drained = true
+				}
+			}
+			flush()
+			return nil
 		}
 	}
 }
@@ -183,8 +188,11 @@ func (s *Service) embed(ctx context.Context, e embedder.Embedder, info embedder.
 		// Only the caller's own context ending is the caller's doing. A cancelled or timed-out
 		// call with the caller still waiting is the plugin's (its connection closing as the
 		// process dies, or the host's per-call timeout), and the caller should retry.
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return store.Vector{}, fmt.Errorf("embed with %s: %w", info.Name, err)
+		case errors.Is(err, embedder.ErrInvalidInput):
+			return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrRejected, info.Name, err)
 		}
 		return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrUnavailable, info.Name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/lifecycle"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
@@ -38,7 +39,7 @@ func setup(t *testing.T) bundle {
 		return strings.ReplaceAll(s, "SECRETVALUE", "[REDACTED:test]"), strings.Count(s, "SECRETVALUE")
 	}
 	svc := memory.New(st, lexical.New(), memory.Fixed(emb), redact, memory.DefaultConfig())
-	t.Cleanup(svc.Close)
+	runHitRecorder(t, svc)
 	return bundle{svc: svc, store: st, dsn: dsn}
 }
 
@@ -147,7 +148,7 @@ func TestSearchRanksAndIsolatesProjects(t *testing.T) {
 	bob := memory.Access{Project: "github.com/acme/other", Actor: "bob"}
 	seed(t, b, bob, "The other project's API listens on port 9090.")
 
-	hits, err := b.svc.Search(ctx, alice, memory.SearchRequest{Query: "which port does the API server listen on?"})
+	hits, err := hitsOf(b.svc.Search(ctx, alice, memory.SearchRequest{Query: "which port does the API server listen on?"}))
 	require.NoError(t, err)
 	require.NotEmpty(t, hits)
 	require.Equal(t, ids[1], hits[0].ID)
@@ -155,13 +156,13 @@ func TestSearchRanksAndIsolatesProjects(t *testing.T) {
 		require.Equal(t, alice.Project, h.Project, "project B's memory never reaches project A")
 	}
 
-	hits, err = b.svc.Search(ctx, alice, memory.SearchRequest{Query: "parseHTTPResponse", TopK: 1})
+	hits, err = hitsOf(b.svc.Search(ctx, alice, memory.SearchRequest{Query: "parseHTTPResponse", TopK: 1}))
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
 	require.Equal(t, ids[3], hits[0].ID, "identifiers match through the lexical path")
 	require.NotNil(t, hits[0].Lexical)
 
-	hits, err = b.svc.Search(ctx, alice, memory.SearchRequest{Query: "port", Kinds: []string{"gotcha"}})
+	hits, err = hitsOf(b.svc.Search(ctx, alice, memory.SearchRequest{Query: "port", Kinds: []string{"gotcha"}}))
 	require.NoError(t, err)
 	require.Empty(t, hits)
 
@@ -182,19 +183,19 @@ func TestSearchExcludesArchivedAndRecordsHits(t *testing.T) {
 	ids := seed(t, b, alice, "Deploys go through ArgoCD.", "Releases are tagged vX.Y.Z.")
 	_, err := b.svc.Archive(ctx, alice, ids[0], "moved to flux")
 	require.NoError(t, err)
-	hits, err := b.svc.Search(ctx, alice, memory.SearchRequest{Query: "ArgoCD deploys"})
+	hits, err := hitsOf(b.svc.Search(ctx, alice, memory.SearchRequest{Query: "ArgoCD deploys"}))
 	require.NoError(t, err)
 	for _, h := range hits {
 		require.NotEqual(t, ids[0], h.ID)
 	}
-	hits, err = b.svc.Search(ctx, alice, memory.SearchRequest{Query: "ArgoCD deploys", IncludeArchived: true})
+	hits, err = hitsOf(b.svc.Search(ctx, alice, memory.SearchRequest{Query: "ArgoCD deploys", IncludeArchived: true}))
 	require.NoError(t, err)
 	require.Equal(t, ids[0], hits[0].ID)
 
 	restored, err := b.svc.Restore(ctx, alice, ids[0])
 	require.NoError(t, err)
 	require.Nil(t, restored.ArchivedAt)
-	hits, err = b.svc.Search(ctx, alice, memory.SearchRequest{Query: "ArgoCD deploys"})
+	hits, err = hitsOf(b.svc.Search(ctx, alice, memory.SearchRequest{Query: "ArgoCD deploys"}))
 	require.NoError(t, err)
 	require.Equal(t, ids[0], hits[0].ID)
 
@@ -278,7 +279,7 @@ func TestEmbedderFailureIsUnavailableUnlessTheCallerCancelled(t *testing.T) {
 	pool, _ := testdb.Migrated(t)
 	emb := cancelledUnderCall{embeddertest.Launch(t, testplugins.BM25(t))}
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), func(s string) (string, int) { return s, 0 }, memory.DefaultConfig())
-	t.Cleanup(svc.Close)
+	runHitRecorder(t, svc)
 
 	_, err := svc.Store(context.Background(), alice, memory.StoreRequest{Text: "Deploys go through ArgoCD."})
 	require.ErrorIs(t, err, memory.ErrUnavailable)
@@ -289,3 +290,14 @@ func TestEmbedderFailureIsUnavailableUnlessTheCallerCancelled(t *testing.T) {
 	require.Error(t, err)
 	require.NotErrorIs(t, err, memory.ErrUnavailable)
 }
+
+// runHitRecorder runs the service's hit recorder for the test, as the host's lifecycle does.
+func runHitRecorder(t *testing.T, svc *memory.Service) {
+	t.Helper()
+	g := lifecycle.NewGroup(nil, lifecycle.Func("hit recorder", svc.RecordHits))
+	require.NoError(t, g.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+}
+
+// hitsOf drops a search's degraded note, which these tests check elsewhere.
+func hitsOf(r memory.SearchResult, err error) ([]memory.SearchHit, error) { return r.Hits, err }

@@ -20,14 +20,14 @@ const binaryPrefix = "memhost-"
 
 // Candidate is a plugin binary found by Discover and not yet launched.
 type Candidate struct {
-	// Kind is the plugin kind from the file name (plugin.KindEmbedder).
+	// Kind is the plugin kind from the file name.
 	Kind string
 	// Name is the part of the file name after the kind, e.g. "bm25".
 	Name string
 	// Path is the absolute path of the binary.
 	Path string
 	// Checksum is the expected sha256 of the binary in lower-case hex, or ""
-	// when no allow-list is configured. The Manager re-checks it at every
+	// when no allow-list is configured. The Supervisor re-checks it at every
 	// launch, so a binary swapped after discovery does not run.
 	Checksum string
 }
@@ -186,20 +186,15 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// knownKinds are the kinds both the SDK registered (by the host importing the
-// kind packages) and this package can manage.
+// knownKinds are the kinds the SDK registered (by the host importing the kind
+// packages); a Supervisor runs those it has an Adapter for.
 func knownKinds() map[string]bool {
 	known := map[string]bool{}
 	for kind := range plugin.VersionedPlugins()[plugin.ProtocolVersion] {
-		if supportedKinds[kind] {
-			known[kind] = true
-		}
+		known[kind] = true
 	}
 	return known
 }
-
-// supportedKinds are the kinds the Manager knows how to wrap in a handle.
-var supportedKinds = map[string]bool{plugin.KindEmbedder: true}
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

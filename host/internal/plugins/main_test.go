@@ -1,23 +1,26 @@
-package plugins
+package plugins_test
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"go.uber.org/goleak"
+
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/plugins/embedders"
+	"github.com/memhost/memhost/host/internal/testplugins"
 )
 
 // Plugin binaries built once per test binary by TestMain.
 var (
-	bm25Binary string // the real BM25 embedder plugin
-	hashBinary string // the SDK's example hashing embedder: another identity
+	bm25Binary      string // the real BM25 embedder plugin
+	hashBinary      string // the SDK's example hashing embedder: another identity
+	misbehaveBinary string // breaks the protocol on purpose, by file name
 )
 
 // helperEnv makes the test binary act as a tiny host (see runHelperHost)
@@ -29,66 +32,59 @@ func TestMain(m *testing.M) {
 		runHelperHost(dir)
 		return
 	}
-	os.Exit(runTests(m))
+	// Every test shuts its Supervisor down and ends its Run; nothing the
+	// package started (restarts, probes, go-plugin and gRPC goroutines) may
+	// remain.
+	goleak.VerifyTestMain(withBinaries{m})
 }
 
-func runTests(m *testing.M) int {
+// withBinaries builds the plugins the tests launch around the test run.
+type withBinaries struct{ m *testing.M }
+
+func (w withBinaries) Run() int {
 	tmp, err := os.MkdirTemp("", "memhost-plugins-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-	root := repoRoot()
 	bm25Binary = filepath.Join(tmp, "bm25")
 	hashBinary = filepath.Join(tmp, "hash")
-	for _, b := range []struct{ dir, out, pkg string }{
-		{filepath.Join(root, "plugins", "embed-bm25"), bm25Binary, "."},
-		{filepath.Join(root, "sdk"), hashBinary, "./examples/embed-hash"},
+	misbehaveBinary = filepath.Join(tmp, "misbehave")
+	for out, pkg := range map[string]string{
+		bm25Binary:      testplugins.BM25Package,
+		hashBinary:      testplugins.HashPackage,
+		misbehaveBinary: testplugins.MisbehavePackage,
 	} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-		cmd.Dir = b.dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s in %s: %v\n%s", b.pkg, b.dir, err, out)
+		if err := testplugins.Build(out, pkg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 	}
-	code := m.Run()
-	if code == 0 {
-		// Every test shuts its Manager down; nothing the package started
-		// (health loops, restarts, go-plugin and gRPC goroutines) may remain.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	return code
-}
-
-// repoRoot is the directory holding host/, sdk/ and plugins/, found from
-// this file's location so tests work from any working directory.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return w.m.Run()
 }
 
 // runHelperHost is a host that starts the plugins in dir, prints their pids
 // and blocks until it is killed.
 func runHelperHost(dir string) {
-	m := New(Config{HealthInterval: -1, Logger: hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Warn})})
-	cands, errs := Discover([]string{dir}, nil)
+	s := plugins.New(plugins.Config{
+		Adapters:       []plugins.Adapter{embedders.Adapter{}},
+		HealthInterval: -1,
+		Logger:         hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Warn}),
+	})
+	cands, errs := plugins.Discover([]string{dir}, nil)
 	if len(errs) > 0 {
 		fmt.Fprintln(os.Stderr, errs)
 		os.Exit(2)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := m.Start(ctx, cands); err != nil {
+	if err := s.Start(ctx, cands); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	for _, s := range m.List() {
-		fmt.Printf("PID %d\n", s.PID)
+	for _, st := range s.List() {
+		fmt.Printf("PID %d\n", st.PID)
 	}
 	select {}
 }

@@ -7,11 +7,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/memhost/memhost/sdk/embedder"
 )
 
-// metrics holds the Prometheus collectors of one Manager. The collectors
+// metrics holds the Prometheus collectors of one Supervisor. The collectors
 // always exist (recording is unconditional and cheap); they are only exposed
 // when Config.Registerer is set.
 type metrics struct {
@@ -24,7 +22,7 @@ func newMetrics(reg prometheus.Registerer, logger hclog.Logger) *metrics {
 	m := &metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "memhost_plugin_calls_total",
-			Help: "Calls made to plugins through the plugin manager, by outcome.",
+			Help: "Calls made to plugins through the plugin supervisor, by outcome.",
 		}, []string{"kind", "name", "method", "result"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "memhost_plugin_call_duration_seconds",
@@ -48,8 +46,8 @@ func newMetrics(reg prometheus.Registerer, logger hclog.Logger) *metrics {
 }
 
 // register registers c, or adopts the collector already registered under
-// the same name, so that a second Manager on one registry (a config reload)
-// keeps counting into the same series instead of failing.
+// the same name, so that a second Supervisor on one registry (a config
+// reload) keeps counting into the same series instead of failing.
 func register[C prometheus.Collector](reg prometheus.Registerer, c C, logger hclog.Logger) C {
 	err := reg.Register(c)
 	if err == nil {
@@ -67,28 +65,30 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C, logger hcl
 
 // resultLabel maps a call's error to a small fixed set of label values so the
 // result label cannot explode in cardinality.
-func resultLabel(err error) string {
+func resultLabel(a Adapter, method string, err error) string {
 	switch {
 	case err == nil:
 		return "ok"
-	case errors.Is(err, embedder.ErrUnavailable):
-		return "unavailable"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
-	case errors.Is(err, embedder.ErrInvalidInput):
-		return "invalid_input"
-	case errors.Is(err, embedder.ErrUnimplemented):
-		return "unimplemented"
-	case errors.Is(err, embedder.ErrUnhealthy):
-		return "unhealthy"
-	default:
-		return "error"
 	}
+	switch a.Classify(err) {
+	case Unavailable:
+		return "unavailable"
+	case Rejected:
+		return "invalid_input"
+	case Unimplemented:
+		return "unimplemented"
+	}
+	if method == healthMethod {
+		return "unhealthy"
+	}
+	return "error"
 }
 
-func (m *metrics) observe(kind, name, method string, start time.Time, err error) {
-	m.calls.WithLabelValues(kind, name, method, resultLabel(err)).Inc()
+func (m *metrics) observe(kind, name, method string, start time.Time, result string) {
+	m.calls.WithLabelValues(kind, name, method, result).Inc()
 	m.duration.WithLabelValues(kind, name, method).Observe(time.Since(start).Seconds())
 }

@@ -13,7 +13,7 @@ import (
 //
 // Pdeathsig fires when the OS thread that forked the child exits, not the
 // process. The Go runtime only retires a thread when a goroutine locked to
-// it with runtime.LockOSThread exits, so the Manager always launches plugins
+// it with runtime.LockOSThread exits, so the Supervisor always launches plugins
 // from goroutines it creates itself and never locks them.
 func configureCmd(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -1,6 +1,8 @@
 package project
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,7 +60,7 @@ func Resolve(dir string) (Identity, error) {
 		return Identity{}, fmt.Errorf("resolve project of %q: %w", dir, err)
 	}
 	if !found {
-		return Identity{Key: real, Root: real, Source: SourcePath}, nil
+		return Identity{Key: derivedKey(real), Root: real, Source: SourcePath}, nil
 	}
 	remote, err := remoteURL(gitDir)
 	if err != nil {
@@ -66,10 +68,33 @@ func Resolve(dir string) (Identity, error) {
 	}
 	if remote != "" {
 		if key := NormalizeRemote(remote); key != "" {
-			return Identity{Key: key, Root: root, Source: SourceGitRemote}, nil
+			return Identity{Key: derivedKey(key), Root: root, Source: SourceGitRemote}, nil
 		}
 	}
-	return Identity{Key: root, Root: root, Source: SourceGitRoot}, nil
+	return Identity{Key: derivedKey(root), Root: root, Source: SourceGitRoot}, nil
+}
+
+// derivedKey makes a key derived from a path or remote URL pass ValidateKey, so a directory
+// always has a usable key: control characters and invalid UTF-8 become '_', and a key over
+// MaxKeyBytes (a 3 KB remote URL) keeps its first bytes plus a hash of the whole, which stays
+// unique and stable across machines.
+func derivedKey(key string) string {
+	key = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '_'
+		}
+		return r
+	}, strings.ToValidUTF8(key, "_"))
+	if len(key) <= MaxKeyBytes {
+		return key
+	}
+	sum := sha256.Sum256([]byte(key))
+	suffix := "~" + hex.EncodeToString(sum[:8])
+	cut := MaxKeyBytes - len(suffix)
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return key[:cut] + suffix
 }
 
 // findGitDir walks up from dir to the first directory holding a `.git` entry and returns

@@ -247,3 +247,31 @@ func TestValidateKey(t *testing.T) {
 	require.ErrorContains(t, ValidateKey("tab\there"), "control character")
 	require.ErrorContains(t, ValidateKey("nul\x00"), "control character")
 }
+
+func TestResolveBoundsDerivedKeys(t *testing.T) {
+	t.Parallel()
+	long := realTemp(t)
+	remote := "https://example.com/" + strings.Repeat("segment/", 400) + "repo.git" // ~3 KB
+	newRepo(t, long, "[remote \"origin\"]\n\turl = "+remote+"\n")
+	id, err := Resolve(long)
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(id.Key), MaxKeyBytes)
+	require.NoError(t, ValidateKey(id.Key))
+	require.True(t, strings.HasPrefix(id.Key, "example.com/segment/"))
+
+	other := realTemp(t)
+	newRepo(t, other, "[remote \"origin\"]\n\turl = "+strings.Replace(remote, "repo.git", "other.git", 1)+"\n")
+	id2, err := Resolve(other)
+	require.NoError(t, err)
+	require.NotEqual(t, id.Key, id2.Key, "keys that share a long prefix stay distinct")
+
+	again, err := Resolve(long)
+	require.NoError(t, err)
+	require.Equal(t, id.Key, again.Key, "stable")
+
+	esc := realTemp(t)
+	newRepo(t, esc, "[remote \"origin\"]\n\turl = https://example.com/a\x1b[31mb\n")
+	id3, err := Resolve(esc)
+	require.NoError(t, err)
+	require.NoError(t, ValidateKey(id3.Key), "control characters never reach a key")
+}

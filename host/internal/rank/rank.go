@@ -37,7 +37,8 @@ const (
 //	score = base · (0.5 + 0.5·q),  base = relevance (search) or importance (spawn)
 //
 // So the score lies in [0, 1] and never exceeds its base: quality can halve a weak memory's
-// standing but cannot lift an irrelevant one above a relevant one.
+// standing but cannot lift an irrelevant one above a relevant one. A NaN signal counts as 0,
+// so a score is never NaN.
 func Score(s Signals) float64 {
 	base := s.Importance
 	if s.HasQuery {
@@ -74,7 +75,8 @@ const (
 )
 
 // Fuse combines one candidate's vector similarity (cosine; nil when unknown) and its BM25 score
-// normalised into [0, 1] (nil when the lexical path did not see it) into Relevance.
+// normalised into [0, 1] (nil when the lexical path did not see it) into Relevance. A NaN
+// signal (the cosine of a zero vector) counts as 0, which is what a missing one adds.
 func Fuse(cosine, lexical *float64) float64 {
 	switch {
 	case cosine != nil && lexical != nil:

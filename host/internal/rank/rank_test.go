@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -60,4 +61,26 @@ func TestFuseAndNormalize(t *testing.T) {
 	require.InDelta(t, 0.2, rank.NormalizeBM25(7, 7, 0.2), 1e-9)
 	require.InDelta(t, 0.5, rank.NormalizeBM25(3.5, 7, 1), 1e-9)
 	require.Zero(t, rank.NormalizeBM25(1, 0, 1))
+}
+
+// TestNaNNeverLeaks: a NaN signal (the cosine of a zero vector) is treated as unknown, so no
+// score, relevance or normalised BM25 value is ever NaN (JSON cannot encode it).
+func TestNaNNeverLeaks(t *testing.T) {
+	t.Parallel()
+	nan, lex, cos := math.NaN(), 0.5, 0.5
+	require.Equal(t, rank.Fuse(nil, &lex), rank.Fuse(&nan, &lex), "a NaN cosine is unknown")
+	require.Equal(t, rank.Fuse(&cos, nil), rank.Fuse(&cos, &nan), "a NaN lexical score is unknown")
+	require.Zero(t, rank.Fuse(&nan, &nan))
+	require.False(t, math.IsNaN(rank.NormalizeBM25(nan, 1, 1)))
+	require.False(t, math.IsNaN(rank.NormalizeBM25(1, nan, 1)))
+	require.False(t, math.IsNaN(rank.NormalizeBM25(1, 1, nan)))
+	for _, s := range []rank.Signals{
+		{HasQuery: true, Relevance: nan, Confidence: 0.8, HalfLife: 90 * day},
+		{HasQuery: true, Relevance: 0.5, Confidence: nan, HalfLife: 90 * day},
+		{Importance: nan, Confidence: 0.8, HalfLife: 90 * day},
+	} {
+		score := rank.Score(s)
+		require.False(t, math.IsNaN(score), "%+v", s)
+		require.GreaterOrEqual(t, score, 0.0)
+	}
 }

@@ -1,9 +1,13 @@
-// Package redact owns secret redaction on the write path: every memory text passes through
-// it before it is embedded or stored, so a token an agent pastes into a "fact" never reaches
-// the database, the embedder plugins or the logs.
+// Package redact owns secret redaction on the write path: every free-text field of a write
+// (memory text, agent, session, source, archive reason) passes through it before it is embedded
+// or stored, so a token an agent pastes into a "fact" or a name never reaches the database, the
+// history, exports, the embedder plugins or the logs.
 //
 // Detection is gitleaks' maintained default ruleset (hundreds of provider-specific rules
 // plus its generic-key rule), so coverage improves by bumping a dependency rather than by
-// curating regexes here. A few cheap extra rules cover what that ruleset misses in prose,
-// checked by tests: password assignments and credentials embedded in URLs.
+// curating regexes here. A few cheap extra rules cover what that ruleset misses in prose:
+// password assignments and phrasings ("the admin password is ..."), credentials embedded in
+// URLs, OpenAI keys without the ruleset's marker, and Authorization headers outside curl.
+// corpus_test.go holds the evidence: generated secret shapes that must all be redacted, and
+// prose about secrets that must come through untouched.
 package redact

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -55,19 +56,23 @@ func New() (*Redactor, error) {
 }
 
 // extraRule is a pattern gitleaks' default ruleset does not cover in free text. The
-// secret is capture group 1; the rest of the match stays readable.
+// secret is capture group 1; the rest of the match stays readable. When secret is set, a
+// candidate is redacted only if it reports true, which keeps prose that merely looks like
+// an assignment ("the password is rotated monthly") intact.
 type extraRule struct {
-	id string
-	re *regexp.Regexp
+	id     string
+	re     *regexp.Regexp
+	secret func(value string) bool
 }
 
 var extraRules = []extraRule{
 	{
-		// user:password@ in any scheme://  — keep the URL (host and user are useful
-		// context in a memory such as "staging DB is postgres://app@db:5432") and drop
-		// only the password. gitleaks has no rule for database URLs.
+		// user:password@ in any scheme:// — keep the URL (host and user are useful context in
+		// a memory such as "staging DB is postgres://app@db:5432") and drop only the password.
+		// People paste passwords unescaped, so it may hold '/' and '@': it runs to the last
+		// '@' before the host. The user may be empty (redis://:pw@host).
 		id: "url-password",
-		re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@`),
+		re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@"'<>]*:([^\s"'<>` + backtick + `]+)@[^\s@/?#"'<>]*`),
 	},
 	{
 		// password=..., passwd: ..., pwd = "..." in prose and snippets. gitleaks'
@@ -75,11 +80,85 @@ var extraRules = []extraRule{
 		id: "password-assignment",
 		re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd)\b["']?\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
 	},
+	{
+		// "the admin password is X", "the password for the staging db was set to X". The value
+		// is a secret unless it is a word of prose ("is rotated monthly", "is in vault").
+		id: "password-phrase",
+		re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode)\b(?:\s+(?:for|of|on|to)(?:\s+[\w.@:/-]+){1,4}?)?` +
+			`\s+(?:is|was)(?:\s+(?:set|changed|reset|updated)\s+to|\s+now)?\s*:?\s+` + phraseValue),
+		secret: func(v string) bool { return !proseWord(v) },
+	},
+	{
+		// OpenAI keys: the legacy sk- + 48 alphanumerics and the sk-proj-/sk-svcacct-/sk-admin-
+		// forms. gitleaks' openai rule only knows keys with the T3BlbkFJ marker.
+		id:     "openai-api-key",
+		re:     regexp.MustCompile(`\b(sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{32,})`),
+		secret: mixedCase,
+	},
+	{
+		// Authorization: Bearer|Basic|token <credential> outside a curl command (gitleaks only
+		// checks headers inside curl invocations).
+		id:     "authorization-header",
+		re:     regexp.MustCompile(`(?i)\bauthorization\s*:\s*(?:(?:bearer|basic|token|digest|apikey)\s+)?([A-Za-z0-9._~+/-]{8,}=*)`),
+		secret: hasDigitAndLetter,
+	},
+	{
+		// "bearer <token>" in prose.
+		id:     "bearer-token",
+		re:     regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)`),
+		secret: hasDigitAndLetter,
+	},
 }
+
+// phraseValue is the value after "password is": quoted, or one word whose trailing
+// punctuation ends the sentence rather than the password.
+const phraseValue = `("[^"\n]+"|'[^'\n]+'|` + backtick + `[^` + backtick + `\n]+` + backtick +
+	`|[^\s"',;` + backtick + `]*[^\s"',;.!?)` + backtick + `])`
+
+const backtick = "`"
 
 // placeholder matches values that are references, not secrets: $VAR, ${VAR}, <password>,
 // {{ .Password }}, *** — redacting them would destroy useful instructions.
-var placeholder = regexp.MustCompile(`^["']?(\$|<|\{\{|\*{3,}|\[REDACTED)`)
+var placeholder = regexp.MustCompile(`^["'` + backtick + `]?(\$|<|\{\{|\*{3,}|\[REDACTED)`)
+
+// proseWords continue a sentence after "the password is": what the password is like or where
+// it lives, not the password.
+var proseWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the in at on from via by under inside within per not never always
+		also still only just now usually typically probably simply what whatever your my our their his her its
+		this that one same different case required optional expired invalid valid wrong correct incorrect
+		empty blank missing weak strong long short secret unknown hidden masked visible random shared
+		available too set kept stored managed rotated generated`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// proseWord reports whether v is an ordinary word (or hyphenated words) rather than a
+// password: a listed word, or one ending like an adjective or participle.
+func proseWord(v string) bool {
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
+			return false
+		}
+	}
+	w := strings.ToLower(v)
+	first, _, _ := strings.Cut(w, "-")
+	return proseWords[w] || proseWords[first] ||
+		strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ly")
+}
+
+// hasDigitAndLetter is the least a generated credential has; words and prose lack it.
+func hasDigitAndLetter(v string) bool {
+	return strings.ContainsAny(v, "0123456789") && strings.IndexFunc(v, unicode.IsLetter) >= 0
+}
+
+// mixedCase reports digits, upper- and lower-case letters together, as random keys have and
+// kebab-case names ("sk-learn-compatible-estimators") do not.
+func mixedCase(v string) bool {
+	return hasDigitAndLetter(v) && strings.IndexFunc(v, unicode.IsUpper) >= 0 && strings.IndexFunc(v, unicode.IsLower) >= 0
+}
 
 // Redact returns text with every detected secret replaced by [REDACTED:<rule-id>], and the
 // findings sorted by Start. Overlapping detections are merged into one replacement.
@@ -94,7 +173,8 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	for _, rule := range extraRules {
 		for _, m := range rule.re.FindAllStringSubmatchIndex(text, -1) {
 			start, end := m[2], m[3]
-			if start < 0 || end-start < 3 || placeholder.MatchString(text[start:end]) {
+			if start < 0 || end-start < 3 || placeholder.MatchString(text[start:end]) ||
+				(rule.secret != nil && !rule.secret(strings.Trim(text[start:end], `"'`+backtick))) {
 				continue
 			}
 			spans = append(spans, Finding{RuleID: rule.id, Start: start, End: end})

@@ -8,29 +8,29 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/project"
 )
 
-// Authenticator turns a bearer token into a principal.
-type Authenticator interface {
-	Authenticate(ctx context.Context, bearer string) (auth.Principal, error)
-}
-
-// StatusFunc reports the host's status for GET /api/v1/status.
-type StatusFunc func(ctx context.Context) (any, error)
+// StatusFunc reports the host's status for GET /api/v1/status. full is false for callers
+// without the admin scope, who get states but no database-wide counts or plugin internals.
+type StatusFunc func(ctx context.Context, full bool) (any, error)
 
 // Options wires the API.
 type Options struct {
 	Service *memory.Service
-	Auth    Authenticator
+	// Brain serves the project routes under /api/v1/projects/{key}; nil leaves them out.
+	Brain   *brain.Service
+	Door    *access.Door
 	Limiter *auth.WriteLimiter // nil disables write rate limiting
 	Status  StatusFunc
 	Logger  *slog.Logger
@@ -54,8 +54,8 @@ func Register(r gin.IRouter, o Options) {
 	v1 := r.Group("/api/v1")
 	v1.GET("/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openAPI) })
 	authed := v1.Group("", a.authenticate)
-	authed.GET("/status", a.status)
 	read := authed.Group("", a.require(auth.ScopeRead))
+	read.GET("/status", a.status)
 	read.POST("/memories/search", a.search)
 	read.GET("/memories", a.list)
 	read.GET("/memories/:id", a.byID(a.get))
@@ -66,16 +66,13 @@ func Register(r gin.IRouter, o Options) {
 	write.POST("/memories/:id/restore", a.limit, a.byID(a.restore))
 	write.PUT("/memories/:id/pin", a.limit, a.byID(a.pin(true)))
 	write.DELETE("/memories/:id/pin", a.limit, a.byID(a.pin(false)))
+	if o.Brain != nil {
+		a.registerProjects(read, write, authed.Group("", a.require(auth.ScopeAdmin)))
+	}
 }
 
 func (a *api) authenticate(c *gin.Context) {
-	h := c.GetHeader("Authorization")
-	bearer, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok || strings.TrimSpace(bearer) == "" {
-		fail(c, a.Logger, fmt.Errorf("%w: send Authorization: Bearer <token> (create one with `memhost token create`)", auth.ErrUnauthenticated))
-		return
-	}
-	p, err := a.Auth.Authenticate(c.Request.Context(), strings.TrimSpace(bearer))
+	p, err := a.Door.Authenticate(c.Request.Context(), c.GetHeader("Authorization"))
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -97,32 +94,19 @@ func (a *api) limit(c *gin.Context) {
 	if a.Limiter == nil {
 		return
 	}
-	if ok, after := a.Limiter.Allow(principal(c).TokenID); !ok {
-		fail(c, a.Logger, rateLimited{after: after})
+	if err := access.Limit(a.Limiter, principal(c)); err != nil {
+		fail(c, a.Logger, err)
 	}
 }
 
-// access resolves the caller's project: a project-bound token decides; otherwise the project
-// (or cwd) query parameter, the X-Memhost-Project header, or the body's project/cwd.
+// access resolves the caller's project through the front door: a project-bound token decides;
+// otherwise the body's project or cwd, the project (or cwd) query parameter, or the
+// X-Memhost-Project header.
 func (a *api) access(c *gin.Context, bodyProject, bodyCwd string) (memory.Access, error) {
-	p := principal(c)
-	requested := firstNonEmpty(bodyProject, c.Query("project"), c.GetHeader("X-Memhost-Project"))
-	cwd := firstNonEmpty(bodyCwd, c.Query("cwd"))
-	if requested == "" && cwd != "" {
-		id, err := project.Resolve(cwd)
-		if err != nil {
-			return memory.Access{}, &memory.FieldError{Field: "cwd", Message: err.Error()}
-		}
-		requested = id.Key
-	}
-	key, err := p.ResolveProject(requested)
-	if err != nil {
-		if errors.Is(err, auth.ErrForbidden) {
-			return memory.Access{}, err
-		}
-		return memory.Access{}, &memory.FieldError{Field: "project", Message: err.Error()}
-	}
-	return memory.Access{Project: key, Admin: p.Has(auth.ScopeAdmin), Actor: p.Name}, nil
+	return access.Resolve(principal(c), access.Target{
+		Project: firstNonEmpty(bodyProject, c.Query("project"), c.GetHeader("X-Memhost-Project")),
+		Cwd:     firstNonEmpty(bodyCwd, c.Query("cwd")),
+	})
 }
 
 func firstNonEmpty(vals ...string) string {
@@ -154,9 +138,16 @@ func (a *api) decode(c *gin.Context, dst any) error {
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return &memory.FieldError{Field: te.Field, Message: fmt.Sprintf("must be a %s", te.Type)}
+			if te.Field == "" {
+				return &memory.FieldError{Field: "body", Message: "must be a JSON object"}
+			}
+			return &memory.FieldError{Field: te.Field, Message: "must be " + jsonKind(te.Type)}
 		}
-		return &memory.FieldError{Field: "body", Message: "is not valid JSON: " + msg}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return &memory.FieldError{Field: "body", Message: fmt.Sprintf("is not valid JSON (syntax error at byte %d)", se.Offset)}
+		}
+		return &memory.FieldError{Field: "body", Message: "is not valid JSON"}
 	}
 	if dec.More() {
 		return &memory.FieldError{Field: "body", Message: "has data after the JSON object"}
@@ -223,13 +214,17 @@ func (a *api) search(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	hits, err := a.Service.Search(c.Request.Context(), acc, memory.SearchRequest{Query: b.Query, TopK: b.TopK, Kinds: b.Kinds,
+	res, err := a.Service.Search(c.Request.Context(), acc, memory.SearchRequest{Query: b.Query, TopK: b.TopK, Kinds: b.Kinds,
 		MinScore: b.MinScore, IncludeArchived: b.IncludeArchived, ExcludeGlobal: b.ExcludeGlobal})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"results": hits})
+	body := gin.H{"results": orEmpty(res.Hits)}
+	if res.Degraded != "" {
+		body["degraded"] = res.Degraded
+	}
+	c.JSON(http.StatusOK, body)
 }
 
 func (a *api) list(c *gin.Context) {
@@ -268,17 +263,17 @@ func (a *api) list(c *gin.Context) {
 	c.JSON(http.StatusOK, page)
 }
 
-// idAccess parses :id and resolves the caller's project.
+// idAccess resolves the caller's project and the memory :id names (a UUID or an id prefix).
 func (a *api) idAccess(c *gin.Context) (uuid.UUID, memory.Access, bool) {
-	id, err := uuid.Parse(c.Param("id"))
-	if err != nil {
-		fail(c, a.Logger, &memory.FieldError{Field: "id", Message: "must be a memory id (a UUID)"})
-		return id, memory.Access{}, false
-	}
 	acc, err := a.access(c, "", "")
 	if err != nil {
 		fail(c, a.Logger, err)
-		return id, acc, false
+		return uuid.Nil, acc, false
+	}
+	id, err := a.Service.Lookup(c.Request.Context(), acc, c.Param("id"))
+	if err != nil {
+		fail(c, a.Logger, err)
+		return uuid.Nil, acc, false
 	}
 	return id, acc, true
 }
@@ -337,10 +332,39 @@ func (a *api) status(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{})
 		return
 	}
-	s, err := a.Status(c.Request.Context())
+	p := principal(c)
+	s, err := a.Status(c.Request.Context(), p.Has(auth.ScopeAdmin) && p.ProjectKey == "")
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
 	}
 	c.JSON(http.StatusOK, s)
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// jsonKind names the JSON type a Go type decodes from, for messages that must not show Go
+// type names.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "an object"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/memory"
@@ -40,11 +41,10 @@ func setup(t *testing.T, limiter *auth.WriteLimiter) bundle {
 	t.Helper()
 	pool, _ := testdb.Migrated(t)
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig())
-	t.Cleanup(svc.Close)
 	tokens := auth.NewTokens(pool)
 	r := gin.New()
-	restapi.Register(r, restapi.Options{Service: svc, Auth: tokens, Limiter: limiter,
-		Status: func(context.Context) (any, error) { return map[string]string{"database": "ok"}, nil }})
+	restapi.Register(r, restapi.Options{Service: svc, Door: access.NewDoor(tokens), Limiter: limiter,
+		Status: func(context.Context, bool) (any, error) { return map[string]string{"database": "ok"}, nil }})
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	return bundle{srv: srv, tokens: tokens, engine: r}
@@ -161,7 +161,7 @@ func TestErrorsAreClearAndChangeNothing(t *testing.T) {
 		{`{"text":"` + strings.Repeat("a", 16385) + `","project":"p"}`, "text", "the limit is 16384 bytes"},
 		{`{"text":"ok","colour":"red","project":"p"}`, "colour", "not a known field"},
 		{`{"text":"ok","kind":"rumour","project":"p"}`, "kind", "not one of"},
-		{`{"text":"ok","importance":"high","project":"p"}`, "importance", "must be a float64"},
+		{`{"text":"ok","importance":"high","project":"p"}`, "importance", "must be a number"},
 		{`{"text":"ok"}`, "project", "required"},
 		{`{"text":"ok","project":"p"} trailing`, "body", "after the JSON object"},
 		{`not json`, "body", "not valid JSON"},

@@ -4,22 +4,32 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/lifecycle"
 	"github.com/memhost/memhost/host/internal/store"
 )
 
 // indexIdle is how long the indexer sleeps when nothing is pending (or after an error).
 const indexIdle = time.Second
 
-// RunBackground runs the host's background loops until ctx ends: following the change feed
-// into the lexical index, and moving bulk-imported rows into the ANN index.
-func (c *Core) RunBackground(ctx context.Context) {
-	go c.Follower.Run(ctx, func(err error) { c.Log.Warn("change feed", "err", err) })
-	go c.runIndexer(ctx)
+// Background is the host's background work under one lifecycle: following the change feed
+// into the lexical index, moving bulk-imported rows into the ANN index, recording search
+// hits and checking plugin health. Start it once the core is open; Stop it before Close.
+func (c *Core) Background() *lifecycle.Group {
+	return lifecycle.NewGroup(c.Log,
+		lifecycle.Func("change feed", func(ctx context.Context) error {
+			c.Follower.Run(ctx, func(err error) { c.Log.Warn("change feed", "err", err) })
+			return nil
+		}),
+		lifecycle.Func("ann indexer", c.runIndexer),
+		lifecycle.Func("scope graphs", c.runGraphs),
+		lifecycle.Func("hit recorder", c.Service.RecordHits),
+		lifecycle.Func("plugin health", c.Plugins.Run),
+	)
 }
 
 // runIndexer drains the rows imports left out of the ANN index. Until it reaches them they are
 // found by exact scan, so this only moves cost out of the import, never visibility.
-func (c *Core) runIndexer(ctx context.Context) {
+func (c *Core) runIndexer(ctx context.Context) error {
 	for {
 		n, err := c.Store.IndexDeferred(ctx, store.IndexDeferredBatch)
 		if err != nil && ctx.Err() == nil {
@@ -31,8 +41,30 @@ func (c *Core) runIndexer(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-time.After(indexIdle):
+		}
+	}
+}
+
+// graphInterval is how often a host looks for scopes that have grown past the graph size.
+const graphInterval = time.Minute
+
+// runGraphs gives every scope that has grown large its own ANN graph (pgstore.IndexScopes).
+// Until a scope has one it is searched exactly, so this only moves cost, never visibility.
+func (c *Core) runGraphs(ctx context.Context) error {
+	for {
+		n, err := c.Store.IndexScopes(ctx)
+		if err != nil && ctx.Err() == nil {
+			c.Log.Warn("scope graphs", "err", err)
+		}
+		if n > 0 {
+			c.Log.Info("scope graphs built", "graphs", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(graphInterval):
 		}
 	}
 }

@@ -10,12 +10,15 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/migrate"
 	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/plugins/embedders"
 	"github.com/memhost/memhost/host/internal/redact"
 	"github.com/memhost/memhost/host/internal/store"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
@@ -33,10 +36,12 @@ type Core struct {
 	Store    *pgstore.Store
 	Index    *lexical.Index
 	Follower *lexical.Follower
-	Plugins  *plugins.Manager
-	Embedder plugins.EmbedderHandle
+	Plugins  *plugins.Supervisor
+	Embedder *embedders.Handle
 	Service  *memory.Service
+	Brain    *brain.Service // the project brain: documents, proposals, journal, map, banner
 	Tokens   *auth.Tokens
+	Door     *access.Door // the one front door every surface authenticates and resolves through
 	Limiter  *auth.WriteLimiter
 	Registry *prometheus.Registry
 
@@ -69,9 +74,10 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	c.Store = pgstore.New(c.Pool, pgstore.WithEfSearch(cfg.Memory.ANNEfSearch))
 
 	c.Plugins = plugins.New(plugins.Config{
+		Adapters:    []plugins.Adapter{embedders.Adapter{}},
 		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: cfg.Plugins.HealthInterval,
 		RestartBackoffMax: cfg.Plugins.RestartBackoffMax, Registerer: c.Registry,
-		Logger: hclog.New(&hclog.LoggerOptions{Name: "plugins", Level: hclog.LevelFromString(cfg.Log.Level)}),
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.LevelFromString(cfg.Log.Level)}),
 	})
 	candidates, problems := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
 	for _, p := range problems {
@@ -80,7 +86,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	if err := c.Plugins.Start(ctx, candidates); err != nil {
 		log.Warn("some plugins failed to start", "err", err)
 	}
-	if c.Embedder, err = chooseEmbedder(c.Plugins.Embedders(), cfg.Embedder.Active); err != nil {
+	if c.Embedder, err = ChooseEmbedder(c.Plugins, cfg.Embedder.Active); err != nil {
 		return c, err
 	}
 	info := c.Embedder.Info()
@@ -111,7 +117,9 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 		return c, err
 	}
 	log.Info("vector index ready", "embedder", info.Name, "took", time.Since(start).Round(time.Millisecond))
+	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg))
 	c.Tokens = auth.NewTokens(c.Pool)
+	c.Door = access.NewDoor(c.Tokens)
 	c.Limiter = auth.NewWriteLimiter(cfg.Auth.WriteRatePerMinute, cfg.Auth.WriteBurst)
 	return c, nil
 }
@@ -150,11 +158,15 @@ func serviceConfig(cfg *config.Config) memory.Config {
 	return mc
 }
 
+func brainConfig(cfg *config.Config) brain.Config {
+	bc := brain.DefaultConfig()
+	bc.MapMaxAge = cfg.Brain.MapMaxAge
+	bc.Banner.Budget = cfg.Brain.BannerBudget
+	return bc
+}
+
 // Close releases everything Open acquired; plugin processes are killed.
 func (c *Core) Close(ctx context.Context) {
-	if c.Service != nil {
-		c.Service.Close()
-	}
 	if c.Plugins != nil {
 		c.Plugins.Shutdown(ctx)
 	}

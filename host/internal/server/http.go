@@ -24,35 +24,54 @@ var Version = "dev"
 func (c *Core) Handler() http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	// Project keys hold slashes: /api/v1/projects/{key} takes them percent-encoded, which
+	// only routing on the raw path keeps in one segment (gin unescapes the value after).
+	r.UseRawPath = true
 	r.Use(gin.Recovery())
 	r.GET("/healthz", func(ctx *gin.Context) { ctx.JSON(http.StatusOK, gin.H{"status": "ok"}) })
 	r.GET("/readyz", c.readyz)
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(c.Registry, promhttp.HandlerOpts{})))
-	mcp := mcpserver.New(c.Service, mcpserver.Options{Limiter: c.Limiter, Logger: c.Log, Version: Version})
-	mh := mcp.Handler(c.Tokens)
+	mcp := mcpserver.New(c.Service, mcpserver.Options{Limiter: c.Limiter, Logger: c.Log, Version: Version, Brain: c.Brain})
+	mh := mcp.Handler(c.Door)
 	r.Any("/mcp", gin.WrapH(mh))
 	r.Any("/mcp/*rest", gin.WrapH(mh))
-	restapi.Register(r, restapi.Options{Service: c.Service, Auth: c.Tokens, Limiter: c.Limiter, Logger: c.Log,
-		Status: func(ctx context.Context) (any, error) { return c.Status(ctx) }})
+	restapi.Register(r, restapi.Options{Service: c.Service, Brain: c.Brain, Door: c.Door, Limiter: c.Limiter, Logger: c.Log,
+		Status: func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }})
 	return r
 }
 
-// readyz answers 200 when the database answers and the active embedder is ready, with the
-// plugin states (no secrets, no counts) so `memhost plugins` can show them.
+// Readiness is /readyz's body. The endpoint is unauthenticated, so it shows states only: no
+// paths, pids, versions or counts.
+type Readiness struct {
+	Status   string            `json:"status"` // "ready" or "not ready"
+	Database string            `json:"database"`
+	Embedder string            `json:"embedder"`
+	Plugins  []PluginReadiness `json:"plugins"`
+}
+
+// PluginReadiness is one plugin's state on /readyz.
+type PluginReadiness struct {
+	Kind  string `json:"kind"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+}
+
+// readyz answers 200 when the database answers and the active embedder is ready.
 func (c *Core) readyz(ctx *gin.Context) {
 	rctx, cancel := context.WithTimeout(ctx.Request.Context(), 2*time.Second)
 	defer cancel()
-	body := gin.H{"plugins": c.Plugins.List(), "embedder": c.Embedder.Info().Name}
+	body := Readiness{Database: "ok", Embedder: string(c.Embedder.State()), Plugins: []PluginReadiness{}}
+	for _, p := range c.Plugins.List() {
+		body.Plugins = append(body.Plugins, PluginReadiness{Kind: p.Kind, Name: p.Name, State: string(p.State)})
+	}
 	status := http.StatusOK
 	if err := c.Pool.Ping(rctx); err != nil {
-		status, body["database"] = http.StatusServiceUnavailable, "unreachable"
-	} else {
-		body["database"] = "ok"
+		status, body.Database = http.StatusServiceUnavailable, "unreachable"
 	}
 	if c.Embedder.State() != plugins.StateReady {
 		status = http.StatusServiceUnavailable
 	}
-	body["status"] = map[bool]string{true: "ready", false: "not ready"}[status == http.StatusOK]
+	body.Status = map[bool]string{true: "ready", false: "not ready"}[status == http.StatusOK]
 	ctx.JSON(status, body)
 }
 
@@ -66,15 +85,17 @@ func (c *Core) Serve(ctx context.Context) error {
 	}
 	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.ReadTimeout,
 		WriteTimeout: cfg.WriteTimeout, ErrorLog: slog.NewLogLogger(c.Log.Handler(), slog.LevelWarn)}
-	bgCtx, stopBackground := context.WithCancel(context.Background())
-	defer stopBackground()
-	c.RunBackground(bgCtx)
+	bg := c.Background()
+	if err := bg.Start(ctx); err != nil {
+		return err
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	c.Log.Info("memhost listening", "addr", ln.Addr().String(), "mcp", "/mcp", "rest", "/api/v1")
 	select {
 	case err := <-errc:
+		_ = bg.Stop(context.WithoutCancel(ctx))
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -84,7 +105,9 @@ func (c *Core) Serve(ctx context.Context) error {
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		c.Log.Warn("shutdown", "err", err)
 	}
-	stopBackground()
+	if err := bg.Stop(sctx); err != nil {
+		c.Log.Warn("shutdown", "err", err)
+	}
 	c.Close(sctx)
 	return nil
 }

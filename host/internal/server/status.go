@@ -14,9 +14,9 @@ type Status struct {
 	Database   string           `json:"database"`
 	Migrations MigrationStatus  `json:"migrations"`
 	Embedder   EmbedderStatus   `json:"embedder"`
-	Plugins    []plugins.Status `json:"plugins"`
+	Plugins    []plugins.Status `json:"plugins,omitempty"`
 	Memories   store.Counts     `json:"memories"`
-	FeedCursor int64            `json:"feed_cursor"`
+	FeedCursor int64            `json:"feed_cursor,omitempty"`
 }
 
 // MigrationStatus counts applied and pending migrations.
@@ -34,11 +34,17 @@ type EmbedderStatus struct {
 	FoldThreshold float64 `json:"fold_threshold"`
 }
 
-// Status collects the host's status.
-func (c *Core) Status(ctx context.Context) (Status, error) {
-	s := Status{Version: Version, Database: "ok", Plugins: c.Plugins.List(), FeedCursor: c.Follower.Cursor()}
+// Status collects the host's status. Only full (an unbound admin) gets database-wide counts,
+// plugin paths and the feed cursor; everyone else gets states, so a project-bound or
+// read-only token learns nothing about other projects or the host's file system.
+func (c *Core) Status(ctx context.Context, full bool) (Status, error) {
+	s := Status{Version: Version, Database: "ok"}
+	if full {
+		s.Plugins, s.FeedCursor = c.Plugins.List(), c.Follower.Cursor()
+	}
 	if err := c.Pool.Ping(ctx); err != nil {
-		s.Database = "unreachable: " + err.Error()
+		s.Database = "unreachable"
+		c.Log.Warn("status: database unreachable", "err", err)
 		return s, nil
 	}
 	ms, err := migrate.List(ctx, c.Pool)
@@ -50,6 +56,9 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	s.Embedder = EmbedderStatus{Name: info.Name, Dimensions: info.Dimensions, State: string(c.Embedder.State()), FoldThreshold: info.SuggestedFoldThreshold}
 	if t, ok := c.Config.Embedder.FoldThresholds[info.Name]; ok {
 		s.Embedder.FoldThreshold = t
+	}
+	if !full {
+		return s, nil
 	}
 	if s.Memories, err = c.Store.Counts(ctx); err != nil {
 		return s, err

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"iter"
 
 	"github.com/google/uuid"
 )
@@ -16,14 +17,16 @@ var (
 
 // Store is the durable memory store.
 type Store interface {
-	// Write folds w into its nearest neighbour in the same scope and embedder when the
-	// similarity reaches w.FoldThreshold (or the text is identical), else inserts it. Concurrent
-	// writes to one scope are serialised, so the same fact written twice at once ends in one row.
-	Write(ctx context.Context, w Write) (WriteResult, error)
+	// WithScopeLock runs fn in one transaction that holds the write lock of scope. Writes to one
+	// scope serialise on it across every host sharing the store, so what fn reads through tx
+	// stays true until it commits: the same fact written twice at once ends in one row. An
+	// error from fn rolls everything fn wrote back.
+	WithScopeLock(ctx context.Context, scope ScopeRef, fn func(tx ScopeTx) error) error
 	Get(ctx context.Context, id uuid.UUID) (Memory, error)
 	// GetMany returns the memories that exist among ids, in no particular order. With
 	// similarTo set, each carries its cosine similarity to that vector (nil for rows of another
-	// embedder), so search scores lexical-only candidates in the same round trip.
+	// embedder, and where a zero vector on either side leaves it undefined), so search scores
+	// lexical-only candidates in the same round trip.
 	GetMany(ctx context.Context, ids []uuid.UUID, similarTo *Vector) ([]Loaded, error)
 	List(ctx context.Context, q ListQuery) ([]Memory, error)
 	// SetArchived soft-deletes (archived=true) or restores a memory and records it in history.
@@ -31,8 +34,15 @@ type Store interface {
 	SetPinned(ctx context.Context, id uuid.UUID, pinned bool, actor string) (Memory, error)
 	History(ctx context.Context, id uuid.UUID) ([]HistoryEntry, error)
 	// Nearest returns the live (or, if asked, archived) memories closest to q.Vector among rows
-	// of the same embedder, best first.
+	// of the same embedder, best first. A zero vector has no neighbours, and rows holding one
+	// are never returned: their similarity is undefined.
 	Nearest(ctx context.Context, q VectorQuery) ([]VectorHit, error)
+	// IDsBetween returns up to limit ids in [lo, hi) (hi nil: no upper bound) among the given
+	// scopes, archived included, in id order: a short id prefix resolves through the primary
+	// key's order without a scan.
+	IDsBetween(ctx context.Context, lo uuid.UUID, hi *uuid.UUID, scopes []ScopeRef, limit int) ([]uuid.UUID, error)
+	// MatchText returns the ids of the memories whose whole text is q.Text, newest first.
+	MatchText(ctx context.Context, q TextQuery) ([]uuid.UUID, error)
 	// RecordHits adds hits[id] to each memory's hit_count and sets last_hit_at; it does not
 	// advance the change feed.
 	RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error
@@ -45,10 +55,32 @@ type Store interface {
 	// IndexDeferred moves up to limit imported rows into the ANN index (Import defers that
 	// cost) and returns how many it moved; 0 means nothing is pending. Safe to run from
 	// several hosts at once. Callers use IndexDeferredBatch unless they have a reason not to.
+	// A row the index refuses is set aside and counted, and the error names it.
 	IndexDeferred(ctx context.Context, limit int) (int, error)
 	Counts(ctx context.Context) (Counts, error)
 	// Export streams one scope's memories (archived included) with history and vectors.
 	Export(ctx context.Context, scope ScopeRef, fn func(ExportRecord) error) error
 	// Import inserts records whose id is not present yet, in one transaction.
 	Import(ctx context.Context, records []ExportRecord) (ImportResult, error)
+	// ImportBatches inserts the records of every batch whose id is not present yet, all in one
+	// transaction: an error from batches (or from the store) rolls back every batch before it.
+	ImportBatches(ctx context.Context, batches iter.Seq2[[]ExportRecord, error]) (ImportResult, error)
+	// VectorDimensions returns the width every stored vector of each embedder has; the store
+	// refuses a vector of another width.
+	VectorDimensions(ctx context.Context) (map[string]int, error)
+}
+
+// ScopeTx is what a write may do under its scope's lock; every method works in that scope
+// only, on live (not archived) memories.
+type ScopeTx interface {
+	// FindExact returns the live memory whose text is text (compared by NormalizeText), or
+	// ErrNotFound.
+	FindExact(ctx context.Context, text string) (Memory, error)
+	// Nearest returns up to limit live memories of v's embedder closest to v, best first. A
+	// zero vector has no direction and so no neighbours; rows with one are never returned.
+	Nearest(ctx context.Context, v Vector, limit int) ([]Neighbour, error)
+	// Insert adds w as a new row with an add entry in history. w must be of the locked scope.
+	Insert(ctx context.Context, w Write) (Memory, error)
+	// Fold updates a live row of the locked scope as p says and records the fold in history.
+	Fold(ctx context.Context, p FoldParams) (Memory, error)
 }

@@ -57,6 +57,9 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
+	if hint, ok := layerHint(k); ok {
+		return "", fmt.Errorf("kind: %s", hint)
+	}
 	names := make([]string, len(Kinds))
 	for i, k := range Kinds {
 		names[i] = string(k)
@@ -139,9 +142,22 @@ type Vector struct {
 	Values     []float32
 }
 
-// Write is one memory_store call after validation, redaction and embedding.
+// IsZero reports whether v has no direction: an embedder maps text it has no tokens for
+// (emoji, symbols) to the zero vector, whose cosine similarity to anything is undefined.
+func (v Vector) IsZero() bool {
+	for _, f := range v.Values {
+		if f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Write is a new memory on its way in: validated, redacted and embedded. Whether it folds
+// into an existing row or is inserted is the memory domain's decision (memory.FoldOrInsert);
+// the store offers the scope lock and the primitives (ScopeTx) that decision runs on.
 type Write struct {
-	ID         uuid.UUID // used when the write inserts a new row
+	ID         uuid.UUID // the id of the row an insert creates
 	Scope      Scope
 	ScopeKey   string
 	Kind       Kind
@@ -151,22 +167,58 @@ type Write struct {
 	Pinned     bool
 	Provenance Provenance
 	Vector     Vector
-	// FoldThreshold is the cosine similarity at or above which the write folds into its nearest
-	// neighbour. Negative turns semantic folding off (exact duplicates still fold).
-	FoldThreshold float64
-	MergedFromMax int    // bound on Memory.MergedFrom
-	Actor         string // recorded in history
-	// Distinct, when set, vetoes a semantic fold of two texts that are similar but name
-	// different things (see memory.Distinct); the next-nearest neighbours are then tried.
-	Distinct func(existing, incoming string) bool
+	Actor      string // recorded in history
 }
 
-// WriteResult says what a Write did.
-type WriteResult struct {
-	Memory     Memory  // the canonical row after the write
-	Folded     bool    // true when the write folded into an existing row
-	Exact      bool    // true when it folded because the text was identical
-	Similarity float64 // cosine to the nearest neighbour (0 when there was none)
+// Ref is the ScopeRef the write goes to.
+func (w Write) Ref() ScopeRef { return ScopeRef{Scope: w.Scope, Key: w.ScopeKey} }
+
+// Neighbour is a live memory of a write's scope near the write's vector.
+type Neighbour struct {
+	Memory
+	Similarity float64 // cosine similarity, never NaN
+}
+
+// FoldParams is a fold the memory domain decided: row ID absorbs a write and afterwards holds
+// exactly these fields. The store writes the row and its history entry; it decides nothing.
+type FoldParams struct {
+	ID           uuid.UUID
+	Kind         Kind
+	Importance   float64
+	Confidence   float64
+	Pinned       bool
+	DedupedCount int
+	MergedFrom   []Merged
+	// Replacement is set when the incoming text became canonical: the row takes its text,
+	// vector and provenance. Nil keeps the row's own.
+	Replacement *Replacement
+	// The fold's history entry: the canonical text before and after, who and why.
+	Before, After string
+	Actor         string
+	Detail        map[string]any
+}
+
+// Replacement is the incoming side of a fold whose text won.
+type Replacement struct {
+	Text       string
+	Vector     Vector
+	Provenance Provenance
+}
+
+// NormalizeText is the form in which two texts are the same memory (an exact duplicate):
+// case-folded, with runs of whitespace collapsed, so "Use pnpm." and "use  pnpm." match.
+func NormalizeText(text string) string {
+	return strings.ToLower(strings.Join(strings.Fields(text), " "))
+}
+
+// TextQuery asks for the memories whose whole text is text (compared by NormalizeText), for
+// queries neither retrieval index has anything for (emoji, symbols).
+type TextQuery struct {
+	Text            string
+	Scopes          []ScopeRef
+	Kinds           []Kind
+	IncludeArchived bool
+	Limit           int
 }
 
 // ScopeRef names one scope partition: a project, or global.

@@ -76,8 +76,8 @@ func Schema(tb testing.TB) string {
 		tb.Fatalf("testdb: connect: %v", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public"); err != nil && !strings.Contains(err.Error(), "already exists") {
-		tb.Fatalf("testdb: create extension: %v", err)
+	if err := ensureVector(ctx, conn); err != nil {
+		tb.Fatalf("testdb: %v", err)
 	}
 	name := schemaName(tb.Name())
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
@@ -97,6 +97,27 @@ func Schema(tb testing.TB) string {
 		}
 	})
 	return WithSearchPath(base, name)
+}
+
+// extensionLockKey serialises CREATE EXTENSION across test processes sharing one database.
+const extensionLockKey = 7420099
+
+// ensureVector creates pgvector in the database once. CREATE EXTENSION IF NOT EXISTS is not
+// safe against itself: two sessions that both find it missing race on pg_extension's unique
+// index ("duplicate key value violates unique constraint pg_extension_name_index"), which is
+// what several test packages starting at once on a fresh cluster did. A session-level advisory
+// lock makes the check and the creation one step for every process.
+func ensureVector(ctx context.Context, conn *pgx.Conn) error {
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", extensionLockKey); err != nil {
+		return fmt.Errorf("lock for create extension: %w", err)
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", extensionLockKey)
+	}()
+	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public"); err != nil {
+		return fmt.Errorf("create extension: %w", err)
+	}
+	return nil
 }
 
 // Migrated returns a pool on a fresh schema with every migration applied.

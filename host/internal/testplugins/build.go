@@ -1,6 +1,7 @@
 package testplugins
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +26,7 @@ func Dir(tb testing.TB) string {
 		if err != nil {
 			return
 		}
-		root := testdb.RepoRoot()
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "memhost-embedder-bm25"), ".")
-		cmd.Dir = filepath.Join(root, "plugins", "embed-bm25")
-		cmd.Stderr = os.Stderr
-		err = cmd.Run()
+		err = Build(filepath.Join(dir, "memhost-embedder-bm25"), BM25Package)
 	})
 	if err != nil {
 		tb.Fatalf("testplugins: build plugins: %v", err)
@@ -39,3 +36,24 @@ func Dir(tb testing.TB) string {
 
 // BM25 returns the path of the built BM25 embedder plugin.
 func BM25(tb testing.TB) string { return filepath.Join(Dir(tb), "memhost-embedder-bm25") }
+
+// Plugin main packages, relative to the repository root, for Build.
+const (
+	// BM25Package is the real BM25 embedder.
+	BM25Package = "plugins/embed-bm25"
+	// HashPackage is the SDK's example hashing embedder: another identity than BM25's.
+	HashPackage = "sdk/examples/embed-hash"
+	// MisbehavePackage is the test embedder that breaks the protocol on purpose (see its doc).
+	MisbehavePackage = "host/internal/testplugins/misbehave"
+)
+
+// Build compiles the plugin main package pkg (relative to the repository root) to out. It
+// needs no testing.TB, so a TestMain can build the binaries its package's tests share.
+func Build(out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = filepath.Join(testdb.RepoRoot(), pkg)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}

@@ -44,9 +44,9 @@ type Record struct {
 
 // Embedding is a record's vector.
 type Embedding struct {
-	Embedder   string    `json:"embedder"`
-	Dimensions int       `json:"dimensions"`
-	Values     []float32 `json:"values"`
+	Embedder   string `json:"embedder"`
+	Dimensions int    `json:"dimensions"`
+	Values     Values `json:"values"`
 }
 
 func recordOf(r store.ExportRecord) Record {

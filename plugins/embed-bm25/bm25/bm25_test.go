@@ -16,6 +16,14 @@ func TestConformanceOverGRPC(t *testing.T) {
 	embeddertest.Exercise(t, embeddertest.Serve(t, bm25.New()))
 }
 
+// TestConformanceInProcess runs the kit on the implementation itself, which
+// is where cancellation is observable (over the wire the client returns on
+// its own).
+func TestConformanceInProcess(t *testing.T) {
+	t.Parallel()
+	embeddertest.Exercise(t, bm25.New())
+}
+
 func embedOne(t *testing.T, text string) []float32 {
 	t.Helper()
 	v, err := bm25.New().Embed(t.Context(), embedder.PurposeDocument, []string{text})

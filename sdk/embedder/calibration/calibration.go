@@ -13,13 +13,18 @@ import (
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
-// Pair is two facts and whether they state the same fact.
+// Pair is two facts and whether they state the same fact. One JSON object
+// per line: {"a": "...", "b": "...", "same": true, "kind": "paraphrase"}.
 type Pair struct {
+	// A is the text already stored, B the incoming write.
 	A string `json:"a"`
 	B string `json:"b"`
 	// Same is true for paraphrases (should fold) and false for different
 	// facts that merely share words (must not fold).
 	Same bool `json:"same"`
+	// Kind optionally names the family the pair belongs to ("paraphrase",
+	// "speaker", "negation", ...), so rates can be broken down by it.
+	Kind string `json:"kind,omitempty"`
 }
 
 // ReadPairs reads JSON Lines of Pair. Blank lines are skipped.
@@ -89,7 +94,7 @@ func Score(ctx context.Context, e embedder.Embedder, pairs []Pair) ([]Scored, er
 	return scored, nil
 }
 
-// Rates are the outcome of folding at one threshold.
+// Rates are the outcome of a fold decision over labelled pairs.
 type Rates struct {
 	// FalseFold is the share of distinct pairs at or above the threshold:
 	// different facts the host would wrongly merge.
@@ -99,33 +104,64 @@ type Rates struct {
 	MissedFold float64
 	// Paraphrases and Distinct count the pairs of each label.
 	Paraphrases, Distinct int
+	// FalseFolds and MissedFolds count the pairs behind the two rates.
+	FalseFolds, MissedFolds int
 }
 
 // RatesAt computes the fold rates of scored pairs at threshold. It fails
 // when either label is missing, since a rate over no pairs means nothing.
 func RatesAt(scored []Scored, threshold float64) (Rates, error) {
-	var r Rates
-	var falseFolds, missed int
-	for _, s := range scored {
-		folds := s.Cosine >= threshold
-		if s.Same {
-			r.Paraphrases++
-			if !folds {
-				missed++
-			}
-		} else {
-			r.Distinct++
-			if folds {
-				falseFolds++
-			}
-		}
-	}
+	return RatesOf(scored, func(s Scored) bool { return s.Cosine >= threshold })
+}
+
+// RatesOf computes the fold rates of any fold decision, such as a
+// threshold plus a host's own guards. It fails when either label is
+// missing.
+func RatesOf(scored []Scored, folds func(Scored) bool) (Rates, error) {
+	r := tally(scored, folds)
 	if r.Paraphrases == 0 || r.Distinct == 0 {
 		return Rates{}, errors.New("calibration needs both paraphrase and distinct pairs")
 	}
-	r.FalseFold = float64(falseFolds) / float64(r.Distinct)
-	r.MissedFold = float64(missed) / float64(r.Paraphrases)
 	return r, nil
+}
+
+// RatesByKind is RatesOf per Pair.Kind. A kind may hold one label only; its
+// other rate is then zero over zero pairs.
+func RatesByKind(scored []Scored, folds func(Scored) bool) map[string]Rates {
+	byKind := map[string][]Scored{}
+	for _, s := range scored {
+		byKind[s.Kind] = append(byKind[s.Kind], s)
+	}
+	out := make(map[string]Rates, len(byKind))
+	for k, ss := range byKind {
+		out[k] = tally(ss, folds)
+	}
+	return out
+}
+
+func tally(scored []Scored, folds func(Scored) bool) Rates {
+	var r Rates
+	for _, s := range scored {
+		f := folds(s)
+		if s.Same {
+			r.Paraphrases++
+			if !f {
+				r.MissedFolds++
+			}
+		} else {
+			r.Distinct++
+			if f {
+				r.FalseFolds++
+			}
+		}
+	}
+	if r.Distinct > 0 {
+		r.FalseFold = float64(r.FalseFolds) / float64(r.Distinct)
+	}
+	if r.Paraphrases > 0 {
+		r.MissedFold = float64(r.MissedFolds) / float64(r.Paraphrases)
+	}
+	return r
 }
 
 // Calibrate scores pairs with e and returns the rates at threshold.

@@ -13,10 +13,10 @@ func TestReadPairs(t *testing.T) {
 	t.Parallel()
 	pairs, err := calibration.ReadPairs(strings.NewReader(`{"a":"x","b":"y","same":true}
 
-{"a":"x","b":"z","same":false}
+{"a":"x","b":"z","same":false,"kind":"negation"}
 `))
 	require.NoError(t, err)
-	require.Equal(t, []calibration.Pair{{A: "x", B: "y", Same: true}, {A: "x", B: "z"}}, pairs)
+	require.Equal(t, []calibration.Pair{{A: "x", B: "y", Same: true}, {A: "x", B: "z", Kind: "negation"}}, pairs)
 
 	_, err = calibration.ReadPairs(strings.NewReader(`{"a":"x"}`))
 	require.ErrorContains(t, err, "line 1")
@@ -34,10 +34,30 @@ func TestRatesAt(t *testing.T) {
 	}
 	r, err := calibration.RatesAt(scored, 0.7)
 	require.NoError(t, err)
-	require.Equal(t, calibration.Rates{FalseFold: 0.25, MissedFold: 0.5, Paraphrases: 2, Distinct: 4}, r)
+	require.Equal(t, calibration.Rates{FalseFold: 0.25, MissedFold: 0.5, Paraphrases: 2, Distinct: 4, FalseFolds: 1, MissedFolds: 1}, r)
 
 	_, err = calibration.RatesAt(scored[:2], 0.7)
 	require.Error(t, err)
+}
+
+func TestRatesOfAndByKind(t *testing.T) {
+	t.Parallel()
+	scored := []calibration.Scored{
+		{Pair: calibration.Pair{A: "keep", Same: true, Kind: "paraphrase"}, Cosine: 0.9},
+		{Pair: calibration.Pair{A: "veto", Same: true, Kind: "paraphrase"}, Cosine: 0.9},
+		{Pair: calibration.Pair{A: "keep", Kind: "speaker"}, Cosine: 0.8},
+		{Pair: calibration.Pair{A: "veto", Kind: "speaker"}, Cosine: 0.8},
+	}
+	guarded := func(s calibration.Scored) bool { return s.Cosine >= 0.7 && s.A != "veto" }
+	r, err := calibration.RatesOf(scored, guarded)
+	require.NoError(t, err)
+	require.Equal(t, calibration.Rates{FalseFold: 0.5, MissedFold: 0.5, Paraphrases: 2, Distinct: 2, FalseFolds: 1, MissedFolds: 1}, r)
+
+	byKind := calibration.RatesByKind(scored, guarded)
+	require.Equal(t, map[string]calibration.Rates{
+		"paraphrase": {MissedFold: 0.5, Paraphrases: 2, MissedFolds: 1},
+		"speaker":    {FalseFold: 0.5, Distinct: 2, FalseFolds: 1},
+	}, byKind)
 }
 
 func TestCosine(t *testing.T) {

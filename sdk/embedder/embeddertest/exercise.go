@@ -2,158 +2,383 @@ package embeddertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
+	"unicode/utf8"
 
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
-// callTimeout bounds every call Exercise makes, so a hanging embedder fails
-// the test instead of stalling it until the go test deadline.
-const callTimeout = 30 * time.Second
+// limits are the time bounds Exercise holds an embedder to.
+type limits struct {
+	// call bounds every call, so that a hanging embedder fails the test
+	// instead of stalling it until go test's deadline.
+	call time.Duration
+	// cancel is how soon Embed must return once its context is done.
+	cancel time.Duration
+}
 
-// Exercise runs the conformance subtests against e, which may be an
-// implementation, the result of Serve, or the result of Launch. Subtests run
-// in parallel; e must be safe for concurrent use, as the host requires.
+var defaultLimits = limits{call: 30 * time.Second, cancel: 2 * time.Second}
+
+// agreeTolerance is how far two vectors for the same text may drift apart
+// (1 - cosine) and still agree: float noise from batching passes, a vector
+// that belongs to another text does not.
+const agreeTolerance = 1e-6
+
+// Exercise runs the conformance checks against e, which may be an
+// implementation, the result of Serve, Launch or Attach. Subtests run in
+// parallel; e must be safe for concurrent use, as the host requires.
+//
+// Every result is checked for one vector per text, of the promised
+// dimensions, with finite components. Beyond that the checks cover Describe,
+// determinism, order independence (a text's vector does not depend on its
+// neighbours in the batch), empty and full batches, a text at the byte
+// limit, unicode and invalid UTF-8, cancellation (Embed returns promptly once
+// its context is done) and health. Over the wire the client already returns
+// when the context ends, so run Exercise on the implementation itself too to
+// check that it honours cancellation.
+//
+// A check never panics on a malformed result and keeps its failure message
+// to one short line.
 func Exercise(t *testing.T, e embedder.Embedder) {
 	t.Helper()
-
-	info := describe(t, e)
-
-	t.Run("DescribeIsSane", func(t *testing.T) {
-		t.Parallel()
-		require.NoError(t, info.Validate())
-		require.NotEmpty(t, info.Version, "version")
-		again := describe(t, e)
-		require.Equal(t, info, again, "Describe must be stable")
-	})
-
-	t.Run("OneVectorPerText", func(t *testing.T) {
-		t.Parallel()
-		texts := []string{"we use pnpm, not npm, in this repo", "the API listens on port 8080", "tests need TEST_DATABASE_URL"}
-		for _, p := range []embedder.Purpose{embedder.PurposeDocument, embedder.PurposeQuery} {
-			vecs := embed(t, e, p, texts)
-			requireShape(t, info, texts, vecs)
-			for i, v := range vecs {
-				require.NotZero(t, norm(v), "vector %d (%s) is all zeros", i, p)
-			}
-		}
-	})
-
-	t.Run("Deterministic", func(t *testing.T) {
-		t.Parallel()
-		texts := []string{"deploys go through the staging cluster first", "deploys go through the staging cluster first"}
-		a := embed(t, e, embedder.PurposeDocument, texts)
-		b := embed(t, e, embedder.PurposeDocument, texts[:1])
-		require.Equal(t, a[0], a[1], "identical texts in one batch")
-		require.Equal(t, a[0], b[0], "identical text in different batches")
-	})
-
-	t.Run("EmptyBatch", func(t *testing.T) {
-		t.Parallel()
-		vecs := embed(t, e, embedder.PurposeDocument, nil)
-		require.Empty(t, vecs)
-	})
-
-	t.Run("EmptyText", func(t *testing.T) {
-		t.Parallel()
-		texts := []string{""}
-		requireShape(t, info, texts, embed(t, e, embedder.PurposeDocument, texts))
-	})
-
-	t.Run("MaxBatch", func(t *testing.T) {
-		t.Parallel()
-		texts := make([]string, info.MaxBatch)
-		for i := range texts {
-			texts[i] = fmt.Sprintf("fact number %d about service%d", i, i%7)
-		}
-		requireShape(t, info, texts, embed(t, e, embedder.PurposeDocument, texts))
-	})
-
-	t.Run("MaxInputBytes", func(t *testing.T) {
-		t.Parallel()
-		if info.MaxInputBytes == 0 {
-			t.Skip("no input limit declared")
-		}
-		word := "memory "
-		text := strings.Repeat(word, info.MaxInputBytes/len(word))
-		texts := []string{text}
-		requireShape(t, info, texts, embed(t, e, embedder.PurposeDocument, texts))
-	})
-
-	t.Run("Unicode", func(t *testing.T) {
-		t.Parallel()
-		texts := []string{"naïve café ünïcödé", "東京タワーの設定", "emoji 🚀 deploys", "invalid \xff\xfe utf8"}
-		requireShape(t, info, texts, embed(t, e, embedder.PurposeDocument, texts))
-	})
-
-	t.Run("CancelledContext", func(t *testing.T) {
-		t.Parallel()
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		var (
-			vecs [][]float32
-			err  error
-		)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			vecs, err = e.Embed(ctx, embedder.PurposeDocument, []string{"cancelled before it started"})
-		}()
-		select {
-		case <-done:
-		case <-time.After(callTimeout):
-			t.Fatal("Embed with a cancelled context did not return")
-		}
-		// An embedder fast enough to finish anyway may succeed; what it
-		// must not do is hang or return a malformed result.
-		if err == nil {
-			requireShape(t, info, []string{"x"}, vecs)
-		}
-	})
-
-	t.Run("Health", func(t *testing.T) {
-		t.Parallel()
-		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		defer cancel()
-		require.NoError(t, e.Health(ctx))
-	})
-}
-
-func describe(t *testing.T, e embedder.Embedder) embedder.Info {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	info, err := e.Describe(ctx)
-	require.NoError(t, err, "Describe")
-	return info
-}
-
-func embed(t *testing.T, e embedder.Embedder, p embedder.Purpose, texts []string) [][]float32 {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	vecs, err := e.Embed(ctx, p, texts)
-	require.NoError(t, err, "Embed %d texts (%s)", len(texts), p)
-	return vecs
-}
-
-func requireShape(t *testing.T, info embedder.Info, texts []string, vecs [][]float32) {
-	t.Helper()
-	require.Len(t, vecs, len(texts), "one vector per text")
-	for i, v := range vecs {
-		require.Len(t, v, info.Dimensions, "vector %d length", i)
+	k := newKit(t, e, defaultLimits)
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, k)
+		})
 	}
 }
 
+// check is one conformance subtest. It takes testing.TB so that the kit's
+// own tests can run it against a recorder.
+type check struct {
+	name string
+	run  func(t testing.TB, k *kit)
+}
+
+var checks = []check{
+	{"DescribeIsSane", checkDescribe},
+	{"OneVectorPerText", checkOneVectorPerText},
+	{"Deterministic", checkDeterministic},
+	{"OrderIndependent", checkOrderIndependent},
+	{"EmptyBatch", checkEmptyBatch},
+	{"EmptyText", checkEmptyText},
+	{"MaxBatch", checkMaxBatch},
+	{"MaxInputBytes", checkMaxInputBytes},
+	{"Unicode", checkUnicode},
+	{"CancelledContext", checkCancelledContext},
+	{"CancelDuringCall", checkCancelDuringCall},
+	{"Health", checkHealth},
+}
+
+// kit is the embedder under test and what Describe said about it.
+type kit struct {
+	e      embedder.Embedder
+	info   embedder.Info
+	limits limits
+}
+
+func newKit(t testing.TB, e embedder.Embedder, l limits) *kit {
+	t.Helper()
+	k := &kit{e: e, limits: l}
+	k.info = k.describe(t)
+	if err := k.info.Validate(); err != nil {
+		t.Fatalf("Describe returned invalid info: %v", err)
+	}
+	return k
+}
+
+var sampleTexts = []string{
+	"we use pnpm, not npm, in this repo",
+	"the API listens on port 8080",
+	"tests need TEST_DATABASE_URL",
+}
+
+func checkDescribe(t testing.TB, k *kit) {
+	if k.info.Version == "" {
+		t.Fatalf("Describe: version is empty")
+	}
+	if again := k.describe(t); again != k.info {
+		t.Fatalf("Describe is not stable: first %s, then %s", short(fmt.Sprintf("%+v", k.info)), short(fmt.Sprintf("%+v", again)))
+	}
+}
+
+func checkOneVectorPerText(t testing.TB, k *kit) {
+	texts := sampleTexts[:min(len(sampleTexts), k.info.MaxBatch)]
+	for _, p := range []embedder.Purpose{embedder.PurposeDocument, embedder.PurposeQuery} {
+		for i, v := range k.embed(t, p, texts) {
+			if norm(v) == 0 {
+				t.Fatalf("vector %d (%s) is all zeros", i, p)
+			}
+		}
+	}
+}
+
+func checkDeterministic(t testing.TB, k *kit) {
+	text := "deploys go through the staging cluster first"
+	alone := k.embed(t, embedder.PurposeDocument, []string{text})
+	again := k.embed(t, embedder.PurposeDocument, []string{text})
+	requireAgree(t, alone[0], again[0], "the same text in two calls")
+	if k.info.MaxBatch >= 2 {
+		twice := k.embed(t, embedder.PurposeDocument, []string{text, text})
+		requireAgree(t, twice[0], twice[1], "the same text twice in one batch")
+		requireAgree(t, twice[0], alone[0], "the same text in a batch and alone")
+	}
+}
+
+func checkOrderIndependent(t testing.TB, k *kit) {
+	texts := sampleTexts[:min(len(sampleTexts), k.info.MaxBatch)]
+	if len(texts) < 2 {
+		return // a batch of one has no neighbours
+	}
+	forward := k.embed(t, embedder.PurposeDocument, texts)
+	reversed := make([]string, len(texts))
+	for i, text := range texts {
+		reversed[len(texts)-1-i] = text
+	}
+	backward := k.embed(t, embedder.PurposeDocument, reversed)
+	for i, text := range texts {
+		requireAgree(t, forward[i], backward[len(texts)-1-i], "text %d %s in a batch and in the reversed batch", i, quote(text))
+		alone := k.embed(t, embedder.PurposeDocument, []string{text})
+		requireAgree(t, forward[i], alone[0], "text %d %s in a batch and alone", i, quote(text))
+	}
+}
+
+func checkEmptyBatch(t testing.TB, k *kit) {
+	k.embed(t, embedder.PurposeDocument, nil)
+}
+
+func checkEmptyText(t testing.TB, k *kit) {
+	k.embed(t, embedder.PurposeDocument, []string{""})
+}
+
+func checkMaxBatch(t testing.TB, k *kit) {
+	k.embed(t, embedder.PurposeDocument, batch(k.info.MaxBatch))
+}
+
+func checkMaxInputBytes(t testing.TB, k *kit) {
+	if k.info.MaxInputBytes == 0 {
+		t.Skip("no input limit declared")
+	}
+	word := "memory "
+	text := strings.Repeat(word, k.info.MaxInputBytes/len(word))
+	k.embed(t, embedder.PurposeDocument, []string{text})
+}
+
+func checkUnicode(t testing.TB, k *kit) {
+	texts := []string{"naïve café ünïcödé", "東京タワーの設定", "emoji 🚀 deploys", "invalid \xff\xfe utf8"}
+	for i := 0; i < len(texts); i += k.info.MaxBatch {
+		k.embed(t, embedder.PurposeDocument, texts[i:min(len(texts), i+k.info.MaxBatch)])
+	}
+}
+
+// checkCancelledContext: Embed called with a context that is already done
+// returns within the grace period, with an error wrapping context.Canceled
+// or (an embedder fast enough to finish anyway) a well-formed result.
+func checkCancelledContext(t testing.TB, k *kit) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	texts := []string{"cancelled before it started"}
+	call := k.start(ctx, embedder.PurposeDocument, texts)
+	vecs, err := call.wait(t, "Embed with a cancelled context", k.limits.cancel)
+	k.requireCancelled(t, texts, vecs, err)
+}
+
+// checkCancelDuringCall: Embed returns within the grace period once its
+// context is cancelled mid-call.
+func checkCancelDuringCall(t testing.TB, k *kit) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	texts := batch(k.info.MaxBatch)
+	call := k.start(ctx, embedder.PurposeDocument, texts)
+	select {
+	case <-call.done:
+		// Finished before the cancellation: nothing to observe.
+	case <-time.After(10 * time.Millisecond):
+		cancel()
+	}
+	vecs, err := call.wait(t, "Embed after its context was cancelled", k.limits.cancel)
+	k.requireCancelled(t, texts, vecs, err)
+}
+
+func checkHealth(t testing.TB, k *kit) {
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	call := start(func() ([][]float32, error) { return nil, k.e.Health(ctx) })
+	if _, err := call.wait(t, "Health", k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("Health: %s", short(err.Error()))
+	}
+}
+
+func (k *kit) describe(t testing.TB) embedder.Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	var info embedder.Info
+	call := start(func() (_ [][]float32, err error) {
+		info, err = k.e.Describe(ctx)
+		return nil, err
+	})
+	if _, err := call.wait(t, "Describe", k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("Describe: %s", short(err.Error()))
+	}
+	return info
+}
+
+// embed calls Embed, requiring success and a well-formed result.
+func (k *kit) embed(t testing.TB, p embedder.Purpose, texts []string) [][]float32 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	what := fmt.Sprintf("Embed of %d texts (%s)", len(texts), p)
+	vecs, err := k.start(ctx, p, texts).wait(t, what, k.limits.call+k.limits.cancel)
+	if err != nil {
+		t.Fatalf("%s: %s", what, short(err.Error()))
+	}
+	k.requireVectors(t, texts, vecs)
+	return vecs
+}
+
+func (k *kit) start(ctx context.Context, p embedder.Purpose, texts []string) *pending {
+	return start(func() ([][]float32, error) { return k.e.Embed(ctx, p, texts) })
+}
+
+// requireVectors fails unless vecs holds one vector per text, each of the
+// promised dimensions and finite. Later checks index vecs only after it.
+func (k *kit) requireVectors(t testing.TB, texts []string, vecs [][]float32) {
+	t.Helper()
+	if len(vecs) != len(texts) {
+		t.Fatalf("Embed returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	for i, v := range vecs {
+		if len(v) != k.info.Dimensions {
+			t.Fatalf("vector %d has %d components, Describe promised %d", i, len(v), k.info.Dimensions)
+		}
+		for j, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				t.Fatalf("vector %d component %d is %v: components must be finite", i, j, x)
+			}
+		}
+	}
+}
+
+// requireCancelled accepts the outcomes of a cancelled call: an error that
+// says it was cancelled, or a well-formed result.
+func (k *kit) requireCancelled(t testing.TB, texts []string, vecs [][]float32, err error) {
+	t.Helper()
+	if err == nil {
+		k.requireVectors(t, texts, vecs)
+		return
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled Embed returned an error that does not wrap context.Canceled: %s", short(err.Error()))
+	}
+}
+
+// pending is a call into the embedder running on its own goroutine, so
+// that neither a hang nor a panic in the embedder keeps the kit from
+// reporting.
+type pending struct {
+	done chan struct{}
+	vecs [][]float32
+	err  error
+	// panicked holds what the call panicked with, if it did.
+	panicked any
+}
+
+func start(call func() ([][]float32, error)) *pending {
+	p := &pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer func() {
+			if r := recover(); r != nil {
+				p.panicked = r
+			}
+		}()
+		p.vecs, p.err = call()
+	}()
+	return p
+}
+
+// wait returns the call's result, failing the test if the call panicked or
+// did not return within timeout (the goroutine is then left behind: the
+// embedder holds it).
+func (p *pending) wait(t testing.TB, what string, timeout time.Duration) ([][]float32, error) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		t.Fatalf("%s did not return within %s", what, timeout)
+	}
+	if p.panicked != nil {
+		t.Fatalf("%s panicked: %s", what, short(fmt.Sprint(p.panicked)))
+	}
+	return p.vecs, p.err
+}
+
+// requireAgree fails when a and b, two vectors of equal length for the same
+// text, point in different directions.
+func requireAgree(t testing.TB, a, b []float32, format string, args ...any) {
+	t.Helper()
+	if c := cosine(a, b); !(1-c <= agreeTolerance) {
+		t.Fatalf("%s: the vectors differ (cosine %.6f)", fmt.Sprintf(format, args...), c)
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	na, nb := norm(a), norm(b)
+	switch {
+	case na == 0 && nb == 0:
+		return 1
+	case na == 0 || nb == 0:
+		return 0
+	}
+	var dot float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// norm is the squared Euclidean norm of v.
 func norm(v []float32) float64 {
 	var s float64
 	for _, x := range v {
 		s += float64(x) * float64(x)
 	}
 	return s
+}
+
+// batch returns n distinct short texts.
+func batch(n int) []string {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("fact number %d about service%d", i, i%7)
+	}
+	return texts
+}
+
+// maxMessage bounds the text a check quotes from an embedder (an error, a
+// panic value, an Info), so that failure lines stay short.
+const maxMessage = 160
+
+func short(s string) string { return truncate(s, maxMessage) }
+
+// quote names a text in a failure message.
+func quote(s string) string { return fmt.Sprintf("%q", truncate(s, 24)) }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

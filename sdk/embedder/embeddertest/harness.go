@@ -1,6 +1,7 @@
 package embeddertest
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,30 +10,29 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/internal/registry"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
 // Serve serves impl over an in-process gRPC connection and returns the
-// client side. The connection is closed when the test ends.
+// client side, the Embedder the host would hold. The connection is closed
+// when the test ends.
 func Serve(t testing.TB, impl embedder.Embedder) embedder.Embedder {
 	t.Helper()
-	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{
-		plugin.KindEmbedder: &embedder.GRPCPlugin{Impl: impl},
-	})
+	p, err := registry.Server(plugin.KindEmbedder, impl, hclog.NewNullLogger())
+	require.NoError(t, err)
+	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{plugin.KindEmbedder: p})
 	t.Cleanup(func() {
 		// Close asks the server to stop through go-plugin's controller
 		// service; calling server.Stop as well would race with that.
 		_ = client.Close()
 		<-server.DoneCh
 	})
-	raw, err := client.Dispense(plugin.KindEmbedder)
-	require.NoError(t, err, "dispense embedder")
-	e, ok := raw.(embedder.Embedder)
-	require.True(t, ok, "dispensed %T is not an embedder.Embedder", raw)
-	return e
+	return dispense(t, client)
 }
 
 // Launch starts the plugin binary at path the way the host does (see Start)
@@ -76,4 +76,74 @@ func Start(path string, logTo io.Writer) (e embedder.Embedder, kill func(), err 
 		return nil, nil, fmt.Errorf("plugin %s dispensed %T, not an embedder.Embedder", path, raw)
 	}
 	return e, client.Kill, nil
+}
+
+// Attach connects to an embedder plugin served in debug mode
+// (embedder.WithDebug) at rc, in this process or another one, and returns
+// its Embedder. When the test ends it asks the plugin to shut down, which
+// ends the plugin's Serve.
+func Attach(t testing.TB, rc plugin.ReattachConfig) embedder.Embedder {
+	t.Helper()
+	require.NoError(t, rc.Validate())
+	reattach := rc.GoPlugin()
+	released := make(chan struct{})
+	if rc.Pid == os.Getpid() {
+		// go-plugin watches an attached process until it exits; this one
+		// never will, so the watch ends with the test instead.
+		reattach.ReattachFunc = func() (runner.AttachedRunner, error) { return inProcess{released}, nil }
+	}
+	// Reattaching skips go-plugin's version negotiation, so the plugin set
+	// of the version the plugin serves is given directly.
+	set, ok := plugin.VersionedPlugins()[rc.ProtocolVersion]
+	require.True(t, ok, "plugin speaks protocol version %d; this SDK speaks %d", rc.ProtocolVersion, plugin.ProtocolVersion)
+	client := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  plugin.Handshake,
+		Plugins:          set,
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		Reattach:         reattach,
+		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: os.Stderr, Level: hclog.Warn}),
+	})
+	rpc, err := client.Client()
+	require.NoError(t, err, "attach to plugin at %s", rc.Address)
+	t.Cleanup(func() {
+		// go-plugin's Kill leaves a plugin in debug mode alone; Close asks
+		// it to shut down and closes the connection.
+		_ = rpc.Close()
+		close(released)
+	})
+	return dispense(t, rpc)
+}
+
+func dispense(t testing.TB, rpc goplugin.ClientProtocol) embedder.Embedder {
+	t.Helper()
+	raw, err := rpc.Dispense(plugin.KindEmbedder)
+	require.NoError(t, err, "dispense embedder")
+	e, ok := raw.(embedder.Embedder)
+	require.True(t, ok, "dispensed %T is not an embedder.Embedder", raw)
+	return e
+}
+
+// inProcess stands for a plugin served in the test's own process: nothing
+// to wait for but the test's end, nothing to kill, addresses as they are.
+type inProcess struct{ released <-chan struct{} }
+
+var _ runner.AttachedRunner = inProcess{}
+
+func (r inProcess) Wait(ctx context.Context) error {
+	select {
+	case <-r.released:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+func (inProcess) Kill(context.Context) error { return nil }
+func (inProcess) ID() string                 { return "in-process" }
+
+func (inProcess) PluginToHost(network, address string) (string, string, error) {
+	return network, address, nil
+}
+
+func (inProcess) HostToPlugin(network, address string) (string, string, error) {
+	return network, address, nil
 }

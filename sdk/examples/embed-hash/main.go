@@ -1,21 +1,28 @@
 // Command embed-hash is the smallest complete memhost embedder plugin: a
 // deterministic bag-of-words hashing embedder. It shows the shape of a
-// plugin (an Embedder implementation plus a one-line main); it is not meant
-// for real use. Build it and point the host's plugin directory at it:
+// plugin (an Embedder implementation plus a main of a few lines); it is not
+// meant for real use. Build it and point the host's plugin directory at it:
 //
 //	go build -o memhost-embedder-hash ./examples/embed-hash
 package main
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
-func main() { embedder.Serve(hashEmbedder{}) }
+func main() {
+	if err := embedder.Serve(hashEmbedder{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
 
 const dims = 64
 

@@ -1,39 +1,57 @@
-// Package registry records the host-side go-plugin value of every plugin
-// kind. Kind packages (sdk/embedder, ...) register from init; sdk/plugin
-// reads the set. It lives apart from sdk/plugin because kind packages import
-// sdk/plugin for Serve, so sdk/plugin cannot import them, and because plugin
-// authors have no reason to see a registration hook.
 package registry
 
 import (
+	"fmt"
 	"sync"
 
+	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 )
 
-var (
-	mu    sync.Mutex
-	kinds = map[string]goplugin.Plugin{}
-)
-
-// Register makes kind known. p must be usable as a client (an Impl is not
-// needed). A duplicate kind is an SDK programming error, hence the panic.
-func Register(kind string, p goplugin.Plugin) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := kinds[kind]; dup {
-		panic("memhost sdk: plugin kind registered twice: " + kind)
-	}
-	kinds[kind] = p
+// Kind is how one plugin kind is built.
+type Kind struct {
+	// Client is the host's go-plugin value: its GRPCClient returns the kind's
+	// public interface backed by a plugin process.
+	Client goplugin.Plugin
+	// Server wraps impl, a value of the kind's public interface, for serving;
+	// logger receives panics recovered from it. It fails for another type.
+	Server func(impl any, logger hclog.Logger) (goplugin.Plugin, error)
 }
 
-// Set returns a fresh PluginSet holding every registered kind.
-func Set() goplugin.PluginSet {
+var (
+	mu    sync.Mutex
+	kinds = map[string]Kind{}
+)
+
+// Register makes kind known. A duplicate kind is an SDK programming error,
+// hence the panic.
+func Register(name string, k Kind) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := kinds[name]; dup {
+		panic("memhost sdk: plugin kind registered twice: " + name)
+	}
+	kinds[name] = k
+}
+
+// Clients returns a fresh PluginSet holding every registered kind's client.
+func Clients() goplugin.PluginSet {
 	mu.Lock()
 	defer mu.Unlock()
 	set := make(goplugin.PluginSet, len(kinds))
-	for k, p := range kinds {
-		set[k] = p
+	for name, k := range kinds {
+		set[name] = k.Client
 	}
 	return set
+}
+
+// Server builds the plugin-side value of kind name around impl.
+func Server(name string, impl any, logger hclog.Logger) (goplugin.Plugin, error) {
+	mu.Lock()
+	k, ok := kinds[name]
+	mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("plugin kind %q is not registered", name)
+	}
+	return k.Server(impl, logger)
 }

@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -16,14 +19,32 @@ import (
 	"github.com/memhost/memhost/host/internal/store"
 )
 
-// HNSWM and HNSWEfConstruction are the build parameters of every embedder's HNSW index. ef_construction is twice pgvector's default
-// of 64: hashed BM25 vectors are sparse and their neighbourhoods flat, and the wider build walk
-// is what lifts recall at 100K memories from 0.90 to the 0.95 target for ~15% more insert time
-// (docs/benchmarks.md). Changing them makes EnsureVectorIndex rebuild existing indexes.
+// HNSWM and HNSWEfConstruction are the build parameters of every scope graph. ef_construction
+// is twice pgvector's default of 64: hashed BM25 vectors are sparse and their neighbourhoods
+// flat, and the wider build walk is what lifts recall at 100K memories from 0.90 to the 0.95
+// target for ~15% more insert time (docs/benchmarks.md). Changing them makes IndexScopes
+// rebuild existing graphs.
 const (
 	HNSWM              = 16
 	HNSWEfConstruction = 128
 )
+
+// DefaultGraphMinRows is how many rows of one embedder a scope holds before it gets an HNSW
+// graph of its own (WithGraphMinRows). Below it Nearest scans the scope's rows exactly, which
+// costs about 2 µs a row on 2 cores when the rows are spread over the table as writes to many
+// projects leave them (docs/benchmarks.md), so a scope at the limit answers in about 2 ms —
+// what a walk of a small graph costs too — and every scope below it is exact, not approximate.
+// It also bounds how many graphs a database holds: at most rows / DefaultGraphMinRows.
+const DefaultGraphMinRows = 1000
+
+// WithGraphMinRows sets the scope size at which a scope gets its own graph; 0 keeps the default.
+func WithGraphMinRows(n int) Option {
+	return func(s *Store) {
+		if n > 0 {
+			s.graphMinRows = n
+		}
+	}
+}
 
 // annReloptions is how pg_class.reloptions spells the build parameters, sorted for comparison.
 var annReloptions = slices.Sorted(slices.Values([]string{fmt.Sprintf("m=%d", HNSWM), fmt.Sprintf("ef_construction=%d", HNSWEfConstruction)}))
@@ -32,8 +53,9 @@ var annReloptions = slices.Sorted(slices.Values([]string{fmt.Sprintf("m=%d", HNS
 // would let two long embedder names share one index name.
 const maxIdentifier = 63
 
-// indexName is the partial HNSW index of one embedder: readable when it fits, otherwise cut
-// and suffixed with a hash of the full embedder name so names stay distinct.
+// indexName is the shared per-embedder HNSW index of earlier versions, which walked one graph
+// for every project under a project filter: readable when it fits, otherwise cut and suffixed
+// with a hash of the full embedder name. IndexScopes retires it.
 func indexName(embedder string) string {
 	name := "memories_ann_" + strings.NewReplacer(".", "_", "-", "_").Replace(embedder)
 	if len(name) <= maxIdentifier {
@@ -42,11 +64,8 @@ func indexName(embedder string) string {
 	return name[:maxIdentifier-9] + "_" + embedderHash(embedder)
 }
 
-// rebuildPoll is how often a host waiting for another host's rebuild checks on it.
-const rebuildPoll = 250 * time.Millisecond
-
-// rebuildName is where a replacement index is built before it takes indexName's place.
-func rebuildName(embedder string) string { return "memories_ann_next_" + embedderHash(embedder) }
+// sharedRebuildName is where earlier versions rebuilt the shared index; a leftover is retired too.
+func sharedRebuildName(embedder string) string { return "memories_ann_next_" + embedderHash(embedder) }
 
 func embedderHash(embedder string) string {
 	h := fnv.New32a()
@@ -54,16 +73,36 @@ func embedderHash(embedder string) string {
 	return fmt.Sprintf("%08x", h.Sum32())
 }
 
-func annIndexDDL(name, embedder string, dimensions int, concurrently bool) string {
-	how := "INDEX IF NOT EXISTS"
-	if concurrently {
-		how = "INDEX CONCURRENTLY"
-	}
-	return fmt.Sprintf(`CREATE %s %s ON memories USING hnsw ((%s) vector_cosine_ops) WITH (m = %d, ef_construction = %d) WHERE embedder = '%s' AND NOT ann_deferred`,
-		how, name, vecExpr(dimensions), HNSWM, HNSWEfConstruction, embedder)
+// graphPrefix starts the name of every scope graph.
+const graphPrefix = "memories_graph_"
+
+// GraphName is the HNSW graph of one embedder's vectors in one scope. Scope keys are up to 512
+// bytes and names at most 63, so the name holds a hash; md5, because SQL computes it too
+// (graphNameSQL). The parts cannot run into each other: embedder names have no '/', and the
+// key comes last.
+func GraphName(embedder string, scope store.ScopeRef) string {
+	sum := md5.Sum([]byte(embedder + "/" + scopeLiteral(scope.Scope) + "/" + scope.Key))
+	return graphPrefix + hex.EncodeToString(sum[:8])
 }
 
-// annIndexState is what the catalog says about an embedder's index.
+// graphNameSQL is GraphName in SQL, over a row's scope and scope_key and the given embedder
+// expression (the row's column, or the parameter an update sets it to).
+func graphNameSQL(embedder string) string {
+	return "'" + graphPrefix + "' || left(md5(" + embedder + " || '/' || scope || '/' || scope_key), 16)"
+}
+
+// graphDDL creates a scope graph. Its predicate is the one NearestSQL repeats per scope.
+func graphDDL(name, embedder string, dimensions int, scope store.ScopeRef) string {
+	return fmt.Sprintf(`CREATE INDEX CONCURRENTLY %s ON memories USING hnsw ((%s) vector_cosine_ops) WITH (m = %d, ef_construction = %d)
+		WHERE embedder = '%s' AND scope = '%s' AND scope_key = %s AND NOT ann_deferred`,
+		name, vecExpr(dimensions), HNSWM, HNSWEfConstruction, embedder, scopeLiteral(scope.Scope), quoteLiteral(scope.Key))
+}
+
+// quoteLiteral renders s as a standard-conforming SQL string literal (the only form Postgres
+// has used by default since 9.1, and the one pgx requires). DDL takes no bind parameters.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// annIndexState is what the catalog says about an HNSW index.
 type annIndexState int
 
 const (
@@ -72,41 +111,58 @@ const (
 	annStale // invalid (an interrupted concurrent build), or built with other parameters or predicate
 )
 
-func annState(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, name string, dimensions int) (annIndexState, error) {
-	var valid bool
-	var opts []string
-	var def string
+// graphState judges one catalog row of an HNSW index.
+func graphState(valid bool, opts []string, def string, dimensions int) annIndexState {
+	opts = slices.Sorted(slices.Values(opts))
+	if !valid || !slices.Equal(opts, annReloptions) || !strings.Contains(def, fmt.Sprintf("::vector(%d)", dimensions)) || !strings.Contains(def, "NOT ann_deferred") {
+		return annStale
+	}
+	return annCurrent
+}
+
+// graphStates reads the state of every scope graph in one catalog query.
+func (s *Store) graphStates(ctx context.Context) (map[string]func(dimensions int) annIndexState, error) {
+	var out map[string]func(int) annIndexState
 	var err error
 	for attempt := 0; ; attempt++ {
-		err = q.QueryRow(ctx, `SELECT i.indisvalid, coalesce(c.reloptions, '{}'), pg_get_indexdef(c.oid)
-			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indexrelid = to_regclass($1)`, name).Scan(&valid, &opts, &def)
-		// Another host swapping in a rebuilt index can drop the one this query resolved before
+		out, err = s.readGraphStates(ctx)
+		// Another host swapping in a rebuilt graph can drop one this query resolved before
 		// pg_get_indexdef reads it; Postgres then fails the lookup. Looking again sees the new one.
 		if !isDroppedUnderLookup(err) || attempt == 4 {
-			break
+			return out, err
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return annMissing, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("look up index %s: %w", name, err)
-	}
-	slices.Sort(opts)
-	if !valid || !slices.Equal(opts, annReloptions) || !strings.Contains(def, fmt.Sprintf("::vector(%d)", dimensions)) || !strings.Contains(def, "NOT ann_deferred") {
-		return annStale, nil
-	}
-	return annCurrent, nil
 }
 
-// EnsureVectorIndex implements store.Store. A missing index is created in place: the first time
-// an embedder is seen it has no rows, so the build is instant. An index that is invalid or was
-// built with other parameters or predicate (before migration 0002) is rebuilt concurrently
-// under a new name and swapped in, so searches keep their old index and writes are not
-// blocked while the new one is built.
+func (s *Store) readGraphStates(ctx context.Context) (map[string]func(int) annIndexState, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.relname, i.indisvalid, coalesce(c.reloptions, '{}'), pg_get_indexdef(c.oid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = to_regclass('memories') AND c.relname LIKE $1`, graphPrefix+"%")
+	if err != nil {
+		return nil, fmt.Errorf("look up scope graphs: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]func(int) annIndexState{}
+	for rows.Next() {
+		var name, def string
+		var valid bool
+		var opts []string
+		if err := rows.Scan(&name, &valid, &opts, &def); err != nil {
+			return nil, fmt.Errorf("look up scope graphs: %w", err)
+		}
+		out[name] = func(dimensions int) annIndexState { return graphState(valid, opts, def, dimensions) }
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up scope graphs: %w", err)
+	}
+	return out, nil
+}
+
+// EnsureVectorIndex implements store.Store: it checks and registers the embedder's width and
+// adds the embedder to those IndexScopes gives graphs. It builds nothing, so a host boots at
+// once however large its database: scope graphs are built in the background (IndexScopes),
+// and until a scope has one, Nearest scans its rows exactly — slower, never wrong.
 func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error {
 	if err := checkVector(store.Vector{Embedder: embedder, Dimensions: dimensions}); err != nil {
 		return err
@@ -114,65 +170,140 @@ func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensio
 	if dimensions > MaxIndexedDimensions {
 		return fmt.Errorf("embedder %s has %d dimensions; pgvector's HNSW index supports at most %d", embedder, dimensions, MaxIndexedDimensions)
 	}
-	name := indexName(embedder)
-	state, err := annState(ctx, s.pool, name, dimensions)
-	if err != nil {
+	if err := s.registerDimensions(ctx, store.Vector{Embedder: embedder, Dimensions: dimensions}); err != nil {
 		return err
+	}
+	s.graphEmbedders.Store(embedder, dimensions)
+	return nil
+}
+
+// IndexScopes gives every scope holding at least the graph size of rows of an ensured embedder
+// (EnsureVectorIndex) its own HNSW graph, rebuilds graphs that are invalid or were built with
+// other parameters, and then retires the embedder's shared graph of earlier versions. Hosts
+// run it in the background; it returns how many graphs it built.
+//
+// Graphs are built with CREATE INDEX CONCURRENTLY, so writes go on meanwhile, and a rebuilt
+// graph is built under another name and swapped in. Hosts sharing the database each take a
+// graph's advisory lock before building it and skip a graph another host is building.
+func (s *Store) IndexScopes(ctx context.Context) (int, error) {
+	type ensured struct {
+		name       string
+		dimensions int
+	}
+	var embedders []ensured
+	s.graphEmbedders.Range(func(k, v any) bool {
+		embedders = append(embedders, ensured{k.(string), v.(int)})
+		return true
+	})
+	if len(embedders) == 0 {
+		return 0, nil
+	}
+	slices.SortFunc(embedders, func(a, b ensured) int { return strings.Compare(a.name, b.name) })
+	// Every row counts here, whatever its embedder: a cheap superset, read from the (scope,
+	// scope_key) btree alone; each embedder's own count is taken only where a graph is missing.
+	rows, err := s.pool.Query(ctx, `SELECT scope, scope_key FROM memories GROUP BY scope, scope_key HAVING count(*) >= $1`, s.graphMinRows)
+	if err != nil {
+		return 0, fmt.Errorf("index scopes: find large scopes: %w", err)
+	}
+	large, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ScopeRef, error) {
+		var ref store.ScopeRef
+		var scope string
+		err := row.Scan(&scope, &ref.Key)
+		ref.Scope = store.Scope(scope)
+		return ref, err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("index scopes: find large scopes: %w", err)
+	}
+	states, err := s.graphStates(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("index scopes: %w", err)
+	}
+	built := 0
+	var errs []error
+	for _, e := range embedders {
+		complete := true
+		for _, scope := range large {
+			name := GraphName(e.name, scope)
+			state := annMissing
+			if st, ok := states[name]; ok {
+				state = st(e.dimensions)
+			}
+			if state == annCurrent {
+				continue
+			}
+			did, err := s.buildGraph(ctx, e.name, e.dimensions, scope, state)
+			if err != nil {
+				errs = append(errs, err)
+				complete = false
+				continue
+			}
+			if did {
+				built++
+			}
+		}
+		if complete {
+			if err := s.retireShared(ctx, e.name); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return built, errors.Join(errs...)
+}
+
+// buildGraph builds or rebuilds one scope graph. It reports false without an error when the
+// embedder holds fewer rows in the scope than the graph size, or another host is building it.
+func (s *Store) buildGraph(ctx context.Context, embedder string, dimensions int, scope store.ScopeRef, state annIndexState) (bool, error) {
+	if state == annMissing {
+		var enough bool
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) >= $4 FROM (SELECT 1 FROM memories
+			WHERE scope = $1 AND scope_key = $2 AND embedder = $3 LIMIT $4) r`, string(scope.Scope), scope.Key, embedder, s.graphMinRows).Scan(&enough); err != nil {
+			return false, fmt.Errorf("graph for %s in %s %q: count rows: %w", embedder, scope.Scope, scope.Key, err)
+		}
+		if !enough {
+			return false, nil
+		}
+	}
+	name := GraphName(embedder, scope)
+	fail := func(step string, err error) (bool, error) {
+		return false, fmt.Errorf("graph for %s in %s %q: %s: %w", embedder, scope.Scope, scope.Key, step, err)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fail("connect", err)
+	}
+	defer releaseAdvisory(conn)
+	var locked bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 7420))`, "memhost.graph:"+name).Scan(&locked); err != nil {
+		return fail("lock", err)
+	}
+	if !locked {
+		return false, nil
+	}
+	// Under the lock, look again: the host that held it may have just finished.
+	states, err := s.graphStates(ctx)
+	if err != nil {
+		return fail("look up", err)
+	}
+	state = annMissing
+	if st, ok := states[name]; ok {
+		state = st(dimensions)
 	}
 	switch state {
 	case annCurrent:
-		return nil
+		return false, nil
 	case annMissing:
-		_, err := s.pool.Exec(ctx, annIndexDDL(name, embedder, dimensions, false))
-		// Two hosts creating the index at once: IF NOT EXISTS does not cover the race, and the
-		// loser fails on the catalog's unique name. The winner's index is the one we wanted.
-		if isUniqueViolation(err) {
-			err = nil
+		if _, err := conn.Exec(ctx, graphDDL(name, embedder, dimensions, scope)); err != nil {
+			return fail("build", err)
 		}
-		if err != nil {
-			return fmt.Errorf("create ANN index for %s: %w", embedder, err)
-		}
-		return nil
+		return true, nil
 	}
-	return s.rebuildVectorIndex(ctx, embedder, dimensions)
-}
-
-// rebuildVectorIndex replaces a stale index. Hosts sharing the database serialise on a session
-// advisory lock; whoever comes second finds the index current and returns.
-func (s *Store) rebuildVectorIndex(ctx context.Context, embedder string, dimensions int) error {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("rebuild ANN index for %s: %w", embedder, err)
-	}
-	defer releaseAdvisory(conn)
-	name, next := indexName(embedder), rebuildName(embedder)
-	// Poll rather than block: a session waiting in pg_advisory_lock holds a transaction open,
-	// and CREATE INDEX CONCURRENTLY waits for every older transaction, a deadlock.
-	for {
-		var locked bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 7420))`, "memhost.ann_index:"+embedder).Scan(&locked); err != nil {
-			return fmt.Errorf("rebuild ANN index for %s: lock: %w", embedder, err)
-		}
-		state, err := annState(ctx, conn, name, dimensions)
-		if err != nil || state == annCurrent {
-			return err
-		}
-		if locked {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("rebuild ANN index for %s: wait for another host's rebuild: %w", embedder, ctx.Err())
-		case <-time.After(rebuildPoll):
-		}
-	}
-	// A leftover of an interrupted rebuild is invalid; start over.
-	for _, sql := range []string{
-		"DROP INDEX CONCURRENTLY IF EXISTS " + next,
-		annIndexDDL(next, embedder, dimensions, true),
-	} {
+	// Stale: build the replacement beside it (a leftover of an interrupted rebuild is invalid;
+	// start over) and swap the two in one transaction, so searches always have a graph.
+	next := name + "_next"
+	for _, sql := range []string{"DROP INDEX CONCURRENTLY IF EXISTS " + next, graphDDL(next, embedder, dimensions, scope)} {
 		if _, err := conn.Exec(ctx, sql); err != nil {
-			return fmt.Errorf("rebuild ANN index for %s: %w", embedder, err)
+			return fail("rebuild", err)
 		}
 	}
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
@@ -180,7 +311,26 @@ func (s *Store) rebuildVectorIndex(ctx context.Context, embedder string, dimensi
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("rebuild ANN index for %s: swap: %w", embedder, err)
+		return fail("swap", err)
+	}
+	return true, nil
+}
+
+// retireShared drops the embedder's shared graph of earlier versions once every large scope
+// has a graph of its own: it only slows the scopes that are scanned exactly (the planner walks
+// it under their filter) and costs a graph insertion per row.
+func (s *Store) retireShared(ctx context.Context, embedder string) error {
+	for _, name := range []string{indexName(embedder), sharedRebuildName(embedder)} {
+		var exists bool
+		if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
+			return fmt.Errorf("retire shared graph %s: %w", name, err)
+		}
+		if !exists {
+			continue
+		}
+		if _, err := s.pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+name); err != nil {
+			return fmt.Errorf("retire shared graph %s: %w", name, err)
+		}
 	}
 	return nil
 }
@@ -197,18 +347,100 @@ func releaseAdvisory(conn *pgxpool.Conn) {
 }
 
 // IndexDeferred implements store.Store. Clearing the flag is the update that inserts each row
-// into its embedder's HNSW graph. SKIP LOCKED lets several hosts drain the queue together, and
-// small batches keep the row locks short for writes folding into those rows meanwhile.
+// into its scope's HNSW graph, if the scope has one (rows of smaller scopes only lose the flag).
+// SKIP LOCKED lets several hosts drain the queue together. Rows go in chunks of deferredChunk,
+// each its own transaction, so a write folding into one of them waits for a few graph
+// insertions at most, not for the whole batch.
+//
+// One row the graph refuses fails its chunk's update; the chunk is then done again row by
+// row, and a row that still fails is set aside (ann_error says why) so the queue moves on. The
+// count includes set-aside rows; the error names them so the caller can log them.
 func (s *Store) IndexDeferred(ctx context.Context, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, fmt.Errorf("index deferred rows: limit %d must be positive", limit)
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE memories SET ann_deferred = false WHERE id IN (
-		SELECT id FROM memories WHERE ann_deferred LIMIT $1 FOR UPDATE SKIP LOCKED)`, limit)
-	if err != nil {
-		return 0, fmt.Errorf("index deferred rows: %w", err)
+	moved := 0
+	var refused []string
+	for moved < limit {
+		chunk := min(deferredChunk, limit-moved)
+		tag, err := s.pool.Exec(ctx, `UPDATE memories SET ann_deferred = false WHERE id IN (
+			SELECT id FROM memories WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED)`, chunk)
+		n := int(tag.RowsAffected())
+		if rowRefused(ctx, err) {
+			var bad []string
+			n, bad, err = s.indexEach(ctx, chunk)
+			refused = append(refused, bad...)
+		}
+		if err != nil {
+			return moved, fmt.Errorf("index deferred rows: %w", err)
+		}
+		moved += n
+		if n < chunk {
+			break
+		}
 	}
-	return int(tag.RowsAffected()), nil
+	if len(refused) > 0 {
+		return moved, fmt.Errorf("index deferred rows: set aside %d the ANN index refuses, marked in ann_error: %s", len(refused), strings.Join(refused, "; "))
+	}
+	return moved, nil
+}
+
+// deferredChunk is how many deferred rows one transaction of IndexDeferred moves: a graph
+// insertion costs 1-8 ms of CPU, so a chunk holds its row locks for tens of milliseconds.
+const deferredChunk = 25
+
+// indexEach moves up to limit deferred rows into the ANN index one at a time, each under its
+// own savepoint, sets aside the rows the index refuses and names them.
+func (s *Store) indexEach(ctx context.Context, limit int) (int, []string, error) {
+	taken := 0
+	var refused []string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM memories WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+				_, err := sp.Exec(ctx, `UPDATE memories SET ann_deferred = false WHERE id = $1`, id)
+				return err
+			})
+			if rowRefused(ctx, err) {
+				var pgErr *pgconn.PgError
+				errors.As(err, &pgErr)
+				if _, err := tx.Exec(ctx, `UPDATE memories SET ann_error = $2 WHERE id = $1`, id, pgErr.Message); err != nil {
+					return err
+				}
+				refused = append(refused, fmt.Sprintf("memory %s (%s)", id, pgErr.Message))
+			} else if err != nil {
+				return err
+			}
+			taken++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("one by one: %w", err)
+	}
+	return taken, refused, nil
+}
+
+// rowRefused reports an error caused by the data of a row (a vector the index cannot take, a
+// constraint), as opposed to the connection, a cancellation or contention, which a later
+// attempt may not meet.
+func rowRefused(ctx context.Context, err error) bool {
+	var pgErr *pgconn.PgError
+	if ctx.Err() != nil || !errors.As(err, &pgErr) || isDroppedUnderLookup(err) {
+		return false
+	}
+	switch pgErr.Code[:2] {
+	case "22", "23", "XX": // data exception, integrity constraint, internal error (an index AM's complaint)
+		return true
+	}
+	return false
 }
 
 // isDroppedUnderLookup reports Postgres's internal error for a catalog object that vanished

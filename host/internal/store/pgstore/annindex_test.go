@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -17,7 +18,11 @@ import (
 	"github.com/memhost/memhost/host/internal/testdb"
 )
 
-const suiteIndex = "memories_ann_suite_v1_16"
+// graphMin is the graph size the tests use: small, so a test scope crosses it quickly.
+const graphMin = 300
+
+// current is how annIndexes shows a graph built with the current parameters.
+const current = "m=16,ef_construction=128 valid=true"
 
 // annIndexes lists the schema's HNSW indexes with their options and validity.
 func annIndexes(t *testing.T, pool *pgxpool.Pool) map[string]string {
@@ -38,94 +43,290 @@ func annIndexes(t *testing.T, pool *pgxpool.Pool) map[string]string {
 	return out
 }
 
-func seedVectors(t *testing.T, s *pgstore.Store, n int) store.Vector {
+// graphBundle is a store with a small graph size on a fresh schema.
+type graphBundle struct {
+	pool  *pgxpool.Pool
+	store *pgstore.Store
+	r     *rand.Rand
+}
+
+func setupGraphs(t *testing.T) graphBundle {
 	t.Helper()
-	r := rand.New(rand.NewPCG(3, 4))
+	pool, _ := testdb.Migrated(t)
+	s := pgstore.New(pool, pgstore.WithGraphMinRows(graphMin))
+	require.NoError(t, s.EnsureVectorIndex(context.Background(), storetest.Embedder, storetest.Dims))
+	return graphBundle{pool: pool, store: s, r: rand.New(rand.NewPCG(3, 4))}
+}
+
+// seed imports n facts into scope with random vectors and moves them out of the deferred
+// queue, as the background indexer does.
+func (b graphBundle) seed(t *testing.T, scope store.ScopeRef, n int) {
+	t.Helper()
+	ctx := context.Background()
 	recs := make([]store.ExportRecord, n)
 	for i := range recs {
-		w := storetest.NewWrite("project-a", fmt.Sprintf("fact %d", i), storetest.RandomVec(r))
-		recs[i] = store.ExportRecord{Memory: store.Memory{ID: w.ID, Scope: w.Scope, ScopeKey: w.ScopeKey, Kind: w.Kind, Text: w.Text, Importance: 0.5, Confidence: 0.5}, Vector: w.Vector}
+		w := storetest.NewWrite(scope.Key, fmt.Sprintf("%s fact %d", scope.Key, i), storetest.RandomVec(b.r))
+		recs[i] = store.ExportRecord{Memory: store.Memory{ID: w.ID, Scope: scope.Scope, ScopeKey: scope.Key, Kind: w.Kind, Text: w.Text,
+			Importance: 0.5, Confidence: 0.5}, Vector: w.Vector}
 	}
-	_, err := s.Import(context.Background(), recs)
+	_, err := b.store.Import(ctx, recs)
 	require.NoError(t, err)
-	return storetest.RandomVec(r)
+	for {
+		n, err := b.store.IndexDeferred(ctx, 1000)
+		require.NoError(t, err)
+		if n == 0 {
+			break
+		}
+	}
 }
 
-func TestVectorIndexIsBuiltWithParameters(t *testing.T) {
-	t.Parallel()
-	pool, _ := testdb.Migrated(t)
-	require.NoError(t, pgstore.New(pool).EnsureVectorIndex(context.Background(), storetest.Embedder, storetest.Dims))
-	require.Equal(t, map[string]string{suiteIndex: "m=16,ef_construction=128 valid=true"}, annIndexes(t, pool))
-}
+func graphOf(scope store.ScopeRef) string { return pgstore.GraphName(storetest.Embedder, scope) }
 
-// TestVectorIndexRebuildsStale: an index built with other parameters, or left invalid by an
-// interrupted concurrent build, is replaced by a current one under the same name, once, even
-// when several hosts ensure it at the same time, and searches find the same rows afterwards.
-func TestVectorIndexRebuildsStale(t *testing.T) {
+// TestScopeGraphsFollowScopeSize: a scope gets its own graph, built with the current
+// parameters, once it holds the graph size of rows; smaller scopes get none; a second pass
+// builds nothing.
+func TestScopeGraphsFollowScopeSize(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, _ := testdb.Migrated(t)
-	s := pgstore.New(pool)
-	q := seedVectors(t, s, 500)
-	_, err := pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON memories USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE embedder = '%s'`,
-		suiteIndex, storetest.Dims, storetest.Embedder))
+	b := setupGraphs(t)
+	large, small := store.Project("large"), store.Project("small")
+	b.seed(t, large, graphMin)
+	b.seed(t, small, graphMin-1)
+
+	built, err := b.store.IndexScopes(ctx)
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{suiteIndex: " valid=true"}, annIndexes(t, pool))
+	require.Equal(t, 1, built)
+	require.Equal(t, map[string]string{graphOf(large): current}, annIndexes(t, b.pool))
+	built, err = b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	require.Zero(t, built)
+
+	b.seed(t, small, 1)
+	built, err = b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, built)
+	require.Equal(t, map[string]string{graphOf(large): current, graphOf(small): current}, annIndexes(t, b.pool))
+}
+
+// TestScopeGraphRebuildsStale: a graph built with other parameters, or left invalid by an
+// interrupted concurrent build, is replaced by a current one under the same name, once, even
+// when several hosts look at the same time, and searches find the same rows afterwards.
+func TestScopeGraphRebuildsStale(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGraphs(t)
+	scope := store.Project("project-a")
+	b.seed(t, scope, graphMin)
+	name := graphOf(scope)
+	_, err := b.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON memories USING hnsw ((embedding::vector(%d)) vector_cosine_ops)
+		WHERE embedder = '%s' AND scope = 'project' AND scope_key = 'project-a' AND NOT ann_deferred`, name, storetest.Dims, storetest.Embedder))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{name: " valid=true"}, annIndexes(t, b.pool))
 
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
 	for i := range errs {
-		wg.Go(func() { errs[i] = s.EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims) })
+		wg.Go(func() { _, errs[i] = b.store.IndexScopes(ctx) })
 	}
 	wg.Wait()
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
-	require.Equal(t, map[string]string{suiteIndex: "m=16,ef_construction=128 valid=true"}, annIndexes(t, pool))
+	require.Equal(t, map[string]string{name: current}, annIndexes(t, b.pool))
 
 	// Simulate a concurrent build that died half way: the catalog marks the index invalid.
-	_, err = pool.Exec(ctx, `UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass($1)`, suiteIndex)
+	_, err = b.pool.Exec(ctx, `UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass($1)`, name)
 	require.NoError(t, err)
-	require.NoError(t, s.EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims))
-	require.Equal(t, map[string]string{suiteIndex: "m=16,ef_construction=128 valid=true"}, annIndexes(t, pool))
+	built, err := b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, built)
+	require.Equal(t, map[string]string{name: current}, annIndexes(t, b.pool))
 
-	hits, err := s.Nearest(ctx, store.VectorQuery{Vector: q, Scopes: []store.ScopeRef{store.Project("project-a")}, Limit: 10})
+	hits, err := b.store.Nearest(ctx, store.VectorQuery{Vector: storetest.RandomVec(b.r), Scopes: []store.ScopeRef{scope}, Limit: 10})
 	require.NoError(t, err)
 	require.Len(t, hits, 10)
 }
 
-// TestVectorIndexNamesOfLongEmbedders: Postgres cuts identifiers at 63 bytes, so two long
-// embedder names that differ only at the end must still get two indexes.
-func TestVectorIndexNamesOfLongEmbedders(t *testing.T) {
+// TestScopeGraphNames: Postgres cuts identifiers at 63 bytes, so long scope keys and embedder
+// names that differ only at the end still get graphs of their own; a key with a quote is
+// taken literally.
+func TestScopeGraphNames(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, _ := testdb.Migrated(t)
-	s := pgstore.New(pool)
-	base := strings.Repeat("long-embedder-name.", 3)
-	for _, name := range []string{base + "v1-16", base + "v2-16"} {
-		require.NoError(t, s.EnsureVectorIndex(ctx, name, storetest.Dims))
+	b := setupGraphs(t)
+	long := strings.Repeat("github.com/some-org/a-long-repository-name/", 3)
+	scopes := []store.ScopeRef{store.Project(long + "one"), store.Project(long + "two"), store.Project("it's-quoted")}
+	for _, s := range scopes {
+		b.seed(t, s, graphMin)
 	}
-	got := annIndexes(t, pool)
-	require.Len(t, got, 2, "indexes: %v", got)
-	for name := range got {
-		require.LessOrEqual(t, len(name), 63)
+	built, err := b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	require.Equal(t, len(scopes), built)
+	got := annIndexes(t, b.pool)
+	require.Len(t, got, len(scopes), "indexes: %v", got)
+	for _, s := range scopes {
+		require.Equal(t, current, got[graphOf(s)])
+		require.LessOrEqual(t, len(graphOf(s)), 63)
 	}
+	embedder := strings.Repeat("long-embedder-name.", 3)
+	require.NotEqual(t, pgstore.GraphName(embedder+"v1", scopes[0]), pgstore.GraphName(embedder+"v2", scopes[0]))
 }
 
-// TestVectorIndexCreatedByHostsAtOnce: hosts starting together on an empty database all ensure
-// the index; every one succeeds and there is one index.
-func TestVectorIndexCreatedByHostsAtOnce(t *testing.T) {
+// TestScopeGraphsBuiltByHostsAtOnce: hosts looking at once all succeed, and each graph is
+// built once.
+func TestScopeGraphsBuiltByHostsAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, _ := testdb.Migrated(t)
+	b := setupGraphs(t)
+	scope := store.Project("p")
+	b.seed(t, scope, graphMin)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
-		wg.Go(func() { errs[i] = pgstore.New(pool).EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims) })
+		wg.Go(func() {
+			s := pgstore.New(b.pool, pgstore.WithGraphMinRows(graphMin))
+			if errs[i] = s.EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims); errs[i] == nil {
+				_, errs[i] = s.IndexScopes(ctx)
+			}
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
-	require.Equal(t, map[string]string{suiteIndex: "m=16,ef_construction=128 valid=true"}, annIndexes(t, pool))
+	require.Equal(t, map[string]string{graphOf(scope): current}, annIndexes(t, b.pool))
+}
+
+// TestSharedGraphIsRetired: the one graph per embedder of earlier versions, walked by every
+// project under a filter, is dropped once every large scope has a graph of its own.
+func TestSharedGraphIsRetired(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGraphs(t)
+	scope := store.Project("p")
+	b.seed(t, scope, graphMin)
+	const shared = "memories_ann_suite_v1_16"
+	_, err := b.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON memories USING hnsw ((embedding::vector(%d)) vector_cosine_ops)
+		WHERE embedder = '%s' AND NOT ann_deferred`, shared, storetest.Dims, storetest.Embedder))
+	require.NoError(t, err)
+	_, err = b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{graphOf(scope): current}, annIndexes(t, b.pool))
+}
+
+// TestWritesJoinTheirGraphInTheBackground: a write to a scope with a graph skips the graph
+// insertion (the background indexer does it) and is found by the very next search; a write
+// to a smaller scope is simply stored. A fold defers the rewritten row the same way.
+func TestWritesJoinTheirGraphInTheBackground(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGraphs(t)
+	large, small := store.Project("large"), store.Project("small")
+	b.seed(t, large, graphMin)
+	_, err := b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+
+	deferred := func(id fmt.Stringer) bool {
+		var d bool
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT ann_deferred FROM memories WHERE id = $1`, id.String()).Scan(&d))
+		return d
+	}
+	nearestIs := func(scope store.ScopeRef, v store.Vector, want fmt.Stringer) {
+		t.Helper()
+		hits, err := b.store.Nearest(ctx, store.VectorQuery{Vector: v, Scopes: []store.ScopeRef{scope, store.Global}, Limit: 5})
+		require.NoError(t, err)
+		require.NotEmpty(t, hits)
+		require.Equal(t, want.String(), hits[0].ID.String())
+	}
+	v := storetest.RandomVec(b.r)
+	m, err := storetest.Insert(ctx, b.store, storetest.NewWrite(large.Key, "a new fact", v))
+	require.NoError(t, err)
+	require.True(t, deferred(m.ID), "the graph insertion is left to the indexer")
+	nearestIs(large, v, m.ID)
+
+	w, err := storetest.Insert(ctx, b.store, storetest.NewWrite(small.Key, "a small project's fact", v))
+	require.NoError(t, err)
+	require.False(t, deferred(w.ID), "a scope without a graph has nothing to defer")
+	nearestIs(small, v, w.ID)
+
+	n, err := b.store.IndexDeferred(ctx, 100)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.False(t, deferred(m.ID))
+	nearestIs(large, v, m.ID)
+
+	require.NoError(t, b.store.WithScopeLock(ctx, large, func(tx store.ScopeTx) error {
+		_, err := tx.Fold(ctx, store.FoldParams{ID: m.ID, Kind: m.Kind, DedupedCount: 1, Before: m.Text, After: m.Text})
+		return err
+	}))
+	require.True(t, deferred(m.ID), "a fold rewrites the row; its graph insertion waits for the indexer too")
+	nearestIs(large, v, m.ID)
+}
+
+// TestNearestPathFollowsScopeSize pins the access path with EXPLAIN: a scope with a graph is
+// answered by a walk of its own graph, a smaller one by an exact scan of its rows through the
+// (scope, scope_key) btree, and no query walks a graph under another scope's filter. It checks
+// search's query and the write path's neighbour lookup, which joins the rows on.
+func TestNearestPathFollowsScopeSize(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGraphs(t)
+	large, small := store.Project("large"), store.Project("small")
+	b.seed(t, large, 3*graphMin)
+	b.seed(t, small, graphMin/3)
+	b.seed(t, store.Global, 20)
+	_, err := b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, "ANALYZE memories")
+	require.NoError(t, err)
+
+	explain := func(scope store.ScopeRef) []string {
+		t.Helper()
+		q := store.VectorQuery{Vector: storetest.RandomVec(b.r), Scopes: []store.ScopeRef{scope, store.Global}, Kinds: store.Kinds, Limit: 10}
+		var plans []string
+		for _, render := range []func(store.VectorQuery) (string, []any){pgstore.NearestSQL, pgstore.NeighboursSQL} {
+			require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL hnsw.iterative_scan = relaxed_order"); err != nil {
+					return err
+				}
+				sql, args := render(q)
+				rows, err := tx.Query(ctx, "EXPLAIN "+sql, args...)
+				if err != nil {
+					return err
+				}
+				lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				plans = append(plans, strings.Join(lines, "\n"))
+				return err
+			}))
+		}
+		return plans
+	}
+	for _, plan := range explain(large) {
+		require.Contains(t, plan, "Index Scan using "+graphOf(large), plan)
+		require.Contains(t, plan, "memories_ann_deferred", "the exact scan of deferred rows reads the empty partial index, not the table")
+		require.Equal(t, 1, strings.Count(plan, "memories_graph_"), "only the large scope is walked as a graph")
+	}
+	for _, plan := range explain(small) {
+		require.NotContains(t, plan, "memories_graph_", plan)
+		require.Contains(t, plan, "memories_scope_recent", "an exact scan reads the scope's rows through its btree, not the table")
+	}
+
+	// Both paths give the right rows: the small scope's answer is the exact one.
+	q := store.VectorQuery{Vector: storetest.RandomVec(b.r), Scopes: []store.ScopeRef{small}, Limit: graphMin}
+	hits, err := b.store.Nearest(ctx, q)
+	require.NoError(t, err)
+	require.Len(t, hits, graphMin/3)
+	for i := 1; i < len(hits); i++ {
+		require.GreaterOrEqual(t, hits[i-1].Similarity, hits[i].Similarity)
+	}
+	hits, err = b.store.Nearest(ctx, store.VectorQuery{Vector: q.Vector, Scopes: []store.ScopeRef{large}, Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 10)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID.String()
+	}
+	var wrong int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE id::text = ANY($1) AND scope_key <> 'large'`, ids).Scan(&wrong))
+	require.Zero(t, wrong)
 }

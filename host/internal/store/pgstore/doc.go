@@ -11,5 +11,8 @@
 // Nearest scans those rows exactly beside the index until IndexDeferred moves them in.
 //
 // Writes to one scope serialise on a transaction advisory lock keyed by the scope, which is what
-// makes "the same fact written by two agents at once ends in one row" hold across hosts.
+// makes "the same fact written by two agents at once ends in one row" hold across hosts. A write
+// under it costs six round trips: begin, the lock (with the neighbour lookup's planner settings),
+// the exact lookup, the neighbour lookup (rows joined on), one batch holding the row change and
+// its history entry, commit.
 package pgstore

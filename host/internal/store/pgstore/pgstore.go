@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,6 +21,9 @@ import (
 type Store struct {
 	pool     *pgxpool.Pool
 	efSearch int
+	// graphMinRows and graphEmbedders say which scopes IndexScopes gives graphs (annindex.go).
+	graphMinRows   int
+	graphEmbedders sync.Map // embedder name -> dimensions, from EnsureVectorIndex
 }
 
 var _ store.Store = (*Store)(nil)
@@ -38,7 +42,7 @@ func WithEfSearch(n int) Option {
 
 // New wraps a pool whose schema has been migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, efSearch: DefaultEfSearch}
+	s := &Store{pool: pool, efSearch: DefaultEfSearch, graphMinRows: DefaultGraphMinRows}
 	for _, o := range opts {
 		o(s)
 	}
@@ -152,12 +156,13 @@ func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID, similarTo *store.V
 		return nil, nil
 	}
 	sim, args := "NULL::float8", []any{ids}
-	if similarTo != nil {
+	if similarTo != nil && !similarTo.IsZero() {
 		if err := checkVector(*similarTo); err != nil {
 			return nil, err
 		}
-		// CASE keeps the cast away from rows of other embedders, whose widths differ.
-		sim = fmt.Sprintf("CASE WHEN embedder = '%s' THEN 1 - (%s <=> $2::vector(%d)) END", similarTo.Embedder, vecExpr(similarTo.Dimensions), similarTo.Dimensions)
+		// CASE keeps the cast away from rows of other embedders, whose widths differ; NULLIF
+		// turns the NaN of a row holding a zero vector into "unknown".
+		sim = fmt.Sprintf("CASE WHEN embedder = '%s' THEN NULLIF(1 - (%s <=> $2::vector(%d)), 'NaN') END", similarTo.Embedder, vecExpr(similarTo.Dimensions), similarTo.Dimensions)
 		args = append(args, vectorText(similarTo.Values))
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+memoryColumns+`, `+sim+` FROM memories WHERE id = ANY($1)`, args...)
@@ -213,6 +218,52 @@ func kindFilter(kinds []store.Kind, args *[]any) string {
 	}
 	*args = append(*args, ks)
 	return fmt.Sprintf("kind = ANY($%d)", len(*args))
+}
+
+// MatchText implements store.Store. Live rows are found through the unique index on their
+// text hash.
+func (s *Store) MatchText(ctx context.Context, q store.TextQuery) ([]uuid.UUID, error) {
+	args := []any{TextHash(q.Text)}
+	where := []string{"text_hash = $1", scopeFilter(q.Scopes, &args), kindFilter(q.Kinds, &args)}
+	if !q.IncludeArchived {
+		where = append(where, "archived_at IS NULL")
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	args = append(args, limit)
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d`,
+		strings.Join(where, " AND "), len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("match text: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("match text: %w", err)
+	}
+	return ids, nil
+}
+
+// IDsBetween implements store.Store.
+func (s *Store) IDsBetween(ctx context.Context, lo uuid.UUID, hi *uuid.UUID, scopes []store.ScopeRef, limit int) ([]uuid.UUID, error) {
+	args := []any{lo}
+	where := []string{"id >= $1", scopeFilter(scopes, &args)}
+	if hi != nil {
+		args = append(args, *hi)
+		where = append(where, fmt.Sprintf("id < $%d", len(args)))
+	}
+	args = append(args, limit)
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY id LIMIT $%d`,
+		strings.Join(where, " AND "), len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("ids by prefix: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("ids by prefix: %w", err)
+	}
+	return ids, nil
 }
 
 // List implements store.Store.
@@ -343,19 +394,38 @@ func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 	return c, rows.Err()
 }
 
-// appendHistory writes one ledger row inside tx.
-func appendHistory(ctx context.Context, tx pgx.Tx, m store.Memory, event store.Event, before, after *string, actor string, detail map[string]any, at time.Time) error {
+const historySQL = `INSERT INTO memory_history (memory_id, scope, scope_key, event, before_text, after_text, actor, detail, created_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+
+func historyArgs(m store.Memory, event store.Event, before, after *string, actor string, detail map[string]any, at time.Time) ([]any, error) {
 	d := []byte("{}")
 	if len(detail) > 0 {
 		var err error
 		if d, err = json.Marshal(detail); err != nil {
-			return fmt.Errorf("encode history detail: %w", err)
+			return nil, fmt.Errorf("encode history detail: %w", err)
 		}
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO memory_history (memory_id, scope, scope_key, event, before_text, after_text, actor, detail, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, m.ID, string(m.Scope), m.ScopeKey, string(event), before, after, actor, d, at)
+	return []any{m.ID, string(m.Scope), m.ScopeKey, string(event), before, after, actor, d, at}, nil
+}
+
+// appendHistory writes one ledger row inside tx.
+func appendHistory(ctx context.Context, tx pgx.Tx, m store.Memory, event store.Event, before, after *string, actor string, detail map[string]any, at time.Time) error {
+	args, err := historyArgs(m, event, before, after, actor, detail, at)
 	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, historySQL, args...); err != nil {
 		return fmt.Errorf("append %s history for %s: %w", event, m.ID, err)
 	}
+	return nil
+}
+
+// queueHistory adds one ledger row to a batch, which sends it with the change it records.
+func queueHistory(b *pgx.Batch, m store.Memory, event store.Event, before, after *string, actor string, detail map[string]any, at time.Time) error {
+	args, err := historyArgs(m, event, before, after, actor, detail, at)
+	if err != nil {
+		return err
+	}
+	b.Queue(historySQL, args...)
 	return nil
 }

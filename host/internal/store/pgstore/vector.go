@@ -29,42 +29,77 @@ const DefaultEfSearch = 600
 // above the fold threshold, which are close enough that a narrow walk finds them.
 const foldEfSearch = 100
 
-// resortWindow is how many rows the index scan hands over for exact re-sorting.
+// resortWindow is how many rows each scope's graph scan hands over for exact re-sorting.
 const resortWindow = 40
 
 // NearestSQL renders the ANN query for q, for EXPLAIN tests and for nearest. Argument $1 is the
 // vector's text form; scope and kind arguments follow.
 //
-// With relaxed_order the index emits rows only approximately sorted, so the inner query takes a
-// window of at least resortWindow candidates and the outer query re-sorts them by exact
-// distance before the LIMIT — pgvector's documented pattern. Rows a bulk import left out of the
-// graph (ann_deferred) are ranked by an exact scan next to it; with none pending that is one
-// lookup in an empty partial index.
+// Each scope asked for is searched on its own, because each may take a different access path
+// (see graphs.go): a scope that has grown past Options' graph size has an HNSW graph of its own,
+// a partial index whose predicate this query repeats (embedder literal, scope, scope_key, NOT
+// ann_deferred), so the planner walks that graph with nothing filtered out; a smaller scope
+// has none, and the same query becomes an exact scan of the scope's rows through the
+// (scope, scope_key) btree. No shared graph is walked under a scope filter.
+//
+// With relaxed_order a graph emits rows only approximately sorted, so each scope takes a window
+// of at least resortWindow candidates and the outer query re-sorts them by exact distance
+// before the LIMIT — pgvector's documented pattern. Rows not yet in their graph (ann_deferred:
+// bulk imports and writes to a scope with a graph) are ranked by an exact scan next to it,
+// through a partial btree that holds only them. A row holding a zero vector (text its embedder
+// had no tokens for) has a NaN cosine distance: the outer query drops it, so no NaN leaves the
+// store.
 func NearestSQL(q store.VectorQuery) (string, []any) {
-	expr := vecExpr(q.Vector.Dimensions)
+	expr := fmt.Sprintf("%s <=> $1::vector(%d)", vecExpr(q.Vector.Dimensions), q.Vector.Dimensions)
 	args := []any{vectorText(q.Vector.Values)}
-	where := []string{
-		"embedder = '" + q.Vector.Embedder + "'", // validated by checkVector; a literal matches the partial index
-		scopeFilter(q.Scopes, &args),
+	common := []string{
+		"embedder = '" + q.Vector.Embedder + "'", // validated by checkVector; a literal matches the partial indexes
 		kindFilter(q.Kinds, &args),
 	}
 	if !q.IncludeArchived {
-		where = append(where, "archived_at IS NULL")
+		common = append(common, "archived_at IS NULL")
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
 	}
 	args = append(args, max(limit, resortWindow), limit)
-	sql := fmt.Sprintf(`WITH candidates AS MATERIALIZED (
-		SELECT id, %[1]s <=> $1::vector(%[2]d) AS distance FROM memories WHERE %[3]s AND NOT ann_deferred
-		ORDER BY %[1]s <=> $1::vector(%[2]d) LIMIT $%[4]d),
-	deferred AS MATERIALIZED (
-		SELECT id, %[1]s <=> $1::vector(%[2]d) AS distance FROM memories WHERE %[3]s AND ann_deferred
-		ORDER BY distance LIMIT $%[5]d)
-	SELECT id, 1 - distance FROM (SELECT * FROM candidates UNION ALL SELECT * FROM deferred) c ORDER BY distance LIMIT $%[5]d`,
-		expr, q.Vector.Dimensions, strings.Join(where, " AND "), len(args)-1, len(args))
+	window, top := len(args)-1, len(args)
+	var ctes, parts, scopes []string
+	for i, ref := range q.Scopes {
+		cond := scopeCond(ref, &args)
+		scopes = append(scopes, "("+cond+")")
+		ctes = append(ctes, fmt.Sprintf(`s%d AS MATERIALIZED (
+		SELECT id, %s AS distance FROM memories WHERE %s AND %s AND NOT ann_deferred
+		ORDER BY %s LIMIT $%d)`, i, expr, strings.Join(common, " AND "), cond, expr, window))
+		parts = append(parts, fmt.Sprintf("SELECT * FROM s%d", i))
+	}
+	if len(scopes) == 0 {
+		scopes = []string{"false"}
+	}
+	ctes = append(ctes, fmt.Sprintf(`deferred AS MATERIALIZED (
+		SELECT id, %s AS distance FROM memories WHERE %s AND (%s) AND ann_deferred
+		ORDER BY distance LIMIT $%d)`, expr, strings.Join(common, " AND "), strings.Join(scopes, " OR "), top))
+	parts = append(parts, "SELECT * FROM deferred")
+	sql := fmt.Sprintf(`WITH %s
+	SELECT id, 1 - distance FROM (%s) c
+	WHERE distance <> 'NaN' ORDER BY distance LIMIT $%d`, strings.Join(ctes, ",\n\t"), strings.Join(parts, " UNION ALL "), top)
 	return sql, args
+}
+
+// scopeCond selects one scope's rows in the form every scope graph's predicate has, so the
+// planner can prove a graph covers the query: `scope = '<scope>' AND scope_key = $n`.
+func scopeCond(ref store.ScopeRef, args *[]any) string {
+	*args = append(*args, ref.Key)
+	return fmt.Sprintf("scope = '%s' AND scope_key = $%d", scopeLiteral(ref.Scope), len(*args))
+}
+
+// scopeLiteral is a scope as an SQL literal's content; only the two known scopes pass.
+func scopeLiteral(s store.Scope) string {
+	if s == store.ScopeGlobal {
+		return "global"
+	}
+	return "project"
 }
 
 // nearestSettings make the planner use the partial HNSW index with a project filter: a custom
@@ -78,6 +113,9 @@ func nearestSettings(efSearch int) string {
 func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.VectorHit, error) {
 	if err := checkVector(q.Vector); err != nil {
 		return nil, err
+	}
+	if q.Vector.IsZero() {
+		return nil, nil
 	}
 	var hits []store.VectorHit
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,99 +17,106 @@ import (
 
 func formatFloat(f float32) string { return strconv.FormatFloat(float64(f), 'g', -1, 32) }
 
-// TextHash is the exact-duplicate key: sha256 of the case-folded text with runs of whitespace
-// collapsed, so "Use pnpm." and "use  pnpm." are the same memory.
+// TextHash is the exact-duplicate key: sha256 of store.NormalizeText(text).
 func TextHash(text string) []byte {
-	sum := sha256.Sum256([]byte(strings.ToLower(strings.Join(strings.Fields(text), " "))))
+	sum := sha256.Sum256([]byte(store.NormalizeText(text)))
 	return sum[:]
 }
 
-// scopeLockSQL serialises writes to one scope across every host on the database.
-const scopeLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, 7420))`
+// scopeLock serialises writes to one scope across every host on the database; $1 is the
+// scope's lock key.
+const scopeLock = `pg_advisory_xact_lock(hashtextextended($1, 7420))`
+
+// scopeLockSQL takes the scope lock.
+const scopeLockSQL = `SELECT ` + scopeLock
+
+// writeLockSQL takes the scope lock and, in the same round trip, the planner settings of the
+// neighbour lookup that usually follows (see nearestSettings): SET LOCAL as set_config calls.
+const writeLockSQL = `SELECT ` + scopeLock + `,
+	set_config('plan_cache_mode', 'force_custom_plan', true),
+	set_config('hnsw.iterative_scan', 'relaxed_order', true),
+	set_config('hnsw.ef_search', $2, true)`
 
 func scopeLockKey(scope store.Scope, key string) string { return string(scope) + ":" + key }
 
-// Write implements store.Store.
-func (s *Store) Write(ctx context.Context, w store.Write) (store.WriteResult, error) {
-	if err := checkVector(w.Vector); err != nil {
-		return store.WriteResult{}, err
-	}
-	var res store.WriteResult
+// WithScopeLock implements store.Store. A write through it costs six round trips: begin, the
+// lock, the exact and neighbour lookups, one batch with the row and its history entry, commit.
+func (s *Store) WithScopeLock(ctx context.Context, scope store.ScopeRef, fn func(store.ScopeTx) error) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		res, err = s.write(ctx, tx, w)
-		return err
+		if _, err := tx.Exec(ctx, writeLockSQL, scopeLockKey(scope.Scope, scope.Key), strconv.Itoa(foldEfSearch)); err != nil {
+			return fmt.Errorf("lock scope: %w", err)
+		}
+		return fn(&scopeTx{tx: tx, scope: scope})
 	})
 	if err != nil {
-		return store.WriteResult{}, fmt.Errorf("write memory: %w", err)
+		return fmt.Errorf("write memory: %w", err)
 	}
-	return res, nil
+	return nil
 }
 
-func (s *Store) write(ctx context.Context, tx pgx.Tx, w store.Write) (store.WriteResult, error) {
-	if _, err := tx.Exec(ctx, scopeLockSQL, scopeLockKey(w.Scope, w.ScopeKey)); err != nil {
-		return store.WriteResult{}, fmt.Errorf("lock scope: %w", err)
-	}
-	hash := TextHash(w.Text)
-	// 1. An identical live text folds without looking at vectors.
-	existing, err := scanMemory(tx.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories
-		WHERE scope = $1 AND scope_key = $2 AND text_hash = $3 AND archived_at IS NULL`, string(w.Scope), w.ScopeKey, hash))
-	switch {
-	case err == nil:
-		m, err := fold(ctx, tx, existing, w, hash, 1)
-		return store.WriteResult{Memory: m, Folded: true, Exact: true, Similarity: 1}, err
-	case !errors.Is(err, store.ErrNotFound):
-		return store.WriteResult{}, fmt.Errorf("look up exact duplicate: %w", err)
-	}
-	// 2. The nearest live neighbours of the same embedder in the same scope: the closest one
-	// at or above the threshold that Distinct does not veto takes the fold.
-	var nearest *store.VectorHit
-	if w.FoldThreshold >= 0 {
-		hits, err := nearestN(ctx, tx, w, foldCandidates)
-		if err != nil {
-			return store.WriteResult{}, err
-		}
-		if len(hits) > 0 {
-			nearest = &hits[0]
-		}
-		for _, h := range hits {
-			if h.Similarity < w.FoldThreshold {
-				break
-			}
-			target, err := scanMemory(tx.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = $1`, h.ID))
-			if err != nil {
-				return store.WriteResult{}, fmt.Errorf("load fold target %s: %w", h.ID, err)
-			}
-			if w.Distinct != nil && w.Distinct(target.Text, w.Text) {
-				continue
-			}
-			m, err := fold(ctx, tx, target, w, hash, h.Similarity)
-			return store.WriteResult{Memory: m, Folded: true, Similarity: h.Similarity}, err
-		}
-	}
-	// 3. Otherwise a new row.
-	m, err := insert(ctx, tx, w, hash)
-	res := store.WriteResult{Memory: m}
-	if nearest != nil {
-		res.Similarity = nearest.Similarity
-	}
-	return res, err
+// scopeTx is store.ScopeTx on a transaction holding the scope lock.
+type scopeTx struct {
+	tx    pgx.Tx
+	scope store.ScopeRef
 }
 
-// foldCandidates is how many nearest neighbours a write considers for its fold.
-const foldCandidates = 3
+var _ store.ScopeTx = (*scopeTx)(nil)
 
-// nearestN finds the closest live rows to w in its scope, under the write's scope lock.
-func nearestN(ctx context.Context, tx pgx.Tx, w store.Write, n int) ([]store.VectorHit, error) {
-	q := store.VectorQuery{Vector: w.Vector, Scopes: []store.ScopeRef{{Scope: w.Scope, Key: w.ScopeKey}}, Limit: n}
-	hits, err := nearest(ctx, tx, q, foldEfSearch)
+// FindExact implements store.ScopeTx through the unique index on live texts.
+func (t *scopeTx) FindExact(ctx context.Context, text string) (store.Memory, error) {
+	m, err := scanMemory(t.tx.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories
+		WHERE scope = $1 AND scope_key = $2 AND text_hash = $3 AND archived_at IS NULL AND `+factKinds, string(t.scope.Scope), t.scope.Key, TextHash(text)))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return m, fmt.Errorf("look up exact duplicate: %w", err)
+	}
+	return m, err
+}
+
+// Nearest implements store.ScopeTx: the ANN query of Store.Nearest joined to the rows, so the
+// candidates arrive loaded in one round trip.
+func (t *scopeTx) Nearest(ctx context.Context, v store.Vector, limit int) ([]store.Neighbour, error) {
+	if err := checkVector(v); err != nil {
+		return nil, err
+	}
+	if v.IsZero() {
+		return nil, nil
+	}
+	// Facts fold into facts only: a goal, plan or journal entry never absorbs one.
+	sql, args := neighboursSQL(store.VectorQuery{Vector: v, Scopes: []store.ScopeRef{t.scope}, Kinds: store.Kinds, Limit: limit})
+	rows, err := t.tx.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("find nearest neighbour: %w", err)
+		return nil, fmt.Errorf("find nearest neighbours: %w", err)
 	}
-	return hits, nil
+	defer rows.Close()
+	var out []store.Neighbour
+	for rows.Next() {
+		var n store.Neighbour
+		if n.Memory, err = scanMemory(scanExtra{rows, []any{&n.Similarity}}); err != nil {
+			return nil, fmt.Errorf("find nearest neighbours: %w", err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find nearest neighbours: %w", err)
+	}
+	return out, nil
 }
 
-func insert(ctx context.Context, tx pgx.Tx, w store.Write, hash []byte) (store.Memory, error) {
+// neighboursSQL is NearestSQL with the rows joined on.
+func neighboursSQL(q store.VectorQuery) (string, []any) {
+	sql, args := NearestSQL(q)
+	return `SELECT ` + memoryColumns + `, n.similarity FROM (` + sql + `) AS n (id, similarity)
+		JOIN memories USING (id) ORDER BY n.similarity DESC`, args
+}
+
+// Insert implements store.ScopeTx: the row and its add entry go in one batch.
+func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, error) {
+	if w.Ref() != t.scope {
+		return store.Memory{}, fmt.Errorf("insert memory: its scope is not the locked one")
+	}
+	if err := checkVector(w.Vector); err != nil {
+		return store.Memory{}, err
+	}
 	now := time.Now().UTC()
 	m := store.Memory{
 		ID: w.ID, Scope: w.Scope, ScopeKey: w.ScopeKey, Kind: w.Kind, Text: w.Text,
@@ -120,83 +126,75 @@ func insert(ctx context.Context, tx pgx.Tx, w store.Write, hash []byte) (store.M
 	if m.ID == uuid.Nil {
 		m.ID = uuid.Must(uuid.NewV7())
 	}
+	var b pgx.Batch
 	after := w.Text
-	if err := appendHistory(ctx, tx, m, store.EventAdd, nil, &after, w.Actor, provenanceDetail(w.Provenance), now); err != nil {
+	if err := queueHistory(&b, m, store.EventAdd, nil, &after, w.Actor, provenanceDetail(w.Provenance), now); err != nil {
 		return m, err
 	}
-	err := tx.QueryRow(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, importance, confidence, pinned,
-			agent, session_id, source, embedder, embedding, metadata, created_at, updated_at, seq)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::vector, '{}', $15, $15, next_change_seq())
+	// In a scope with a graph of its own the row joins it later, through the background indexer
+	// (IndexDeferred): a graph insertion costs milliseconds, and until then Nearest finds the row
+	// by its exact scan of deferred rows, so the write is searchable as soon as it commits.
+	b.Queue(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, importance, confidence, pinned,
+			agent, session_id, source, embedder, embedding, metadata, created_at, updated_at, ann_deferred, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::vector, '{}', $15, $15, to_regclass($16) IS NOT NULL, next_change_seq())
 		RETURNING seq`,
-		m.ID, string(m.Scope), m.ScopeKey, string(m.Kind), m.Text, hash, m.Importance, m.Confidence, m.Pinned,
-		m.Provenance.Agent, m.Provenance.Session, m.Provenance.Source, m.Embedder, vectorText(w.Vector.Values), now).Scan(&m.Seq)
-	if err != nil {
+		m.ID, string(m.Scope), m.ScopeKey, string(m.Kind), m.Text, TextHash(m.Text), m.Importance, m.Confidence, m.Pinned,
+		m.Provenance.Agent, m.Provenance.Session, m.Provenance.Source, m.Embedder, vectorText(w.Vector.Values), now,
+		GraphName(m.Embedder, t.scope),
+	).QueryRow(func(row pgx.Row) error { return row.Scan(&m.Seq) })
+	if err := t.tx.SendBatch(ctx, &b).Close(); err != nil {
+		if isUniqueViolation(err) {
+			return m, fmt.Errorf("insert memory: %w: the same text is live", store.ErrConflict)
+		}
 		return m, fmt.Errorf("insert memory: %w", err)
 	}
 	return m, nil
 }
 
-// fold merges write w into the existing row. The newer text becomes canonical (later phrasing
-// tends to be the refined one) unless the existing row is pinned or more confident; either way
-// the text that loses is kept in merged_from, so nothing is lost.
-func fold(ctx context.Context, tx pgx.Tx, existing store.Memory, w store.Write, hash []byte, similarity float64) (store.Memory, error) {
-	now := time.Now().UTC()
-	m := existing
-	before := existing.Text
-	// Confidence is stored as real: compare at that precision so equal values stay equal.
-	keepExisting := existing.Pinned || float32(existing.Confidence) > float32(w.Confidence) || sameText(existing.Text, w.Text)
-	loser, loserAgent := w.Text, w.Provenance.Agent
-	if !keepExisting {
-		m.Text = w.Text
-		loser, loserAgent = existing.Text, existing.Provenance.Agent
-	}
-	m.DedupedCount++
-	if !sameText(existing.Text, w.Text) {
-		m.MergedFrom = append(m.MergedFrom, store.Merged{Text: loser, Agent: loserAgent, At: now})
-		if w.MergedFromMax >= 0 && len(m.MergedFrom) > w.MergedFromMax {
-			m.MergedFrom = m.MergedFrom[len(m.MergedFrom)-w.MergedFromMax:]
-		}
-	}
-	m.Importance = max(existing.Importance, w.Importance)
-	m.Confidence = max(existing.Confidence, w.Confidence)
-	if w.Kind != store.KindFact && !keepExisting {
-		m.Kind = w.Kind
-	}
-	m.Pinned = existing.Pinned || w.Pinned
-	m.UpdatedAt = now
-	meta, err := json.Marshal(metadata{DedupedCount: m.DedupedCount, MergedFrom: m.MergedFrom})
+// Fold implements store.ScopeTx: the update and its fold entry go in one batch. Every fold
+// gives the row a new change seq so followers re-index it.
+func (t *scopeTx) Fold(ctx context.Context, p store.FoldParams) (store.Memory, error) {
+	meta, err := json.Marshal(metadata{DedupedCount: p.DedupedCount, MergedFrom: p.MergedFrom})
 	if err != nil {
-		return m, fmt.Errorf("encode metadata: %w", err)
+		return store.Memory{}, fmt.Errorf("encode metadata: %w", err)
 	}
-	detail := provenanceDetail(w.Provenance)
-	detail["similarity"] = similarity
-	detail["canonical"] = map[bool]string{true: "existing", false: "incoming"}[keepExisting]
-	after := m.Text
-	if err := appendHistory(ctx, tx, m, store.EventFold, &before, &after, w.Actor, detail, now); err != nil {
+	now := time.Now().UTC()
+	args := []any{p.ID, string(t.scope.Scope), t.scope.Key, string(p.Kind), p.Importance, p.Confidence, p.Pinned, meta, now}
+	set := `kind = $4, importance = $5, confidence = $6, pinned = $7, metadata = $8, updated_at = $9, seq = next_change_seq()`
+	if r := p.Replacement; r != nil {
+		if err := checkVector(r.Vector); err != nil {
+			return store.Memory{}, err
+		}
+		args = append(args, r.Text, TextHash(r.Text), r.Vector.Embedder, vectorText(r.Vector.Values), r.Provenance.Agent, r.Provenance.Session, r.Provenance.Source)
+		set += `, text = $10, text_hash = $11, embedder = $12, embedding = $13::vector, agent = $14, session_id = $15, source = $16`
+	}
+	// Any fold rewrites the row (a new change seq at least), which would put it into its scope's
+	// graph again on the write's time: defer that to the background indexer, as Insert does.
+	embedder := "embedder"
+	if p.Replacement != nil {
+		embedder = "$12"
+	}
+	set += `, ann_deferred = ann_deferred OR to_regclass(` + graphNameSQL(embedder) + `) IS NOT NULL`
+	var b pgx.Batch
+	var m store.Memory
+	target := store.Memory{ID: p.ID, Scope: t.scope.Scope, ScopeKey: t.scope.Key}
+	if err := queueHistory(&b, target, store.EventFold, &p.Before, &p.After, p.Actor, p.Detail, now); err != nil {
 		return m, err
 	}
-	// Only a text change replaces the vector and the text hash; either way the row takes a new
-	// change seq so followers re-index it.
-	if keepExisting {
-		err = tx.QueryRow(ctx, `UPDATE memories SET kind = $2, importance = $3, confidence = $4, pinned = $5, metadata = $6,
-			updated_at = $7, seq = next_change_seq() WHERE id = $1 RETURNING seq`,
-			m.ID, string(m.Kind), m.Importance, m.Confidence, m.Pinned, meta, now).Scan(&m.Seq)
-	} else {
-		m.Embedder = w.Vector.Embedder
-		err = tx.QueryRow(ctx, `UPDATE memories SET text = $2, text_hash = $3, kind = $4, importance = $5, confidence = $6, pinned = $7,
-			metadata = $8, embedder = $9, embedding = $10::vector, agent = $11, session_id = $12, source = $13,
-			updated_at = $14, seq = next_change_seq() WHERE id = $1 RETURNING seq`,
-			m.ID, m.Text, hash, string(m.Kind), m.Importance, m.Confidence, m.Pinned, meta, m.Embedder,
-			vectorText(w.Vector.Values), w.Provenance.Agent, w.Provenance.Session, w.Provenance.Source, now).Scan(&m.Seq)
-		m.Provenance = w.Provenance
-	}
-	if err != nil {
-		return m, fmt.Errorf("fold into %s: %w", m.ID, err)
+	b.Queue(`UPDATE memories SET `+set+`
+		WHERE id = $1 AND scope = $2 AND scope_key = $3 AND archived_at IS NULL RETURNING `+memoryColumns, args...,
+	).QueryRow(func(row pgx.Row) error {
+		m, err = scanMemory(row)
+		return err
+	})
+	if err := t.tx.SendBatch(ctx, &b).Close(); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return m, fmt.Errorf("fold into %s: not a live memory of the locked scope: %w", p.ID, err)
+		}
+		return m, fmt.Errorf("fold into %s: %w", p.ID, err)
 	}
 	return m, nil
 }
-
-func sameText(a, b string) bool { return string(TextHash(a)) == string(TextHash(b)) }
 
 func provenanceDetail(p store.Provenance) map[string]any {
 	d := map[string]any{}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/user"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/access"
+	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/project"
+	"github.com/memhost/memhost/host/internal/server"
+)
+
+// The project brain's operator commands work on the database directly, as the other operator
+// commands do: they open a core (database, plugins for the embedder) of their own, acting with
+// the admin grant as "cli:<user>". banner and map refresh prefer a running host when given a
+// token (hostclient.go), since `memhost run` calls them on every spawn.
+
+// addProjectFlag adds --project to a command.
+func addProjectFlag(c *cobra.Command) {
+	c.Flags().String("project", "", "project key (default: the project of the current directory, as memhost project key prints it)")
+}
+
+// projectKey is --project, else the project of dir (the current directory when "").
+func projectKey(cmd *cobra.Command, dir string) (string, error) {
+	raw, _ := cmd.Flags().GetString("project")
+	if raw != "" {
+		key, err := access.CleanKey("--project", raw)
+		if err != nil {
+			return "", err
+		}
+		return key, nil
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the current directory: %w", err)
+		}
+		dir = wd
+	}
+	id, err := project.Resolve(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve the project of %s (pass --project KEY): %w", dir, err)
+	}
+	return id.Key, nil
+}
+
+// operator is the access of an operator command on project key.
+func operator(key string) memory.Access {
+	name := "cli"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = "cli:" + u.Username
+	}
+	return memory.Access{Project: key, Admin: true, Actor: name}
+}
+
+// openBrain opens a core on the configured database for one command; close releases it
+// (plugins are stopped).
+func openBrain(cmd *cobra.Command) (b *brain.Service, closeFn func(), err error) {
+	cfg, err := loadConfig(cmd, config.RequireDatabase)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Boot chatter (migrations, embedder, index) would bury the command's output; problems
+	// still show.
+	log := quietLogger(cmd.ErrOrStderr(), cfg)
+	core, err := server.Open(cmd.Context(), cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return core.Brain, func() { core.Close(cmd.Context()) }, nil
+}
+
+func quietLogger(w io.Writer, cfg *config.Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelWarn}
+	if strings.EqualFold(cfg.Log.Level, "error") {
+		opts.Level = slog.LevelError
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// userError shows an error from the brain as a user should read it: through the front
+// door's mapping, so no SQL or internal detail is printed.
+func userError(err error) error {
+	if err == nil {
+		return nil
+	}
+	p := access.Classify(err)
+	if p.Internal {
+		return err // an operator's own machine: the whole error helps more than a reference
+	}
+	return p
+}

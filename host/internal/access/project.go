@@ -1,0 +1,117 @@
+package access
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/project"
+)
+
+// MaxCwdBytes bounds a cwd argument (PATH_MAX on Linux).
+const MaxCwdBytes = 4096
+
+// Target is where a request asks to work: a project key, a working directory on the host, and
+// the surface's fallback when it names neither (stdio: the project of the directory the
+// process was started in; HTTP surfaces have none).
+type Target struct {
+	Project string
+	Cwd     string
+	Default string
+}
+
+// Resolve decides the project of one request and builds the memory service's Access.
+//
+// A token bound to a project always gets that project; a project or cwd that names another
+// project is refused naming both. Otherwise the project argument wins, then cwd (resolved on
+// the host as the CLI resolves it), then the surface's default. Every key is trimmed and
+// validated (printable, at most project.MaxKeyBytes); a cwd must be an absolute, valid UTF-8
+// path, and a failure to resolve it never reveals host paths beyond the one the caller sent.
+func Resolve(p auth.Principal, t Target) (memory.Access, error) {
+	a := memory.Access{Admin: p.Has(auth.ScopeAdmin), Actor: p.Name}
+	requested, err := CleanKey("project", t.Project)
+	if err != nil {
+		return a, err
+	}
+	cwdKey, cwdErr := "", error(nil)
+	if t.Cwd != "" {
+		cwdKey, cwdErr = keyOfCwd(t.Cwd)
+		var fe *memory.FieldError
+		if errors.As(cwdErr, &fe) && fe.Message != errNotOnHost {
+			return a, cwdErr // malformed, not merely absent here
+		}
+	}
+	if bound := p.ProjectKey; bound != "" {
+		switch {
+		case requested != "" && requested != bound:
+			return a, fmt.Errorf("%w: this token is bound to project %q; the project argument names %q", auth.ErrForbidden, bound, requested)
+		case cwdKey != "" && cwdKey != bound:
+			return a, fmt.Errorf("%w: this token is bound to project %q; cwd %q is project %q", auth.ErrForbidden, bound, t.Cwd, cwdKey)
+		}
+		// A cwd that does not exist here (a path on the client's machine) is only a hint next
+		// to the binding, so it is ignored.
+		a.Project = bound
+		return a, nil
+	}
+	switch {
+	case requested != "" && cwdKey != "" && cwdKey != requested:
+		return a, &memory.FieldError{Field: "project", Message: fmt.Sprintf("%q disagrees with cwd %q, which is project %q; pass one of them", requested, t.Cwd, cwdKey)}
+	case requested != "":
+	case cwdErr != nil:
+		return a, cwdErr
+	case cwdKey != "":
+		requested = cwdKey
+	default:
+		requested = t.Default
+	}
+	if requested == "" {
+		return a, &memory.FieldError{Field: "project", Message: "is required: pass project (a project key) or cwd (the working directory), or use a token bound to a project"}
+	}
+	a.Project = requested
+	return a, nil
+}
+
+// CleanKey trims a project key given in field and validates it; "" stays "" (not given).
+func CleanKey(field, raw string) (string, error) {
+	key := strings.TrimSpace(raw)
+	if key == "" {
+		if raw != "" {
+			return "", &memory.FieldError{Field: field, Message: "must not be blank"}
+		}
+		return "", nil
+	}
+	if err := project.ValidateKey(key); err != nil {
+		return "", &memory.FieldError{Field: field, Message: strings.TrimPrefix(err.Error(), "project: ")}
+	}
+	return key, nil
+}
+
+// errNotOnHost is the message of a cwd that does not exist where memhost runs.
+const errNotOnHost = "does not exist on the memhost host; pass project (the project key, see `memhost project key`) instead"
+
+// keyOfCwd resolves a working directory to its project key.
+func keyOfCwd(cwd string) (string, error) {
+	switch {
+	case len(cwd) > MaxCwdBytes:
+		return "", &memory.FieldError{Field: "cwd", Message: fmt.Sprintf("is %d bytes; the limit is %d bytes", len(cwd), MaxCwdBytes)}
+	case !utf8.ValidString(cwd) || strings.ContainsRune(cwd, 0):
+		return "", &memory.FieldError{Field: "cwd", Message: "must be valid UTF-8 without NUL bytes"}
+	case !filepath.IsAbs(cwd):
+		// "~/app" or "." would be resolved against the host's own home or working directory,
+		// which is not what the caller meant.
+		return "", &memory.FieldError{Field: "cwd", Message: "must be an absolute path"}
+	}
+	id, err := project.Resolve(cwd)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", &memory.FieldError{Field: "cwd", Message: errNotOnHost}
+	case err != nil:
+		return "", &memory.FieldError{Field: "cwd", Message: "cannot be read on the memhost host; pass project (the project key) instead"}
+	}
+	return id.Key, nil
+}

@@ -1,0 +1,10 @@
+// Package banner renders the spawn banner: the query-less, token-budgeted text an agent CLI
+// reads when a session starts (goal, plan, project-map summary, the newest facts, recent
+// journal entries and top-ranked facts, then a note saying what was cut and which tool
+// fetches it).
+//
+// It owns the layout, the fill order and the token count, and nothing else: the caller
+// gathers one project's content (ranked by rank.Score in spawn mode; the banner never ranks)
+// and passes the clock, so Render is pure and deterministic. docs/banner.md describes the
+// format and the rules.
+package banner

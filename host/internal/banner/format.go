@@ -1,0 +1,226 @@
+package banner
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Display limits for labels. Texts are never shortened here: only the fill shortens, and
+// only by the truncation rule.
+const (
+	maxProjectBytes = 64
+	maxKindBytes    = 24
+	maxAgentBytes   = 32
+	maxSessionBytes = 8
+)
+
+const ellipsis = "…"
+
+// Every piece of banner text is a unit: it starts with a non-space rune and ends with one
+// line break. Tokens never span two units (a piece of the split pattern cannot cross a line
+// break that is followed by a non-space rune), so a banner's count is the sum of its units'
+// counts; the property tests check this.
+
+func header(project string, style cliStyle) []string {
+	title := "# memhost project memory"
+	if p := label(project, maxProjectBytes); p != "" {
+		title += ": " + p
+	}
+	guide := "Shared by every coding agent in this project. Record durable facts (decisions, conventions, gotchas) with " +
+		style.tool("memory_store") + " instead of " + style.fileMemory + "; search with " +
+		style.tool("project_search") + " before exploring. [ids] are prefixes for " + style.tool("memory_get") + "."
+	return []string{title + "\n", guide + "\n"}
+}
+
+func docHeading(title, verb string, doc Document, now time.Time) string {
+	if a := age(now, doc.UpdatedAt); a != "" {
+		return "## " + title + " (" + verb + " " + a + ")\n"
+	}
+	return "## " + title + "\n"
+}
+
+func factPrefix(f Fact, now time.Time) string {
+	id := f.ID.String()[:8]
+	var meta []string
+	if k := kindLabel(f.Kind); k != "" {
+		meta = append(meta, k)
+	}
+	if f.Pinned {
+		meta = append(meta, "pinned")
+	}
+	if a := age(now, f.UpdatedAt); a != "" {
+		meta = append(meta, a)
+	}
+	if len(meta) == 0 {
+		return "- [" + id + "] "
+	}
+	return "- [" + id + "] " + strings.Join(meta, ", ") + ": "
+}
+
+func journalPrefix(e JournalEntry, now time.Time) string {
+	var meta []string
+	if a := age(now, e.At); a != "" {
+		meta = append(meta, a)
+	}
+	if agent := label(e.Agent, maxAgentBytes); agent != "" {
+		meta = append(meta, agent)
+	}
+	if s := prefix(oneLine(e.Session), maxSessionBytes); s != "" {
+		meta = append(meta, "session "+s)
+	}
+	if len(meta) == 0 {
+		return "- "
+	}
+	return "- " + strings.Join(meta, ", ") + ": "
+}
+
+// age is a compact, coarse age; zero times (either one) give "".
+func age(now, t time.Time) string {
+	if now.IsZero() || t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	const day = 24 * time.Hour
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 2*day:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	case d < 60*day:
+		return strconv.Itoa(int(d/day)) + "d ago"
+	case d < 730*day:
+		return strconv.Itoa(int(d/(30*day))) + "mo ago"
+	default:
+		return strconv.Itoa(int(d/(365*day))) + "y ago"
+	}
+}
+
+// kindLabel keeps a kind to the closed set's alphabet so it cannot carry prose.
+func kindLabel(kind string) string {
+	kind = strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return -1
+	}, strings.ToLower(kind))
+	return clip(kind, maxKindBytes)
+}
+
+// label is a short one-line name, clipped to max bytes at a rune boundary.
+func label(s string, max int) string {
+	return clip(oneLine(s), max)
+}
+
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return strings.TrimRightFunc(prefix(s, max-len(ellipsis)), unicode.IsSpace) + ellipsis
+}
+
+// prefix is at most max bytes of s, cut at a rune boundary. Session ids are shown this way,
+// like fact ids: a prefix to match, not a text to read.
+func prefix(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	end := max
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end]
+}
+
+// oneLine flattens text to one line: invalid UTF-8 becomes U+FFFD, control characters go,
+// and every run of white space (line breaks included) becomes one space. A fact cannot
+// start a line of its own, so it cannot pose as a heading.
+func oneLine(s string) string {
+	if plainLine(s) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case unicode.IsControl(r):
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// plainLine reports whether oneLine would return s unchanged, checked cheaply for the
+// common case: valid UTF-8 without control runes, single ASCII spaces, none at the ends.
+func plainLine(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == 0x7f || (c == ' ' && s[i+1] == ' ') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// block tidies multi-line text: invalid UTF-8 becomes U+FFFD, line breaks become "\n",
+// control characters go, other white space becomes a space (tabs stay), lines lose trailing
+// space, blank lines at the ends go and inner runs of blank lines become one. The result
+// starts with a non-space rune, or is empty.
+func block(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	blank := false
+	for _, line := range lines {
+		line = strings.TrimRightFunc(strings.Map(blockRune, line), unicode.IsSpace)
+		if line == "" {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, "")
+			blank = false
+		}
+		out = append(out, line)
+	}
+	return strings.TrimLeftFunc(strings.Join(out, "\n"), unicode.IsSpace)
+}
+
+func blockRune(r rune) rune {
+	switch {
+	case r == '\t':
+		return r
+	case unicode.IsSpace(r):
+		return ' '
+	case unicode.IsControl(r):
+		return -1
+	}
+	return r
+}

@@ -1,0 +1,591 @@
+package bench
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/sdk/embedder/calibration"
+)
+
+// The fold set: several thousand labelled pairs of notes (calibration.Pair, one JSON object per
+// line in testdata/foldpairs.jsonl) on which `make bench` measures how often a write folds into
+// a different statement and how often a restatement stays apart. It is generated from the
+// hand-written seeds in foldseeds.go by GenerateFoldPairs(FoldSetSeed); TestFoldSetIsGenerated
+// keeps the committed file and the generator in step (regenerate with
+// `go test ./internal/bench -run TestFoldSetIsGenerated -update-foldset`).
+//
+// Pair.A is the stored note, Pair.B the incoming write; Pair.Kind names the family:
+//
+//	same: true  (must fold)
+//	  exact               the same text up to case and whitespace
+//	  near-exact          formatting, punctuation, spelling, a typo, a contraction
+//	  paraphrase          the same fact reworded, specifics kept
+//	  negated-paraphrase  the same prohibition reworded
+//	  prefixed-paraphrase a paraphrase under the same tag ("Decision: ", "[2024-03-02] ")
+//	  turn-duplicate      a conversation turn logged again, near-exact, same time and speaker
+//	  turn-paraphrase     a turn reworded, same time and speaker
+//	same: false (must not fold)
+//	  number              one port, count, duration, version, percentage or ticket differs
+//	  identifier          one env var, function, flag, branch, route or command differs
+//	  path                one file path differs
+//	  template            one plain word differs (a service, a tool, an environment, a day)
+//	  negation            a statement and its negation or opposite
+//	  topic               two facts about one subject sharing most words
+//	  prefix              two different notes under the same tag
+//	  speaker             two turns at the same time by different speakers (even the same words)
+//	  turn                two different turns by one speaker at the same time
+
+// FoldSetSeed is the seed the committed fold set was generated with.
+const FoldSetSeed = 9
+
+//go:embed testdata/foldpairs.jsonl
+var foldPairsJSONL []byte
+
+// FoldPairs returns the committed fold set.
+func FoldPairs() ([]calibration.Pair, error) {
+	return calibration.ReadPairs(bytes.NewReader(foldPairsJSONL))
+}
+
+// foldQuota is how many pairs of each generated kind the set holds; hand-written pairs
+// (foldFacts, foldNegations, foldTopicPairs) come on top, all of them.
+var foldQuota = map[string]int{
+	"exact": 120, "near-exact": 450, "paraphrase": 900, "negated-paraphrase": 160, "prefixed-paraphrase": 250,
+	"turn-duplicate": 300, "turn-paraphrase": 400,
+	"number": 600, "identifier": 400, "path": 250, "template": 600, "negation": 300, "topic": 400,
+	"prefix": 350, "speaker": 800, "turn": 400,
+}
+
+// GenerateFoldPairs expands the seeds into the labelled fold set. The same seed gives the same
+// pairs in the same order.
+func GenerateFoldPairs(seed uint64) []calibration.Pair {
+	g := &foldGen{rng: rand.New(rand.NewPCG(seed, 0x5eed)), seen: map[[2]string]bool{}}
+	g.handWritten()
+	kinds := make([]string, 0, len(foldQuota))
+	for k := range foldQuota {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, kind := range kinds {
+		for tries := 0; g.count[kind] < foldQuota[kind] && tries < 50*foldQuota[kind]; tries++ {
+			if a, b, ok := g.make(kind); ok {
+				g.add(a, b, kind)
+			}
+		}
+	}
+	return g.pairs
+}
+
+type foldGen struct {
+	rng   *rand.Rand
+	seen  map[[2]string]bool
+	count map[string]int
+	pairs []calibration.Pair
+}
+
+// sameKinds are the kinds labelled same: true.
+var sameKinds = map[string]bool{"exact": true, "near-exact": true, "paraphrase": true, "negated-paraphrase": true,
+	"prefixed-paraphrase": true, "turn-duplicate": true, "turn-paraphrase": true}
+
+// add records a pair once (in either order), A and B in random order.
+func (g *foldGen) add(a, b, kind string) {
+	if a == b || (!sameKinds[kind] && store.NormalizeText(a) == store.NormalizeText(b)) {
+		return
+	}
+	key := [2]string{a, b}
+	if b < a {
+		key = [2]string{b, a}
+	}
+	if g.seen[key] {
+		return
+	}
+	g.seen[key] = true
+	if g.rng.IntN(2) == 0 {
+		a, b = b, a
+	}
+	if g.count == nil {
+		g.count = map[string]int{}
+	}
+	g.count[kind]++
+	g.pairs = append(g.pairs, calibration.Pair{A: a, B: b, Same: sameKinds[kind], Kind: kind})
+}
+
+// handWritten adds every pair the hand-written seeds state directly.
+func (g *foldGen) handWritten() {
+	for _, forms := range foldFacts {
+		for i := range forms {
+			for j := i + 1; j < len(forms); j++ {
+				g.add(forms[i], forms[j], "paraphrase")
+			}
+		}
+	}
+	for _, n := range foldNegations {
+		g.add(n.pos[0], n.pos[1], "paraphrase")
+		g.add(n.neg[0], n.neg[1], "negated-paraphrase")
+		for _, p := range n.pos {
+			for _, q := range n.neg {
+				g.add(p, q, "negation")
+			}
+		}
+	}
+	for _, p := range foldTopicPairs {
+		g.add(p[0], p[1], "topic")
+	}
+}
+
+// make draws one pair of kind.
+func (g *foldGen) make(kind string) (string, string, bool) {
+	switch kind {
+	case "exact":
+		a, _ := g.anyNote()
+		return a, g.reformat(a), true
+	case "near-exact":
+		a, turn := g.anyNote()
+		if turn {
+			b, ok := g.perturb(a)
+			return a, b, ok
+		}
+		b, ok := g.perturbNote(a)
+		return a, b, ok
+	case "paraphrase":
+		f, slots := g.family()
+		i, j := g.twoOf(len(f.forms))
+		return fill(f.forms[i], slots), fill(f.forms[j], slots), true
+	case "negated-paraphrase":
+		f, slots := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 1 })
+		i, j := g.twoOf(len(f.neg))
+		return fill(f.neg[i], slots), fill(f.neg[j], slots), true
+	case "prefixed-paraphrase":
+		p := pick(g.rng, foldPrefixes)
+		a, b := g.paraphrasePair()
+		return p + a, p + b, true
+	case "number", "identifier", "path", "template":
+		return g.slotMiss(kind)
+	case "negation":
+		f, slots := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 0 })
+		return fill(pick(g.rng, f.forms), slots), fill(pick(g.rng, f.neg), slots), true
+	case "topic":
+		return g.siblings()
+	case "prefix":
+		p := pick(g.rng, foldPrefixes)
+		a, b, ok := g.nearMiss()
+		return p + a, p + b, ok
+	case "speaker":
+		return g.speakerPair()
+	case "turn":
+		return g.turnPair()
+	case "turn-duplicate":
+		pre := g.turnPrefix(pick(g.rng, foldSpeakers))
+		t := g.anyTurn()
+		b, ok := g.perturb(t.text)
+		return pre + t.text, pre + b, ok
+	case "turn-paraphrase":
+		pre := g.turnPrefix(pick(g.rng, foldSpeakers))
+		t := g.anyTurn()
+		return pre + t.text, pre + t.para, true
+	}
+	panic("foldset: unknown kind " + kind)
+}
+
+// family draws a template family and fills every slot it uses.
+func (g *foldGen) family() (foldFamily, map[string]string) {
+	return g.familyWith(func(foldFamily) bool { return true })
+}
+
+func (g *foldGen) familyWith(ok func(foldFamily) bool) (foldFamily, map[string]string) {
+	for {
+		f := pick(g.rng, foldFamilies)
+		if ok(f) {
+			return f, g.fillSlots(f, map[string]string{})
+		}
+	}
+}
+
+var slotRE = regexp.MustCompile(`\{([a-z]+)\}`)
+
+// slotsOf lists the slots a family's texts use, in order of first use.
+func slotsOf(f foldFamily) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range append(append([]string(nil), f.forms...), f.neg...) {
+		for _, m := range slotRE.FindAllStringSubmatch(t, -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
+}
+
+// fillSlots gives every slot of f not yet in slots a random value.
+func (g *foldGen) fillSlots(f foldFamily, slots map[string]string) map[string]string {
+	for _, s := range slotsOf(f) {
+		if _, ok := slots[s]; !ok {
+			v, known := foldSlots[s]
+			if !known {
+				panic("foldset: unknown slot " + s)
+			}
+			slots[s] = pick(g.rng, v.values)
+		}
+	}
+	return slots
+}
+
+// fill replaces the slots of t. A plain word that starts the sentence is capitalised, as a note
+// would start; an identifier keeps its case ("pnpm", "api-gateway").
+func fill(t string, slots map[string]string) string {
+	out := slotRE.ReplaceAllStringFunc(t, func(m string) string { return slots[m[1:len(m)-1]] })
+	if m := slotRE.FindStringSubmatchIndex(t); m != nil && m[0] == 0 && foldSlots[t[m[2]:m[3]]].kind == "template" {
+		return upperFirst(out)
+	}
+	return out
+}
+
+// slotMiss is one family filled twice, the two fillings differing in one slot of kind; the
+// forms are the same template or two rewordings of it.
+func (g *foldGen) slotMiss(kind string) (string, string, bool) {
+	f := pick(g.rng, foldFamilies)
+	var candidates []string
+	for _, s := range slotsOf(f) {
+		if foldSlots[s].kind == kind {
+			candidates = append(candidates, s)
+		}
+	}
+	if len(candidates) == 0 {
+		return "", "", false
+	}
+	slots := g.fillSlots(f, map[string]string{})
+	s := pick(g.rng, candidates)
+	other := map[string]string{}
+	for k, v := range slots {
+		other[k] = v
+	}
+	for other[s] == slots[s] {
+		other[s] = pick(g.rng, foldSlots[s].values)
+	}
+	texts := f.forms
+	if len(f.neg) > 0 && g.rng.IntN(4) == 0 {
+		texts = f.neg
+	}
+	i := g.rng.IntN(len(texts))
+	j := i
+	if g.rng.IntN(2) == 0 {
+		j = g.rng.IntN(len(texts))
+	}
+	return fill(texts[i], slots), fill(texts[j], other), true
+}
+
+// siblings fills two sibling families with the same values: two facts sharing their specifics.
+func (g *foldGen) siblings() (string, string, bool) {
+	group := pick(g.rng, foldSiblings)
+	i, j := g.twoOf(len(group))
+	fa, fb := foldFamilies[group[i]], foldFamilies[group[j]]
+	slots := g.fillSlots(fb, g.fillSlots(fa, map[string]string{}))
+	return fill(pick(g.rng, fa.forms), slots), fill(pick(g.rng, fb.forms), slots), true
+}
+
+// nearMiss is any distinct pair of notes that share most words.
+func (g *foldGen) nearMiss() (string, string, bool) {
+	switch g.rng.IntN(4) {
+	case 0:
+		p := pick(g.rng, foldTopicPairs)
+		return p[0], p[1], true
+	case 1:
+		n := pick(g.rng, foldNegations)
+		return pick(g.rng, n.pos), pick(g.rng, n.neg), true
+	case 2:
+		return g.siblings()
+	default:
+		return g.slotMiss(pick(g.rng, []string{"number", "identifier", "path", "template"}))
+	}
+}
+
+// paraphrasePair is two rewordings of one fact, templated or hand-written.
+func (g *foldGen) paraphrasePair() (string, string) {
+	if g.rng.IntN(3) == 0 {
+		forms := pick(g.rng, foldFacts)
+		i, j := g.twoOf(len(forms))
+		return forms[i], forms[j]
+	}
+	f, slots := g.family()
+	i, j := g.twoOf(len(f.forms))
+	return fill(f.forms[i], slots), fill(f.forms[j], slots)
+}
+
+// anyNote is a note of any kind the seeds produce; turn says it is a conversation turn.
+func (g *foldGen) anyNote() (note string, turn bool) {
+	switch g.rng.IntN(5) {
+	case 0:
+		return pick(g.rng, pick(g.rng, foldFacts)), false
+	case 1:
+		n := pick(g.rng, foldNegations)
+		return pick(g.rng, append(append([]string(nil), n.pos...), n.neg...)), false
+	case 2:
+		return g.turnPrefix(pick(g.rng, foldSpeakers)) + g.anyTurn().text, true
+	default:
+		f, slots := g.family()
+		return fill(pick(g.rng, f.forms), slots), false
+	}
+}
+
+// speakerPair is two turns at one moment by two people: different turns of one conversation
+// topic, or the very same words said by both.
+func (g *foldGen) speakerPair() (string, string, bool) {
+	a, b := g.twoSpeakers()
+	at := g.moment()
+	var ta, tb string
+	switch g.rng.IntN(4) {
+	case 0:
+		r := pick(g.rng, foldReplies)
+		ta, tb = r.text, r.text
+		if g.rng.IntN(2) == 0 {
+			tb = r.para
+		}
+	case 1:
+		t := g.anyTurn()
+		ta, tb = t.text, t.text
+	default:
+		topic := pick(g.rng, foldTopics)
+		i, j := g.twoOf(len(topic))
+		ta, tb = topic[i].text, topic[j].text
+		if g.rng.IntN(3) == 0 {
+			tb = topic[j].para
+		}
+	}
+	return at(a) + ta, at(b) + tb, true
+}
+
+// turnPair is two different turns by one speaker at one moment.
+func (g *foldGen) turnPair() (string, string, bool) {
+	at := g.moment()
+	who := pick(g.rng, foldSpeakers)
+	if g.rng.IntN(5) == 0 {
+		i, j := g.twoOf(len(foldReplies))
+		return at(who) + foldReplies[i].text, at(who) + foldReplies[j].text, true
+	}
+	topic := pick(g.rng, foldTopics)
+	i, j := g.twoOf(len(topic))
+	return at(who) + topic[i].text, at(who) + topic[j].para, true
+}
+
+func (g *foldGen) anyTurn() foldTurn {
+	if g.rng.IntN(6) == 0 {
+		return pick(g.rng, foldReplies)
+	}
+	return pick(g.rng, pick(g.rng, foldTopics))
+}
+
+func (g *foldGen) twoSpeakers() (string, string) {
+	i, j := g.twoOf(len(foldSpeakers))
+	return foldSpeakers[i], foldSpeakers[j]
+}
+
+func (g *foldGen) turnPrefix(who string) string { return g.moment()(who) }
+
+var months = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September",
+	"October", "November", "December"}
+
+// moment draws a time and a log format and returns the prefix it gives a speaker's turn.
+func (g *foldGen) moment() func(who string) string {
+	year, month, day := 2022+g.rng.IntN(3), g.rng.IntN(12), 1+g.rng.IntN(28)
+	hour, minute, session := g.rng.IntN(24), g.rng.IntN(60), 1+g.rng.IntN(30)
+	h12, ampm := hour%12, "am"
+	if h12 == 0 {
+		h12 = 12
+	}
+	if hour >= 12 {
+		ampm = "pm"
+	}
+	switch g.rng.IntN(5) {
+	case 0, 1:
+		return func(who string) string {
+			return fmt.Sprintf("[%d:%02d %s on %d %s, %d] %s: ", h12, minute, ampm, day, months[month], year, who)
+		}
+	case 2:
+		return func(who string) string {
+			return fmt.Sprintf("[%d-%02d-%02d %02d:%02d] %s: ", year, month+1, day, hour, minute, who)
+		}
+	case 3:
+		return func(who string) string {
+			return fmt.Sprintf("%s (%d %s %d, %d:%02d %s): ", who, day, months[month][:3], year, h12, minute, ampm)
+		}
+	default:
+		if g.rng.IntN(2) == 0 {
+			return func(who string) string { return who + ": " }
+		}
+		return func(who string) string { return fmt.Sprintf("[session %d] %s: ", session, who) }
+	}
+}
+
+// reformat changes only case and whitespace: the write path's exact-duplicate check sees one text.
+func (g *foldGen) reformat(t string) string {
+	for {
+		out := t
+		switch g.rng.IntN(4) {
+		case 0:
+			out = strings.ToLower(t)
+		case 1:
+			out = "  " + strings.ReplaceAll(t, " ", "  ")
+		case 2:
+			out = t + "\n"
+		default:
+			out = strings.Replace(lowerFirst(t), " ", "\t", 1)
+		}
+		if out != t {
+			return out
+		}
+	}
+}
+
+// perturbations are edits that leave the statement as it was.
+var perturbations = []func(g *foldGen, t string) string{
+	func(_ *foldGen, t string) string { // the full stop
+		switch {
+		case strings.HasSuffix(t, "."):
+			return strings.TrimSuffix(t, ".")
+		case strings.HasSuffix(t, "?") || strings.HasSuffix(t, "!"):
+			return t
+		}
+		return t + "."
+	},
+	func(_ *foldGen, t string) string { return lowerFirst(t) },
+	func(_ *foldGen, t string) string { return backtickFirstIdentifier(t) },
+	func(_ *foldGen, t string) string { return swapContraction(t) },
+	func(_ *foldGen, t string) string { return respell(t) },
+	func(g *foldGen, t string) string { return typo(g, t) },
+	func(g *foldGen, t string) string { // how chat turns end
+		base := strings.TrimRight(t, ".!?")
+		return base + pick(g.rng, []string{"!", "!!", " :)", " 🙂", "...", " 😊"})
+	},
+}
+
+// fillers are what an agent puts before a fact it writes down again.
+var fillers = []string{"FYI, ", "Heads up: ", "Just so you know, ", "Reminder: "}
+
+// perturb applies one or two edits that keep the statement; it fails when none changed t.
+func (g *foldGen) perturb(t string) (string, bool) {
+	out := t
+	for n := 1 + g.rng.IntN(2); n > 0; n-- {
+		out = pick(g.rng, perturbations)(g, out)
+	}
+	return out, store.NormalizeText(out) != store.NormalizeText(t)
+}
+
+// perturbNote is perturb for a note, which may also gain a filler in front; a conversation turn
+// never does, since the words are what was said.
+func (g *foldGen) perturbNote(t string) (string, bool) {
+	if g.rng.IntN(6) == 0 {
+		return pick(g.rng, fillers) + lowerFirst(t), true
+	}
+	return g.perturb(t)
+}
+
+var identRE = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[_./\-0-9][A-Za-z0-9_.\-/]*[A-Za-z0-9]`)
+
+func backtickFirstIdentifier(t string) string {
+	if strings.Contains(t, "`") {
+		return strings.ReplaceAll(t, "`", "")
+	}
+	loc := identRE.FindStringIndex(t)
+	if loc == nil {
+		return t
+	}
+	return t[:loc[0]] + "`" + t[loc[0]:loc[1]] + "`" + t[loc[1]:]
+}
+
+var contractions = [][2]string{{"do not", "don't"}, {"Do not", "Don't"}, {"does not", "doesn't"}, {"is not", "isn't"},
+	{"are not", "aren't"}, {"cannot", "can't"}, {"I am", "I'm"}, {"I have", "I've"}, {"we are", "we're"},
+	{"must not", "mustn't"}, {"could not", "couldn't"}, {"It is", "It's"}}
+
+func swapContraction(t string) string {
+	for _, c := range contractions {
+		if strings.Contains(t, c[0]) {
+			return strings.Replace(t, c[0], c[1], 1)
+		}
+		if strings.Contains(t, c[1]) {
+			return strings.Replace(t, c[1], c[0], 1)
+		}
+	}
+	return t
+}
+
+var respellings = [][2]string{{"favourite", "favorite"}, {"practise", "practice"}, {"colour", "color"},
+	{"organising", "organizing"}, {"personalised", "personalized"}, {"behaviour", "behavior"},
+	{"kilometres", "kilometers"}, {"centre", "center"}, {"licence", "license"}}
+
+func respell(t string) string {
+	for _, r := range respellings {
+		if strings.Contains(t, r[0]) {
+			return strings.Replace(t, r[0], r[1], 1)
+		}
+	}
+	return t
+}
+
+// typo swaps two inner letters of the longest plain word, as a hurried agent would.
+func typo(_ *foldGen, t string) string {
+	words := strings.Fields(t)
+	best := -1
+	for i, w := range words {
+		if isPlainWord(w) && len(w) >= 6 && (best < 0 || len(w) > len(words[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return t
+	}
+	w := []byte(words[best])
+	mid := len(w) / 2
+	w[mid], w[mid+1] = w[mid+1], w[mid]
+	words[best] = string(w)
+	return strings.Join(words, " ")
+}
+
+func isPlainWord(w string) bool {
+	for _, r := range w {
+		if r > unicode.MaxASCII || !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if !unicode.IsLower(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if !unicode.IsUpper(r) {
+		return s
+	}
+	// An acronym or identifier keeps its case ("JWTs", "CI", "PAY-1482").
+	if r2, _ := utf8.DecodeRuneInString(s[n:]); unicode.IsUpper(r2) || unicode.IsDigit(r2) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// twoOf draws two different indexes below n.
+func (g *foldGen) twoOf(n int) (int, int) {
+	i := g.rng.IntN(n)
+	j := g.rng.IntN(n - 1)
+	if j >= i {
+		j++
+	}
+	return i, j
+}
+
+func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }

@@ -1,0 +1,217 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/store/pgstore"
+	"github.com/memhost/memhost/sdk/embedder"
+)
+
+// Names of the systems a retrieval run compares.
+const (
+	SystemMemhost = "memhost"   // memory.Service.Search: the real read path
+	SystemBM25    = "plain BM25" // Okapi BM25 (k1 1.2, b 0.75), same texts and tokenizer, nothing else
+)
+
+// RetrievalResult is one run of the retrieval benchmark.
+type RetrievalResult struct {
+	Projects, Facts, Questions   int
+	DistractorFacts, GlobalFacts int
+	Folded                       int // facts that folded into another memory when stored
+	// Leaks counts hits from a project other than the one searched: isolation says zero.
+	Leaks   int
+	Systems []SystemResult // SystemMemhost, then SystemBM25
+	// Recall@10 of memhost against plain BM25 on the same questions (paired bootstrap):
+	// the absolute difference and the relative gain, on all questions and on the held-out
+	// test half only.
+	Diff, Gain, TestDiff, TestGain Interval
+}
+
+// SystemResult is one system's scores.
+type SystemResult struct {
+	Name           string
+	All, Dev, Test Scores
+	ByCategory     []CategoryScores
+	// Questions with superseded facts, and how many of them ranked one above the current fact.
+	WithStale, StaleFirst int
+}
+
+// CategoryScores are the scores of one question category.
+type CategoryScores struct {
+	Category string
+	Scores
+}
+
+// Retrieval stores the set in the migrated database behind pool (every fact through
+// memory.Service.Store, as agents write them, then backdated to its age), asks every question
+// of the evaluated projects through memory.Service.Search top 10, asks the same questions of
+// plain Okapi BM25 over the same texts, and scores both.
+func Retrieval(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, redact memory.RedactFunc, set RetrievalSet) (RetrievalResult, error) {
+	var res RetrievalResult
+	info, err := e.Describe(ctx)
+	if err != nil {
+		return res, fmt.Errorf("describe embedder: %w", err)
+	}
+	st := pgstore.New(pool)
+	if err := st.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
+		return res, err
+	}
+	ix := lexical.New()
+	if _, err := lexical.NewFollower(st, ix, time.Second).CatchUp(ctx); err != nil {
+		return res, err
+	}
+	var bg errCounter
+	svc := memory.New(st, ix, memory.Fixed(e), redact, memory.DefaultConfig(), memory.WithErrorHandler(bg.add))
+	stop := runHitRecorder(ctx, svc)
+
+	memOf, err := storeRetrievalFacts(ctx, pool, svc, set, &res)
+	if err != nil {
+		stop()
+		return res, err
+	}
+	var mem, base []questionScore
+	var cats, splits []string
+	for _, p := range set.Projects {
+		scopes := []store.ScopeRef{store.Project(p.Project), store.Global}
+		a := memory.Access{Project: p.Project, Actor: "bench"}
+		for _, q := range p.Questions {
+			want, stale := map[string]bool{}, map[string]bool{}
+			for _, id := range q.Relevant {
+				want[memOf[id]] = true
+			}
+			for _, id := range q.Stale {
+				if m := memOf[id]; !want[m] {
+					stale[m] = true
+				}
+			}
+			r, err := svc.Search(ctx, a, memory.SearchRequest{Query: q.Query, TopK: retrievalDepth})
+			if err != nil {
+				stop()
+				return res, fmt.Errorf("search %s: %w", q.ID, err)
+			}
+			ranked := make([]string, len(r.Hits))
+			for i, h := range r.Hits {
+				ranked[i] = h.ID.String()
+				if h.Scope == store.ScopeProject && h.Project != p.Project {
+					res.Leaks++
+				}
+			}
+			mem = append(mem, scoreRanking(ranked, want, stale))
+			lex := ix.Search(lexical.Query{Text: q.Query, Scopes: scopes, Kinds: store.Kinds, Limit: retrievalDepth})
+			ranked = ranked[:0]
+			for _, h := range lex {
+				ranked = append(ranked, h.ID.String())
+			}
+			base = append(base, scoreRanking(ranked, want, stale))
+			cats, splits = append(cats, q.Category), append(splits, q.Split())
+		}
+	}
+	stop()
+	if bg.n > 0 {
+		return res, errors.New("retrieval: background hit recording failed")
+	}
+	res.Systems = []SystemResult{systemResult(SystemMemhost, mem, cats, splits), systemResult(SystemBM25, base, cats, splits)}
+	all, test := indices(len(mem), func(int) bool { return true }), indices(len(mem), func(i int) bool { return splits[i] == "test" })
+	res.Diff, res.Gain = pairedGain(mem, base, all)
+	res.TestDiff, res.TestGain = pairedGain(mem, base, test)
+	return res, nil
+}
+
+// storeRetrievalFacts writes every fact of the set oldest first, as a project accumulates them,
+// then backdates each memory to the age of the youngest fact it holds. It returns the memory
+// id of each fact: a fact that folded is answered by the row it folded into.
+func storeRetrievalFacts(ctx context.Context, pool *pgxpool.Pool, svc *memory.Service, set RetrievalSet, res *RetrievalResult) (map[string]string, error) {
+	type pending struct {
+		fact RetrievalFact
+		proj RetrievalProject
+	}
+	var all []pending
+	for _, p := range set.Projects {
+		for _, f := range p.Facts {
+			all = append(all, pending{f, p})
+		}
+		switch p.Role {
+		case RoleEvaluated:
+			res.Projects++
+			res.Facts += len(p.Facts)
+			res.Questions += len(p.Questions)
+		case RoleDistractor:
+			res.DistractorFacts += len(p.Facts)
+		case RoleGlobal:
+			res.GlobalFacts += len(p.Facts)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].fact.AgeDays > all[j].fact.AgeDays })
+
+	memOf := make(map[string]string, len(all))
+	age := map[uuid.UUID]int{}
+	for _, x := range all {
+		a := memory.Access{Project: x.proj.Project, Actor: "bench"}
+		req := memory.StoreRequest{Text: x.fact.Text, Kind: x.fact.Kind, Agent: "bench"}
+		if x.proj.Role == RoleGlobal {
+			a.Admin, req.Scope = true, string(store.ScopeGlobal)
+		}
+		r, err := svc.Store(ctx, a, req)
+		if err != nil {
+			return nil, fmt.Errorf("store fact %s: %w", x.fact.ID, err)
+		}
+		if r.Folded {
+			res.Folded++
+		}
+		memOf[x.fact.ID] = r.ID.String()
+		age[r.ID] = x.fact.AgeDays // oldest first, so the last write is the youngest
+	}
+	ids, days := make([]uuid.UUID, 0, len(age)), make([]int32, 0, len(age))
+	for id, d := range age {
+		ids, days = append(ids, id), append(days, int32(d))
+	}
+	if _, err := pool.Exec(ctx, `UPDATE memories m SET created_at = now() - make_interval(days => a.days),
+		updated_at = now() - make_interval(days => a.days)
+		FROM unnest($1::uuid[], $2::int[]) AS a(id, days) WHERE m.id = a.id`, ids, days); err != nil {
+		return nil, fmt.Errorf("backdate facts: %w", err)
+	}
+	return memOf, nil
+}
+
+func systemResult(name string, scores []questionScore, cats, splits []string) SystemResult {
+	s := SystemResult{Name: name,
+		All:  summarise(scores, indices(len(scores), func(int) bool { return true })),
+		Dev:  summarise(scores, indices(len(scores), func(i int) bool { return splits[i] == "dev" })),
+		Test: summarise(scores, indices(len(scores), func(i int) bool { return splits[i] == "test" })),
+	}
+	for _, c := range Categories {
+		sel := indices(len(scores), func(i int) bool { return cats[i] == c })
+		if len(sel) > 0 {
+			s.ByCategory = append(s.ByCategory, CategoryScores{Category: c, Scores: summarise(scores, sel)})
+		}
+	}
+	for _, q := range scores {
+		if q.hasStale {
+			s.WithStale++
+		}
+		if q.staleFirst {
+			s.StaleFirst++
+		}
+	}
+	return s
+}
+
+func indices(n int, keep func(int) bool) []int {
+	var out []int
+	for i := range n {
+		if keep(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package brain
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// week is the window of the snapshot's "this week" counts.
+const week = 7 * 24 * time.Hour
+
+// Count is a total and how much of it is from the last seven days.
+type Count struct {
+	Total    int64 `json:"total"`
+	ThisWeek int64 `json:"this_week"`
+}
+
+// HitFact is a much-used fact.
+type HitFact struct {
+	ID       uuid.UUID  `json:"id"`
+	Kind     store.Kind `json:"kind"`
+	Text     string     `json:"text"`
+	HitCount int64      `json:"hit_count"`
+}
+
+// PendingProposals counts the inbox's open proposals.
+type PendingProposals struct {
+	Count int64 `json:"count"`
+	// OldestAt and OldestAgeSeconds describe the longest-waiting one.
+	OldestAt         *time.Time `json:"oldest_at,omitempty"`
+	OldestAgeSeconds int64      `json:"oldest_age_seconds,omitempty"`
+}
+
+// HealthView is one project's health snapshot (seed 001).
+type HealthView struct {
+	Project string `json:"project"`
+	// Facts and Journal count live rows; Folds counts writes folded into an existing fact.
+	Facts     Count            `json:"facts"`
+	Journal   Count            `json:"journal"`
+	Folds     Count            `json:"folds"`
+	Proposals PendingProposals `json:"pending_proposals"`
+	// GoalUpdatedAt and PlanUpdatedAt are nil when the project has none.
+	GoalUpdatedAt  *time.Time `json:"goal_updated_at,omitempty"`
+	PlanUpdatedAt  *time.Time `json:"plan_updated_at,omitempty"`
+	MapGeneratedAt *time.Time `json:"map_generated_at,omitempty"`
+	MapStale       bool       `json:"map_stale,omitempty"`
+	// TopHit lists the facts search returned most; NeverHit counts live facts it never has.
+	TopHit   []HitFact `json:"top_hit_facts"`
+	NeverHit int64     `json:"never_hit_facts"`
+}
+
+// Health reads the project's health snapshot.
+func (s *Service) Health(ctx context.Context, a memory.Access) (HealthView, error) {
+	if err := check(a); err != nil {
+		return HealthView{}, err
+	}
+	now := s.now()
+	h, err := s.st.Health(ctx, a.Project, now.Add(-week))
+	if err != nil {
+		return HealthView{}, err
+	}
+	v := HealthView{Project: a.Project, Facts: Count{h.Facts, h.FactsSince}, Journal: Count{h.Journal, h.JournalSince},
+		Folds: Count{h.Folds, h.FoldsSince}, Proposals: PendingProposals{Count: h.PendingProposals, OldestAt: h.OldestPending},
+		GoalUpdatedAt: h.GoalUpdatedAt, PlanUpdatedAt: h.PlanUpdatedAt, NeverHit: h.NeverHit, TopHit: make([]HitFact, 0, len(h.TopHit))}
+	if h.OldestPending != nil {
+		v.Proposals.OldestAgeSeconds = int64(now.Sub(*h.OldestPending).Seconds())
+	}
+	for _, m := range h.TopHit {
+		v.TopHit = append(v.TopHit, HitFact{ID: m.ID, Kind: m.Kind, Text: m.Text, HitCount: m.HitCount})
+	}
+	if h.MapGeneratedAt != nil {
+		v.MapGeneratedAt, v.MapStale = h.MapGeneratedAt, now.Sub(*h.MapGeneratedAt) > s.cfg.MapMaxAge
+	}
+	return v, nil
+}

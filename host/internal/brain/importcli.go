@@ -1,0 +1,260 @@
+package brain
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// Import sources.
+const (
+	// SourceClaudeMemory is Claude Code's file memory: ~/.claude/projects/<encoded cwd>/memory/*.md.
+	SourceClaudeMemory = "claude-memory"
+	// SourceInstructions is a project's CLAUDE.md, AGENTS.md or GEMINI.md.
+	SourceInstructions = "instructions"
+)
+
+// InstructionFiles are the agent CLIs' instruction files read from a project's root.
+var InstructionFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md"}
+
+// maxImportFileBytes skips files no CLI would keep as memory (a generated dump, say).
+const maxImportFileBytes = 1 << 20
+
+// claudeDirLimit is the length past which Claude Code truncates an encoded project directory
+// and appends a hash, which is why import globs for the prefix instead of recomputing it.
+const claudeDirLimit = 200
+
+// ImportRequest says where to look.
+type ImportRequest struct {
+	// Dirs are the project's directories on this machine: the one import-cli was given and
+	// its repository root. Claude Code keys its memory by the directory it was started in.
+	Dirs []string
+	// ClaudeDir is Claude Code's configuration directory ($CLAUDE_CONFIG_DIR, else ~/.claude).
+	ClaudeDir string
+	// Home shortens the paths recorded as provenance (~/...).
+	Home string
+}
+
+// ImportFileReport is what one file gave.
+type ImportFileReport struct {
+	Path   string `json:"path"`
+	Source string `json:"source"`
+	Read   int    `json:"read"`
+	Added  int    `json:"added"`
+	Folded int    `json:"folded"`
+	// Skipped counts pieces the project already holds (an earlier import, or the same text in
+	// another file): re-running an import adds nothing.
+	Skipped int    `json:"skipped"`
+	Error   string `json:"error,omitempty"`
+}
+
+// ImportReport is what an import did.
+type ImportReport struct {
+	Project string             `json:"project"`
+	Files   []ImportFileReport `json:"files"`
+	Read    int                `json:"read"`
+	Added   int                `json:"added"`
+	Folded  int                `json:"folded"`
+	Skipped int                `json:"skipped"`
+}
+
+// importFile is one file found to import.
+type importFile struct {
+	path, display, source string
+}
+
+// ImportCLI imports the agent CLIs' file memory of one project: Claude Code's memory files and
+// the project's instruction files, each paragraph or list item one memory (splitMarkdown)
+// whose provenance source is "import-cli:<path>". Pieces the project already holds are skipped
+// and the rest go through the write path (so a paraphrase folds), which makes a second run add
+// nothing. Files are only read.
+func (s *Service) ImportCLI(ctx context.Context, a memory.Access, req ImportRequest) (ImportReport, error) {
+	if err := check(a); err != nil {
+		return ImportReport{}, err
+	}
+	rep := ImportReport{Project: a.Project, Files: []ImportFileReport{}}
+	seen := map[string]bool{} // normalized texts of this run
+	for _, f := range findImportFiles(req) {
+		fr := ImportFileReport{Path: f.display, Source: f.source}
+		if err := s.importFile(ctx, a, f, seen, &fr); err != nil {
+			if ctx.Err() != nil {
+				return rep, err
+			}
+			fr.Error = err.Error()
+		}
+		rep.Files = append(rep.Files, fr)
+		rep.Read += fr.Read
+		rep.Added += fr.Added
+		rep.Folded += fr.Folded
+		rep.Skipped += fr.Skipped
+	}
+	return rep, nil
+}
+
+func (s *Service) importFile(ctx context.Context, a memory.Access, f importFile, seen map[string]bool, fr *ImportFileReport) error {
+	info, err := os.Stat(f.path)
+	if err != nil {
+		return fmt.Errorf("cannot read the file")
+	}
+	if info.Size() > maxImportFileBytes {
+		return fmt.Errorf("is %d bytes; files over %d bytes are not imported", info.Size(), maxImportFileBytes)
+	}
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return fmt.Errorf("cannot read the file")
+	}
+	fm, pieces := splitMarkdown(string(data), s.mem.Config().MaxTextBytes)
+	fr.Read = len(pieces)
+	kind := importKind(f.source, fm.Type)
+	source := provenanceSource("import-cli:" + f.display)
+	// The texts as they would be stored (secrets redacted), to compare with what is stored.
+	texts := make([]string, len(pieces))
+	for i, p := range pieces {
+		texts[i] = p
+		s.mem.Redact(&texts[i])
+	}
+	known, err := s.st.KnownTexts(ctx, a.Project, texts)
+	if err != nil {
+		return err
+	}
+	for i, p := range pieces {
+		norm := store.NormalizeText(texts[i])
+		if known[texts[i]] || seen[norm] {
+			fr.Skipped++
+			continue
+		}
+		seen[norm] = true
+		res, err := s.mem.Store(ctx, a, memory.StoreRequest{Text: p, Kind: kind, Agent: "import-cli", Source: source})
+		if err != nil {
+			return err
+		}
+		switch {
+		case res.Exact:
+			fr.Skipped++
+		case res.Folded:
+			fr.Folded++
+		default:
+			fr.Added++
+		}
+	}
+	return nil
+}
+
+// importKind is the memory kind of a piece: Claude Code's memory types map onto memhost's
+// kinds; instruction files hold conventions.
+func importKind(source, typ string) string {
+	switch typ {
+	case "user", "feedback":
+		return string(store.KindPreference)
+	case "reference":
+		return string(store.KindReference)
+	case "project":
+		return string(store.KindFact)
+	}
+	if source == SourceInstructions {
+		return string(store.KindConvention)
+	}
+	return string(store.KindFact)
+}
+
+// provenanceSource keeps a source label within the provenance limit, keeping its end (the
+// file name) when the path is long.
+func provenanceSource(s string) string {
+	if len(s) <= memory.MaxProvenanceBytes {
+		return s
+	}
+	tail := s[len(s)-(memory.MaxProvenanceBytes-len("import-cli:…")):]
+	for len(tail) > 0 && tail[0]&0xC0 == 0x80 {
+		tail = tail[1:]
+	}
+	return "import-cli:…" + tail
+}
+
+// findImportFiles lists the files to import, in a stable order, each once.
+func findImportFiles(req ImportRequest) []importFile {
+	var out []importFile
+	seen := map[string]bool{}
+	add := func(path, source string) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil || seen[real] {
+			return
+		}
+		if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
+			return
+		}
+		seen[real] = true
+		out = append(out, importFile{path: real, display: displayPath(path, req.Home), source: source})
+	}
+	for _, dir := range req.Dirs {
+		for _, enc := range claudeProjectDirs(req.ClaudeDir, dir) {
+			files, _ := filepath.Glob(filepath.Join(enc, "memory", "*.md"))
+			slices.Sort(files)
+			for _, f := range files {
+				add(f, SourceClaudeMemory)
+			}
+		}
+	}
+	for _, dir := range req.Dirs {
+		for _, name := range InstructionFiles {
+			add(filepath.Join(dir, name), SourceInstructions)
+		}
+	}
+	return out
+}
+
+// claudeProjectDirs finds Claude Code's per-project folders for dir: the absolute path with
+// every character but letters and digits replaced by '-', or, past 200 characters, the
+// folders starting with its first 200 (Claude Code appends a hash it does not document).
+func claudeProjectDirs(claudeDir, dir string) []string {
+	if claudeDir == "" {
+		return nil
+	}
+	enc := EncodeClaudeProject(dir)
+	root := filepath.Join(claudeDir, "projects")
+	if len(enc) <= claudeDirLimit {
+		return []string{filepath.Join(root, enc)}
+	}
+	matches, _ := filepath.Glob(filepath.Join(root, globEscape(enc[:claudeDirLimit])+"*"))
+	slices.Sort(matches)
+	return matches
+}
+
+// EncodeClaudeProject is Claude Code's name for a project folder: the absolute path with every
+// character that is not an ASCII letter or digit replaced by '-'.
+func EncodeClaudeProject(dir string) string {
+	var b strings.Builder
+	for _, r := range dir {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`).Replace(s)
+}
+
+// displayPath shortens a path under home to ~/..., and a long path to a hash and its tail.
+func displayPath(path, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
+			path = filepath.Join("~", rel)
+		}
+	}
+	if len(path) > 400 {
+		sum := sha256.Sum256([]byte(path))
+		path = hex.EncodeToString(sum[:4]) + "…" + path[len(path)-300:]
+	}
+	return path
+}

@@ -1,0 +1,155 @@
+package brain
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// JournalRequest is one session_log_append call: what a session did.
+type JournalRequest struct {
+	Text    string
+	Agent   string
+	Session string
+	Source  string // "mcp", "rest"
+}
+
+// JournalEntry is one journal entry.
+type JournalEntry struct {
+	ID        uuid.UUID `json:"id"`
+	Text      string    `json:"text"`
+	Agent     string    `json:"agent,omitempty"`
+	Session   string    `json:"session,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func journalEntry(m store.Memory) JournalEntry {
+	return JournalEntry{ID: m.ID, Text: m.Text, Agent: m.Provenance.Agent, Session: m.Provenance.Session, CreatedAt: m.CreatedAt}
+}
+
+// AppendResult is a stored journal entry.
+type AppendResult struct {
+	Project    string       `json:"project"`
+	Entry      JournalEntry `json:"entry"`
+	Redactions int          `json:"redactions,omitempty"`
+}
+
+// AppendJournal records what a session did. The entry is embedded before this returns, so
+// the next session's search and banner find it at once. Entries never fold: two sessions may
+// report the same words.
+func (s *Service) AppendJournal(ctx context.Context, a memory.Access, req JournalRequest) (AppendResult, error) {
+	if err := check(a); err != nil {
+		return AppendResult{}, err
+	}
+	if err := s.mem.CheckMemoryText("text", req.Text); err != nil {
+		return AppendResult{}, err
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"agent", &req.Agent}, {"session", &req.Session}, {"source", &req.Source}} {
+		if err := memory.CheckLine(f.name, *f.v, memory.MaxProvenanceBytes); err != nil {
+			return AppendResult{}, err
+		}
+	}
+	redactions := 0
+	for _, f := range []*string{&req.Text, &req.Agent, &req.Session, &req.Source} {
+		redactions += s.mem.Redact(f)
+	}
+	vec, err := s.mem.EmbedDocument(ctx, req.Text)
+	if err != nil {
+		return AppendResult{}, err
+	}
+	w := store.Write{ID: uuid.Must(uuid.NewV7()), Scope: store.ScopeProject, ScopeKey: a.Project, Kind: store.KindJournal,
+		Text: req.Text, Importance: 0.5, Confidence: 1, Vector: vec, Actor: a.Actor,
+		Provenance: store.Provenance{Agent: req.Agent, Session: req.Session, Source: req.Source}}
+	var m store.Memory
+	err = s.st.WithScopeLock(ctx, w.Ref(), func(tx store.ScopeTx) error {
+		var err error
+		m, err = tx.Insert(ctx, w)
+		return err
+	})
+	if err != nil {
+		return AppendResult{}, err
+	}
+	s.mem.Indexed(m)
+	return AppendResult{Project: a.Project, Entry: journalEntry(m), Redactions: redactions}, nil
+}
+
+// Journal page limits.
+const (
+	defaultJournal = 20
+	maxJournal     = 200
+)
+
+// JournalQuery pages through a project's journal, newest first.
+type JournalQuery struct {
+	Limit  int    // default 20, at most 200
+	Cursor string // next_cursor of the previous page
+}
+
+// JournalPage is one page of entries, newest first.
+type JournalPage struct {
+	Project    string         `json:"project"`
+	Entries    []JournalEntry `json:"entries"`
+	NextCursor string         `json:"next_cursor,omitempty"`
+}
+
+// Journal lists the project's journal entries, newest first.
+func (s *Service) Journal(ctx context.Context, a memory.Access, q JournalQuery) (JournalPage, error) {
+	if err := check(a); err != nil {
+		return JournalPage{}, err
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = defaultJournal
+	}
+	if limit < 1 || limit > maxJournal {
+		return JournalPage{}, fieldErr("limit", "%d is out of range 1..%d", q.Limit, maxJournal)
+	}
+	var before *store.Cursor
+	if q.Cursor != "" {
+		c, err := decodeCursor(q.Cursor)
+		if err != nil {
+			return JournalPage{}, err
+		}
+		before = &c
+	}
+	ms, err := s.st.Journal(ctx, a.Project, limit+1, before)
+	if err != nil {
+		return JournalPage{}, err
+	}
+	page := JournalPage{Project: a.Project, Entries: make([]JournalEntry, 0, min(len(ms), limit))}
+	if len(ms) > limit {
+		last := ms[limit-1]
+		page.NextCursor = encodeCursor(store.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		ms = ms[:limit]
+	}
+	for _, m := range ms {
+		page.Entries = append(page.Entries, journalEntry(m))
+	}
+	return page, nil
+}
+
+func encodeCursor(c store.Cursor) string {
+	b := make([]byte, 8+16)
+	binary.BigEndian.PutUint64(b, uint64(c.CreatedAt.UnixMicro()))
+	copy(b[8:], c.ID[:])
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (store.Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 24 {
+		return store.Cursor{}, fieldErr("cursor", "is not a cursor returned by a previous page")
+	}
+	var id uuid.UUID
+	copy(id[:], b[8:])
+	return store.Cursor{CreatedAt: time.UnixMicro(int64(binary.BigEndian.Uint64(b))).UTC(), ID: id}, nil
+}

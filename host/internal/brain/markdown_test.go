@@ -1,0 +1,55 @@
+package brain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitMarkdownKeepsEveryLine(t *testing.T) {
+	t.Parallel()
+	doc := "# Project notes\n\nIntro paragraph\nspanning two lines.\n\n## Testing\n\n- Run `go test -race ./...`.\n  - Needs TZ=UTC.\n- Lint with golangci-lint.\n\n" +
+		"## Empty\n\n## Build\n\n```sh\nmake build\n\nmake test\n```\n\n1. First step\n2. Second step\n"
+	fm, got := splitMarkdown(doc, 16384)
+	require.Equal(t, frontMatter{}, fm)
+	require.Equal(t, []string{
+		"Project notes: Intro paragraph\nspanning two lines.",
+		"Project notes > Testing: - Run `go test -race ./...`.\n  - Needs TZ=UTC.",
+		"Project notes > Testing: - Lint with golangci-lint.",
+		"Project notes > Empty",
+		"Project notes > Build: ```sh\nmake build\n\nmake test\n```",
+		"Project notes > Build: 1. First step",
+		"Project notes > Build: 2. Second step",
+	}, got)
+	// Lossless: every non-blank line of the document is in some piece.
+	joined := strings.Join(got, "\n")
+	for _, line := range strings.Split(doc, "\n") {
+		if l := strings.TrimLeft(strings.TrimSpace(line), "# "); l != "" {
+			require.Contains(t, joined, l)
+		}
+	}
+}
+
+func TestSplitMarkdownFrontMatterAndLongPieces(t *testing.T) {
+	t.Parallel()
+	doc := "---\nname: Deploys\ndescription: How we deploy\ntype: feedback\n---\n\nUse the blue-green script.\n\n" + strings.Repeat("word ", 100) + "\n"
+	fm, got := splitMarkdown(doc, 120)
+	require.Equal(t, frontMatter{Name: "Deploys", Description: "How we deploy", Type: "feedback"}, fm)
+	require.Equal(t, "Deploys: How we deploy", got[0])
+	require.Equal(t, "Deploys: Use the blue-green script.", got[1])
+	require.Greater(t, len(got), 3, "the long paragraph is split")
+	total := 0
+	for _, p := range got[2:] {
+		require.LessOrEqual(t, len(p), 120)
+		require.True(t, strings.HasPrefix(p, "Deploys: "))
+		total += strings.Count(p, "word")
+	}
+	require.Equal(t, 100, total, "nothing lost in the split")
+}
+
+func TestEncodeClaudeProject(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "-home-ana-src-my-app-v2", EncodeClaudeProject("/home/ana/src/my_app.v2"))
+	require.Equal(t, "-tmp-caf-", EncodeClaudeProject("/tmp/café"))
+}

@@ -1,0 +1,294 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// Project brain tool names.
+const (
+	ToolGoalGet       = "project_goal_get"
+	ToolPlanGet       = "project_plan_get"
+	ToolGoalSet       = "project_goal_set"
+	ToolPlanSet       = "project_plan_set"
+	ToolJournalAppend = "session_log_append"
+	ToolJournal       = "project_journal"
+	ToolProjectSearch = "project_search"
+	ToolMap           = "project_map"
+	ToolLoadContext   = "memory_load_context"
+)
+
+// projectInstructions is added to the server instructions when the project brain is served.
+const projectInstructions = `At the start of a session, load the project context (memory_load_context) unless your CLI already showed it; use project_search to look across memories, the session journal, the goal and the plan.
+Before you finish, log what the session did and left open with session_log_append.
+The goal and plan change only through proposals a human approves (project_goal_set, project_plan_set).`
+
+// ProjectInput is the arguments of project_goal_get and project_plan_get.
+type ProjectInput struct {
+	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+}
+
+// ProposeInput is the arguments of project_goal_set and project_plan_set.
+type ProposeInput struct {
+	Text    string `json:"text" jsonschema:"The whole proposed document (not a diff): what the project's goal (or plan) should say from now on. Must not be empty; at most {max_text_bytes} bytes."`
+	Reason  string `json:"reason,omitempty" jsonschema:"Why it should change, for the human who decides (e.g. 'milestone 2 shipped; the plan still lists it'). At most 2000 bytes."`
+	Agent   string `json:"agent,omitempty" jsonschema:"Name of the proposing agent. Default: the MCP client's name. At most 200 bytes."`
+	Session string `json:"session,omitempty" jsonschema:"Your session id. Optional; at most 200 bytes."`
+	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+}
+
+// JournalAppendInput is session_log_append's arguments.
+type JournalAppendInput struct {
+	Text    string `json:"text" jsonschema:"What this session did and left open, in a few sentences a later session can act on (e.g. 'Moved CI to Buildkite; flaky test TestSync still skipped, see #412'). Must not be empty; at most {max_text_bytes} bytes. Secrets are redacted."`
+	Agent   string `json:"agent,omitempty" jsonschema:"Name of the agent. Default: the MCP client's name. At most 200 bytes."`
+	Session string `json:"session,omitempty" jsonschema:"Your session id. Optional; at most 200 bytes."`
+	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+}
+
+// JournalInput is project_journal's arguments.
+type JournalInput struct {
+	Limit   int    `json:"limit,omitempty" jsonschema:"How many entries, 1 to 200; default 20."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page; empty for the newest entries."`
+	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+}
+
+// ProjectSearchInput is project_search's arguments.
+type ProjectSearchInput struct {
+	Query    string   `json:"query" jsonschema:"What you want to know, in natural language or keywords. Must not be empty; at most {max_text_bytes} bytes."`
+	Layers   []string `json:"layers,omitempty" jsonschema:"Which layers to search: fact (saved memories), journal (what past sessions did), goal, plan. Default: all four."`
+	TopK     int      `json:"top_k,omitempty" jsonschema:"How many results, 1 to {max_k}; default {default_k}."`
+	MinScore float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this, 0 to 1; default 0."`
+	Project  string   `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
+	Cwd      string   `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+}
+
+// MapInput is project_map's arguments.
+type MapInput struct {
+	Refresh bool   `json:"refresh,omitempty" jsonschema:"Rebuild the map now. Only possible when the memhost host can see the project directory (pass cwd); a missing or stale map is rebuilt then anyway."`
+	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+}
+
+// LoadContextInput is memory_load_context's arguments.
+type LoadContextInput struct {
+	Budget  int    `json:"budget,omitempty" jsonschema:"Most tokens the context may take, 300 to 32000; default: the host's banner budget (2000 unless configured otherwise)."`
+	CLI     string `json:"cli,omitempty" jsonschema:"Which CLI reads it (claude, codex, gemini), so tool names are written as it shows them. Default: taken from the MCP client's name."`
+	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+}
+
+func (in ProjectInput) where() (string, string)       { return in.Project, in.Cwd }
+func (in ProposeInput) where() (string, string)       { return in.Project, in.Cwd }
+func (in JournalAppendInput) where() (string, string) { return in.Project, in.Cwd }
+func (in JournalInput) where() (string, string)       { return in.Project, in.Cwd }
+func (in ProjectSearchInput) where() (string, string) { return in.Project, in.Cwd }
+func (in MapInput) where() (string, string)           { return in.Project, in.Cwd }
+func (in LoadContextInput) where() (string, string)   { return in.Project, in.Cwd }
+
+// projectTools serves the project brain's tools beside the memory tools.
+type projectTools struct {
+	*tools
+	brain *brain.Service
+}
+
+func (t *projectTools) register(srv *mcp.Server) {
+	read := &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no}
+	for _, d := range []struct {
+		name string
+		kind store.Kind
+	}{{ToolGoalGet, store.KindGoal}, {ToolPlanGet, store.KindPlan}} {
+		addTool(srv, t.tools, &mcp.Tool{
+			Name:  d.name,
+			Title: "Read the project's " + string(d.kind),
+			Description: "Read the project's current " + string(d.kind) + " as a human approved it, with its version. " +
+				map[store.Kind]string{store.KindGoal: "The goal says what the project is for and where it is going.",
+					store.KindPlan: "The plan says what is being worked on now and next."}[d.kind],
+			Annotations: annotated(read, "Read the project's "+string(d.kind)),
+		}, auth.ScopeRead, false, t.document(d.kind))
+	}
+	// project_goal_set / project_plan_set only ever add a proposal to the human's inbox:
+	// nothing is lost or changed, so they are not destructive; proposing the same text twice
+	// returns the pending proposal, so they are idempotent.
+	for _, d := range []struct {
+		name string
+		kind store.Kind
+	}{{ToolGoalSet, store.KindGoal}, {ToolPlanSet, store.KindPlan}} {
+		addTool(srv, t.tools, &mcp.Tool{
+			Name:  d.name,
+			Title: "Propose a new " + string(d.kind),
+			Description: "Propose a new version of the project's " + string(d.kind) + " when it no longer matches reality. " +
+				"This does not change the " + string(d.kind) + ": it files a proposal that a human approves or rejects in the memhost inbox " +
+				"(`memhost project inbox`). Send the whole new text and say why. A proposal made against a version that changes before it is decided goes stale and is never applied.",
+			Annotations: &mcp.ToolAnnotations{Title: "Propose a new " + string(d.kind), ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
+		}, auth.ScopeWrite, true, t.propose(d.kind))
+	}
+	addTool(srv, t.tools, &mcp.Tool{
+		Name:  ToolJournalAppend,
+		Title: "Log what this session did",
+		Description: "Record what this session did and what it left open, once near its end (or after a milestone), so the next session of any agent picks up from there. " +
+			"It is searchable at once (project_search) and shown in the next sessions' context. Durable facts go to memory_store instead.",
+		Annotations: &mcp.ToolAnnotations{Title: "Log what this session did", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
+	}, auth.ScopeWrite, true, t.appendJournal)
+	addTool(srv, t.tools, &mcp.Tool{
+		Name:        ToolJournal,
+		Title:       "Read the project journal",
+		Description: "List what recent sessions did in this project, newest first, with each entry's agent and session id.",
+		Annotations: annotated(read, "Read the project journal"),
+	}, auth.ScopeRead, false, t.journal)
+	// project_search records a hit on each result, like memory_search (see there).
+	addTool(srv, t.tools, &mcp.Tool{
+		Name:  ToolProjectSearch,
+		Title: "Search everything known about the project",
+		Description: "Search the project's saved memories, its session journal, its goal and its plan at once, ranked together; each result says which layer it comes from. " +
+			"Use it to find out what was decided, done or learned before, whatever kind of record it is in.",
+		Annotations: annotated(read, "Search everything known about the project"),
+	}, auth.ScopeRead, false, t.search)
+	// project_map may rebuild and store the map when the host can see the project; that
+	// refreshes a cache and changes nothing an agent wrote, so it counts as a read.
+	addTool(srv, t.tools, &mcp.Tool{
+		Name:  ToolMap,
+		Title: "Project map",
+		Description: "Show the project map: languages, frameworks, the build, test and lint commands the project declares, the top-level layout with its modules and entry points, and recent git activity. " +
+			"Read it instead of exploring the tree to find out how to build and test.",
+		Annotations: annotated(read, "Project map"),
+	}, auth.ScopeRead, false, t.projectMap)
+	addTool(srv, t.tools, &mcp.Tool{
+		Name:  ToolLoadContext,
+		Title: "Load the project context",
+		Description: "Load the project's context as a session starts: its goal, plan, map, the newest and most important memories and recent journal, " +
+			"within a token budget. Call it once when you start work if your CLI did not already show it to you.",
+		Annotations: annotated(read, "Load the project context"),
+	}, auth.ScopeRead, false, t.loadContext)
+}
+
+func annotated(base *mcp.ToolAnnotations, title string) *mcp.ToolAnnotations {
+	a := *base
+	a.Title = title
+	return &a
+}
+
+// DocumentOutput is project_goal_get's and project_plan_get's result.
+type DocumentOutput struct {
+	brain.DocumentView
+}
+
+// ProposeOutput is project_goal_set's and project_plan_set's result.
+type ProposeOutput struct {
+	brain.ProposeResult
+}
+
+// JournalAppendOutput is session_log_append's result.
+type JournalAppendOutput struct {
+	brain.AppendResult
+}
+
+// JournalOutput is project_journal's result.
+type JournalOutput struct {
+	brain.JournalPage
+}
+
+// ProjectSearchOutput is project_search's result.
+type ProjectSearchOutput struct {
+	brain.SearchResult
+}
+
+// MapOutput is project_map's result: brain.MapView with the map as a JSON object (its raw
+// form would be described as bytes).
+type MapOutput struct {
+	Project     string         `json:"project"`
+	GeneratedAt time.Time      `json:"generated_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+	Fingerprint string         `json:"fingerprint,omitempty"`
+	Stale       bool           `json:"stale"`
+	Summary     string         `json:"summary"`
+	Map         map[string]any `json:"map,omitempty"`
+}
+
+// LoadContextOutput is memory_load_context's result.
+type LoadContextOutput struct {
+	brain.BannerView
+}
+
+func (t *projectTools) document(kind store.Kind) runFunc[ProjectInput, DocumentOutput] {
+	return func(ctx context.Context, _ caller, a memory.Access, _ ProjectInput) (DocumentOutput, error) {
+		d, err := t.brain.Document(ctx, a, kind)
+		return DocumentOutput{d}, err
+	}
+}
+
+func (t *projectTools) propose(kind store.Kind) runFunc[ProposeInput, ProposeOutput] {
+	return func(ctx context.Context, c caller, a memory.Access, in ProposeInput) (ProposeOutput, error) {
+		res, err := t.brain.Propose(ctx, a, brain.ProposeRequest{Layer: string(kind), Text: in.Text, Reason: in.Reason,
+			Agent: orDefault(in.Agent, c.client), Session: in.Session})
+		return ProposeOutput{res}, err
+	}
+}
+
+func (t *projectTools) appendJournal(ctx context.Context, c caller, a memory.Access, in JournalAppendInput) (JournalAppendOutput, error) {
+	res, err := t.brain.AppendJournal(ctx, a, brain.JournalRequest{Text: in.Text, Agent: orDefault(in.Agent, c.client), Session: in.Session, Source: "mcp"})
+	return JournalAppendOutput{res}, err
+}
+
+func (t *projectTools) journal(ctx context.Context, _ caller, a memory.Access, in JournalInput) (JournalOutput, error) {
+	page, err := t.brain.Journal(ctx, a, brain.JournalQuery{Limit: in.Limit, Cursor: in.Cursor})
+	return JournalOutput{page}, err
+}
+
+func (t *projectTools) search(ctx context.Context, _ caller, a memory.Access, in ProjectSearchInput) (ProjectSearchOutput, error) {
+	res, err := t.brain.Search(ctx, a, brain.SearchRequest{Query: in.Query, Layers: in.Layers, TopK: in.TopK, MinScore: in.MinScore})
+	return ProjectSearchOutput{res}, err
+}
+
+func (t *projectTools) projectMap(ctx context.Context, _ caller, a memory.Access, in MapInput) (MapOutput, error) {
+	m, err := t.brain.Map(ctx, a, brain.MapRequest{Dir: in.Cwd, Refresh: in.Refresh})
+	if err != nil {
+		return MapOutput{}, err
+	}
+	out := MapOutput{Project: m.Project, GeneratedAt: m.GeneratedAt, UpdatedAt: m.UpdatedAt, Fingerprint: m.Fingerprint, Stale: m.Stale, Summary: m.Summary}
+	if err := json.Unmarshal(m.Map, &out.Map); err != nil {
+		return MapOutput{}, fmt.Errorf("decode stored map: %w", err)
+	}
+	return out, nil
+}
+
+func (t *projectTools) loadContext(ctx context.Context, c caller, a memory.Access, in LoadContextInput) (LoadContextOutput, error) {
+	cli := in.CLI
+	if cli == "" {
+		cli = cliOfClient(c.client)
+	}
+	b, err := t.brain.Banner(ctx, a, brain.BannerRequest{CLI: cli, Budget: in.Budget})
+	return LoadContextOutput{b}, err
+}
+
+// cliOfClient maps an MCP client's name (claude-code, codex-mcp-client, gemini-cli-mcp-client)
+// to the banner's CLI names; unknown clients get generic tool names.
+func cliOfClient(name string) string {
+	n := strings.ToLower(name)
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		if strings.Contains(n, cli) {
+			return cli
+		}
+	}
+	return ""
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

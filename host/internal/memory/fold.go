@@ -1,0 +1,137 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// This file is the fold policy: whether a write folds into an existing memory, which one, and
+// what the memory looks like afterwards. The store only offers the scope lock and the
+// primitives it runs on (store.ScopeTx), so the rule can change here without touching storage.
+
+// FoldRule tunes the fold policy.
+type FoldRule struct {
+	// Threshold is the cosine similarity at or above which a write folds into a neighbour.
+	// Negative turns semantic folding off; identical texts still fold.
+	Threshold float64
+	// MergedFromMax bounds merged_from; the oldest absorbed texts drop out first.
+	MergedFromMax int
+}
+
+// WriteResult says what a write did.
+type WriteResult struct {
+	Memory     store.Memory // the canonical row after the write
+	Folded     bool         // the write folded into an existing row
+	Exact      bool         // it folded because the text was identical
+	Similarity float64      // cosine to the nearest neighbour (0 when there was none)
+}
+
+// foldCandidates is how many nearest neighbours a write considers for its fold.
+const foldCandidates = 3
+
+// FoldOrInsert writes w under its scope's lock: an identical live text absorbs it; else the
+// nearest neighbour at or above rule.Threshold that names the same things (Distinct) does;
+// else it becomes a new memory. Writes to one scope serialise, so the same fact written twice
+// at once ends in one row. w arrives validated, redacted and embedded.
+func FoldOrInsert(ctx context.Context, st store.Store, w store.Write, rule FoldRule) (WriteResult, error) {
+	var res WriteResult
+	err := st.WithScopeLock(ctx, w.Ref(), func(tx store.ScopeTx) error {
+		var err error
+		res, err = foldOrInsert(ctx, tx, w, rule)
+		return err
+	})
+	return res, err
+}
+
+func foldOrInsert(ctx context.Context, tx store.ScopeTx, w store.Write, rule FoldRule) (WriteResult, error) {
+	existing, err := tx.FindExact(ctx, w.Text)
+	switch {
+	case err == nil:
+		m, err := tx.Fold(ctx, foldParams(existing, w, 1, rule))
+		return WriteResult{Memory: m, Folded: true, Exact: true, Similarity: 1}, err
+	case !errors.Is(err, store.ErrNotFound):
+		return WriteResult{}, err
+	}
+	var nearest float64
+	// A zero vector (text the embedder has no tokens for) has no direction, so nothing is
+	// semantically near it.
+	if rule.Threshold >= 0 && !w.Vector.IsZero() {
+		neighbours, err := tx.Nearest(ctx, w.Vector, foldCandidates)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		if n, ok := foldTarget(neighbours, w.Text, rule.Threshold); ok {
+			m, err := tx.Fold(ctx, foldParams(n.Memory, w, n.Similarity, rule))
+			return WriteResult{Memory: m, Folded: true, Similarity: n.Similarity}, err
+		}
+		if len(neighbours) > 0 {
+			nearest = neighbours[0].Similarity
+		}
+	}
+	m, err := tx.Insert(ctx, w)
+	return WriteResult{Memory: m, Similarity: nearest}, err
+}
+
+// foldTarget picks the neighbour (best first) a write of text folds into: the closest at or
+// above threshold whose specifics do not differ from the text's (Distinct).
+func foldTarget(neighbours []store.Neighbour, text string, threshold float64) (store.Neighbour, bool) {
+	for _, n := range neighbours {
+		if n.Similarity < threshold {
+			break
+		}
+		if !Distinct(n.Text, text) {
+			return n, true
+		}
+	}
+	return store.Neighbour{}, false
+}
+
+// foldParams decides what existing looks like after absorbing w. The newer text becomes
+// canonical (later phrasing tends to be the refined one) unless the existing row is pinned or
+// more confident; either way the text that loses is kept in merged_from, so nothing is lost.
+func foldParams(existing store.Memory, w store.Write, similarity float64, rule FoldRule) store.FoldParams {
+	same := store.NormalizeText(existing.Text) == store.NormalizeText(w.Text)
+	// Confidence is stored as real: compare at that precision so equal values stay equal.
+	keepExisting := same || existing.Pinned || float32(existing.Confidence) > float32(w.Confidence)
+	p := store.FoldParams{
+		ID: existing.ID, Kind: existing.Kind, Pinned: existing.Pinned || w.Pinned,
+		Importance: max(existing.Importance, w.Importance), Confidence: max(existing.Confidence, w.Confidence),
+		DedupedCount: existing.DedupedCount + 1, MergedFrom: existing.MergedFrom,
+		Before: existing.Text, After: existing.Text, Actor: w.Actor, Detail: provenanceDetail(w.Provenance),
+	}
+	loser := store.Merged{Text: w.Text, Agent: w.Provenance.Agent, At: time.Now().UTC()}
+	if !keepExisting {
+		p.Replacement = &store.Replacement{Text: w.Text, Vector: w.Vector, Provenance: w.Provenance}
+		p.After = w.Text
+		loser.Text, loser.Agent = existing.Text, existing.Provenance.Agent
+		if w.Kind != store.KindFact {
+			p.Kind = w.Kind
+		}
+	}
+	if !same {
+		p.MergedFrom = append(append([]store.Merged(nil), existing.MergedFrom...), loser)
+		if rule.MergedFromMax >= 0 && len(p.MergedFrom) > rule.MergedFromMax {
+			p.MergedFrom = p.MergedFrom[len(p.MergedFrom)-rule.MergedFromMax:]
+		}
+	}
+	p.Detail["similarity"] = similarity
+	p.Detail["canonical"] = "existing"
+	if !keepExisting {
+		p.Detail["canonical"] = "incoming"
+	}
+	return p
+}
+
+// provenanceDetail is the who of a history entry.
+func provenanceDetail(p store.Provenance) map[string]any {
+	d := map[string]any{}
+	for k, v := range map[string]string{"agent": p.Agent, "session": p.Session, "source": p.Source} {
+		if v != "" {
+			d[k] = v
+		}
+	}
+	return d
+}

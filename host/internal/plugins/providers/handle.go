@@ -1,0 +1,82 @@
+package providers
+
+import (
+	"context"
+
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/sdk/plugin"
+	"github.com/memhost/memhost/sdk/provider"
+)
+
+// Handle is how memhost uses a provider plugin: a provider.Provider whose
+// calls go through the supervisor (deadline, restarts, generic errors).
+type Handle struct {
+	p *plugins.Plugin
+}
+
+var _ provider.Provider = (*Handle)(nil)
+
+// Find returns the provider that answers to name: the CLI it reports
+// ("claude"), else its binary's file name ("memhost-provider-claude") or the
+// name part of that. See plugins.Supervisor.Find.
+func Find(s *plugins.Supervisor, name string) (*Handle, error) {
+	p, err := s.Find(plugin.KindProvider, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Handle{p: p}, nil
+}
+
+// Info is what the plugin's Describe reported at its latest start.
+func (h *Handle) Info() provider.Info {
+	info, _ := h.p.Identity().Detail.(provider.Info)
+	return info
+}
+
+// Status is a full snapshot of the plugin.
+func (h *Handle) Status() plugins.Status { return h.p.Status() }
+
+// Describe asks the running process to describe itself.
+func (h *Handle) Describe(ctx context.Context) (provider.Info, error) {
+	var info provider.Info
+	err := h.call(ctx, "Describe", func(ctx context.Context, p provider.Provider) (err error) {
+		info, err = p.Describe(ctx)
+		return err
+	})
+	return info, err
+}
+
+// Prepare asks how to start the CLI for s.
+func (h *Handle) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, error) {
+	var plan provider.Plan
+	err := h.call(ctx, "Prepare", func(ctx context.Context, p provider.Provider) (err error) {
+		plan, err = p.Prepare(ctx, s)
+		return err
+	})
+	return plan, err
+}
+
+// Finish tells the provider the session ended.
+func (h *Handle) Finish(ctx context.Context, e provider.Ended) (provider.Session, error) {
+	var sess provider.Session
+	err := h.call(ctx, "Finish", func(ctx context.Context, p provider.Provider) (err error) {
+		sess, err = p.Finish(ctx, e)
+		return err
+	})
+	return sess, err
+}
+
+// Health calls the plugin's Health.
+func (h *Handle) Health(ctx context.Context) error {
+	return h.call(ctx, "Health", func(ctx context.Context, p provider.Provider) error { return p.Health(ctx) })
+}
+
+func (h *Handle) call(ctx context.Context, method string, fn func(context.Context, provider.Provider) error) error {
+	return h.p.Call(ctx, method, func(ctx context.Context, raw any) error {
+		p, err := asProvider(raw)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, p)
+	})
+}

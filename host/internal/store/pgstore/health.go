@@ -1,0 +1,60 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/memhost/memhost/host/internal/store"
+)
+
+// healthTopHits is how many of the most-hit facts a health snapshot lists.
+const healthTopHits = 5
+
+// Health reads one project's health snapshot in one round trip; since is the start of "this
+// week".
+func (s *Store) Health(ctx context.Context, key string, since time.Time) (store.Health, error) {
+	var h store.Health
+	var b pgx.Batch
+	b.Queue(`SELECT
+			count(*) FILTER (WHERE `+factKinds+`),
+			count(*) FILTER (WHERE `+factKinds+` AND created_at >= $2),
+			count(*) FILTER (WHERE kind = 'journal'),
+			count(*) FILTER (WHERE kind = 'journal' AND created_at >= $2),
+			count(*) FILTER (WHERE `+factKinds+` AND hit_count = 0),
+			max(updated_at) FILTER (WHERE kind = 'goal'),
+			max(updated_at) FILTER (WHERE kind = 'plan')
+		FROM memories WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NULL`, key, since).
+		QueryRow(func(row pgx.Row) error {
+			return row.Scan(&h.Facts, &h.FactsSince, &h.Journal, &h.JournalSince, &h.NeverHit, &h.GoalUpdatedAt, &h.PlanUpdatedAt)
+		})
+	b.Queue(`SELECT count(*), count(*) FILTER (WHERE created_at >= $2) FROM memory_history
+		WHERE scope = 'project' AND scope_key = $1 AND event = 'fold'`, key, since).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&h.Folds, &h.FoldsSince) })
+	b.Queue(`SELECT count(*), min(created_at), (SELECT generated_at FROM project_maps WHERE scope_key = $1)
+		FROM proposals WHERE scope_key = $1 AND status = 'pending'`, key).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&h.PendingProposals, &h.OldestPending, &h.MapGeneratedAt) })
+	b.Queue(`SELECT `+memoryColumns+` FROM memories
+		WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NULL AND `+factKinds+` AND hit_count > 0
+		ORDER BY hit_count DESC, id LIMIT $2`, key, healthTopHits).
+		Query(func(rows pgx.Rows) error {
+			var err error
+			h.TopHit, err = collectMemories(rows)
+			return err
+		})
+	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return h, fmt.Errorf("read health of %q: %w", key, err)
+	}
+	return h, nil
+}
+
+// notFound maps pgx's no-rows error to store.ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,146 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/migrate"
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/store/pgstore"
+	"github.com/memhost/memhost/host/internal/store/storetest"
+	"github.com/memhost/memhost/host/internal/testdb"
+)
+
+// poison inserts a deferred row whose vector is 3 wide for the 16-wide suite embedder, past
+// the guard (as a database from before migration 0003 may hold one), and returns its id.
+func poison(t *testing.T, pool *pgxpool.Pool) uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	id := uuid.Must(uuid.NewV7())
+	_, err := pool.Exec(ctx, `ALTER TABLE memories DISABLE TRIGGER memories_check_dimensions;
+		INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq, ann_deferred)
+		VALUES ('`+id.String()+`', 'project', 'p', 'fact', 'poisoned', '\x00', '`+storetest.Embedder+`', '[1,0,0]', 1, true);
+		ALTER TABLE memories ENABLE TRIGGER memories_check_dimensions`)
+	require.NoError(t, err)
+	return id
+}
+
+func deferredRecords(n int) []store.ExportRecord {
+	r := rand.New(rand.NewPCG(8, 9))
+	recs := make([]store.ExportRecord, n)
+	for i := range recs {
+		w := storetest.NewWrite(fmt.Sprintf("project-%d", i%2), fmt.Sprintf("deferred fact %d", i), storetest.RandomVec(r))
+		recs[i] = store.ExportRecord{Memory: store.Memory{ID: w.ID, Scope: w.Scope, ScopeKey: w.ScopeKey, Kind: w.Kind, Text: w.Text,
+			Importance: 0.5, Confidence: 0.5}, Vector: w.Vector}
+	}
+	return recs
+}
+
+// TestIndexDeferredSetsAsideARowItCannotIndex: one such row used to fail every batch, so the
+// indexer stalled for every project until the row was deleted by hand.
+func TestIndexDeferredSetsAsideARowItCannotIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := testdb.Migrated(t)
+	s := pgstore.New(pool, pgstore.WithGraphMinRows(1))
+	require.NoError(t, s.EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims))
+	bad := poison(t, pool)
+	_, err := s.Import(ctx, deferredRecords(50))
+	require.NoError(t, err)
+	_, err = s.IndexScopes(ctx) // every scope gets a graph, which the bad row cannot join
+	require.NoError(t, err)
+
+	n, err := s.IndexDeferred(ctx, 1000)
+	require.ErrorContains(t, err, "set aside 1 the ANN index refuses")
+	require.ErrorContains(t, err, "memory "+bad.String()+" (expected 16 dimensions, not 3)")
+	require.Equal(t, 51, n, "the good rows are indexed in the same call")
+	n, err = s.IndexDeferred(ctx, 1000)
+	require.NoError(t, err)
+	require.Zero(t, n, "the row set aside is not picked up again")
+
+	var indexed int
+	var reason string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE NOT ann_deferred),
+		max(ann_error) FROM memories`).Scan(&indexed, &reason))
+	require.Equal(t, 50, indexed)
+	require.Equal(t, "expected 16 dimensions, not 3", reason)
+}
+
+// TestTheStoreRefusesAVectorOfAnotherWidth is the guard of migration 0003, on every path.
+func TestTheStoreRefusesAVectorOfAnotherWidth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := testdb.Migrated(t)
+	s := pgstore.New(pool)
+	require.NoError(t, s.EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims))
+	_, err := pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
+		VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'narrow', '\x00', $1, '[1,0,0]', 1)`, storetest.Embedder)
+	require.ErrorContains(t, err, "embedding has 3 dimensions; embedder suite-v1-16 stores 16 dimensions")
+
+	m, err := storetest.Insert(ctx, s, storetest.NewWrite("p", "a fact", storetest.Vec(0, 0)))
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE memories SET embedding = '[1,0]' WHERE id = $1`, m.ID)
+	require.ErrorContains(t, err, "embedding has 2 dimensions")
+
+	// A new embedder registers with its first vector; the plugin cannot change width later.
+	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
+		VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'dense', '\x01', 'dense-v1', '[1,0,0,0]', 1)`)
+	require.NoError(t, err)
+	dims, err := s.VectorDimensions(ctx)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{storetest.Embedder: storetest.Dims, "dense-v1": 4}, dims)
+	require.EqualError(t, s.EnsureVectorIndex(ctx, "dense-v1", 8),
+		"embedder dense-v1 describes 8 dimensions, but the vectors stored under its name have 4: a plugin that changes its vectors must change its name")
+}
+
+// TestMigration0003SetsAsideRowsThatPoisonedADatabase upgrades a database holding a vector
+// of the wrong width: the width comes from the embedder's index, the row is set aside, and the
+// indexer moves on.
+func TestMigration0003SetsAsideRowsThatPoisonedADatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, testdb.Schema(t))
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	all, err := migrate.All()
+	require.NoError(t, err)
+	apply := func(version int) {
+		for _, m := range all {
+			if m.Version == version {
+				_, err := pool.Exec(ctx, m.SQL)
+				require.NoError(t, err, m.Name)
+			}
+		}
+	}
+	apply(1)
+	apply(2)
+	// As 0002's host left it: the suite embedder's index, indexed rows, and one bad import.
+	_, err = pool.Exec(ctx, `CREATE INDEX memories_ann_suite ON memories USING hnsw ((embedding::vector(16)) vector_cosine_ops)
+			WHERE embedder = '`+storetest.Embedder+`' AND NOT ann_deferred;
+		INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq, ann_deferred)
+		SELECT gen_random_uuid(), 'project', 'p', 'fact', 'fact ' || g, sha256(g::text::bytea), '`+storetest.Embedder+`',
+			array_fill(g::real, ARRAY[16])::vector, g, false FROM generate_series(1, 3) g;
+		INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq, ann_deferred)
+		SELECT gen_random_uuid(), 'project', 'p', 'fact', 'bad ' || g, sha256(('bad' || g)::bytea), '`+storetest.Embedder+`',
+			'[1,0,0]', 10 + g, true FROM generate_series(1, 5) g`)
+	require.NoError(t, err)
+	apply(3)
+
+	s := pgstore.New(pool)
+	dims, err := s.VectorDimensions(ctx)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{storetest.Embedder: 16}, dims, "the index says 16, though most rows say 3")
+	var setAside int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM memories
+		WHERE ann_deferred AND ann_error = 'vector has 3 dimensions; embedder suite-v1-16 stores 16'`).Scan(&setAside))
+	require.Equal(t, 5, setAside)
+	n, err := s.IndexDeferred(ctx, 100)
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing left for the indexer to fail on")
+}

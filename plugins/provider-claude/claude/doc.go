@@ -1,0 +1,29 @@
+// Package claude is the provider for Claude Code: how `memhost run claude`
+// hands Claude Code the project brain and memhost's MCP server, and how it
+// finds the session afterwards. Every channel is a command-line flag, so
+// nothing of the user's (~/.claude, CLAUDE_CONFIG_DIR, ~/.claude.json,
+// .mcp.json) is copied, relocated or changed, and all of it stays in force:
+//
+//   - the banner: --append-system-prompt=TEXT (the end of the system
+//     prompt). When the user passed their own --append-system-prompt, a
+//     SessionStart hook in --settings=FILE delivers it instead; when they
+//     passed --settings too, the banner is left out rather than override
+//     either;
+//   - memhost's MCP server: --mcp-config=FILE, a 0600 scratch file naming
+//     the server memhost with the project-bound token in its Authorization
+//     header (the token never reaches the command line). --strict-mcp-config
+//     is not added: it would hide the user's own MCP servers, and servers
+//     given by flag need no approval anyway;
+//   - headless runs (-p/--print): --allowedTools=mcp__memhost, because in
+//     -p mode Claude Code refuses a tool nobody allowed; interactive sessions
+//     ask the user as for any other server;
+//   - the session: --session-id=UUID chosen here, unless the user resumes or
+//     names a session, so Finish finds the transcript at
+//     <CLAUDE_CONFIG_DIR or ~/.claude>/projects/*/UUID.jsonl (globbed: long
+//     project paths are truncated and hashed by Claude Code).
+//
+// Options are passed in their --flag=value form: several of Claude Code's
+// options take any number of values and would swallow a prompt that
+// follows them as one more value. Subcommands (claude mcp, claude doctor,
+// ...) run unchanged.
+package claude

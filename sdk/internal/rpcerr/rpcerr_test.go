@@ -1,0 +1,64 @@
+package rpcerr_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/memhost/memhost/sdk/internal/rpcerr"
+	"github.com/memhost/memhost/sdk/plugin"
+)
+
+// TestRoundTrip: what an implementation returns reaches the host as the
+// matching sentinel, with its message.
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		impl error
+		want error
+	}{
+		{fmt.Errorf("%w: text is binary", plugin.ErrInvalidInput), plugin.ErrInvalidInput},
+		{fmt.Errorf("%w: no Health in this version", plugin.ErrUnimplemented), plugin.ErrUnimplemented},
+		{fmt.Errorf("remote: %w", context.DeadlineExceeded), context.DeadlineExceeded},
+		{status.Error(codes.Unavailable, "model server down"), plugin.ErrUnavailable},
+	} {
+		err := rpcerr.FromStatus(t.Context(), "embedder Embed", rpcerr.ToStatus(tc.impl))
+		require.ErrorIs(t, err, tc.want)
+		require.ErrorContains(t, err, "embedder Embed: ")
+	}
+	err := rpcerr.FromStatus(t.Context(), "embedder Embed", rpcerr.ToStatus(errors.New("model not loaded")))
+	require.EqualError(t, err, "embedder Embed: Unknown: model not loaded")
+}
+
+func TestCallerCancellationWins(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := rpcerr.FromStatus(ctx, "embedder Embed", status.Error(codes.Unavailable, "transport closing"))
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotErrorIs(t, err, plugin.ErrUnavailable)
+}
+
+func TestCancelledUnderALiveCallerIsUnavailable(t *testing.T) {
+	t.Parallel()
+	err := rpcerr.FromStatus(t.Context(), "embedder Embed", status.Error(codes.Canceled, "grpc: the client connection is closing"))
+	require.ErrorIs(t, err, plugin.ErrUnavailable)
+	require.NotErrorIs(t, err, context.Canceled)
+}
+
+func TestRecover(t *testing.T) {
+	t.Parallel()
+	call := func() (err error) {
+		defer rpcerr.Recover(hclog.NewNullLogger(), "embedder Embed", &err)
+		panic("boom")
+	}
+	err := call()
+	require.Equal(t, codes.Internal, status.Code(err))
+	require.EqualError(t, err, "rpc error: code = Internal desc = embedder Embed panicked: boom")
+}

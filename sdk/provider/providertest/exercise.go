@@ -1,0 +1,536 @@
+package providertest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/sdk/provider"
+)
+
+// limits are the time bounds Exercise holds a provider to.
+type limits struct {
+	// call bounds every call, so that a hanging provider fails the test
+	// instead of stalling it until go test's deadline.
+	call time.Duration
+	// cancel is how soon Prepare must return once its context is done.
+	cancel time.Duration
+}
+
+var defaultLimits = limits{call: 30 * time.Second, cancel: 2 * time.Second}
+
+// Option configures Exercise.
+type Option struct {
+	apply func(*kit)
+}
+
+// WithUser gives the kit's fake user a configuration: setup runs in every
+// check with the fake home directory (HOME), writes the files the provider
+// reads there (~/.codex/config.toml, say) and returns environment variables
+// to add to the spawn (CODEX_HOME, say). The kit then checks that Prepare
+// and Finish leave every one of those files as it was.
+func WithUser(setup func(home string) (env map[string]string, err error)) Option {
+	return Option{apply: func(k *kit) { k.user = setup }}
+}
+
+// Exercise runs the conformance checks against p, which may be an
+// implementation or the result of Serve, Launch or Attach. Subtests run in
+// parallel; p must be safe for concurrent use.
+//
+// Every plan is held to the protocol (provider.Plan.Validate). Beyond that
+// the checks cover Describe, the user's arguments kept as given, the banner
+// and the MCP server (name, URL and token) reaching the CLI, the token kept
+// off the command line and out of files others can read, a spawn without
+// memhost (host unreachable), Prepare and Finish writing nothing (neither
+// in the user's home and working directory nor in the scratch directory,
+// which memhost fills), Finish after a normal and a failed session,
+// cancellation (Prepare returns promptly once its context is done), health
+// and concurrent use. Over the wire the client already returns when the
+// context ends, so run Exercise on the implementation itself too.
+//
+// A check never panics on a malformed result and keeps its failure message
+// to one short line.
+func Exercise(t *testing.T, p provider.Provider, opts ...Option) {
+	t.Helper()
+	k := newKit(t, p, defaultLimits, opts...)
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, k)
+		})
+	}
+}
+
+// check is one conformance subtest. It takes testing.TB so that the kit's
+// own tests can run it against a recorder.
+type check struct {
+	name string
+	run  func(t testing.TB, k *kit)
+}
+
+var checks = []check{
+	{"DescribeIsSane", checkDescribe},
+	{"KeepsUserArgs", checkKeepsUserArgs},
+	{"DeliversBanner", checkDeliversBanner},
+	{"DeliversMCP", checkDeliversMCP},
+	{"KeepsTokenPrivate", checkKeepsTokenPrivate},
+	{"StartsWithoutMemhost", checkStartsWithoutMemhost},
+	{"WritesNothing", checkWritesNothing},
+	{"Finish", checkFinish},
+	{"CancelledContext", checkCancelledContext},
+	{"Health", checkHealth},
+	{"Concurrent", checkConcurrent},
+}
+
+// kit is the provider under test and what Describe said about it.
+type kit struct {
+	p      provider.Provider
+	info   provider.Info
+	limits limits
+	user   func(home string) (map[string]string, error)
+}
+
+func newKit(t testing.TB, p provider.Provider, l limits, opts ...Option) *kit {
+	t.Helper()
+	k := &kit{p: p, limits: l}
+	for _, o := range opts {
+		o.apply(k)
+	}
+	k.info = k.describe(t)
+	if err := k.info.Validate(); err != nil {
+		t.Fatalf("Describe returned invalid info: %v", err)
+	}
+	return k
+}
+
+// world is one spawn's surroundings: a fake user's home, a project
+// directory and an empty scratch directory, all under one temporary root.
+type world struct {
+	home, dir, scratch string
+	spawn              provider.Spawn
+}
+
+// userArgs are the arguments a typical headless spawn passes.
+var userArgs = []string{"-p", "what do we use here?"}
+
+// newWorld builds a world for a spawn with args, with memhost reachable
+// (banner and MCP server set) or not.
+func (k *kit) newWorld(t testing.TB, args []string, reachable bool) *world {
+	t.Helper()
+	root, err := os.MkdirTemp("", "providertest-")
+	if err != nil {
+		t.Fatalf("create a temporary directory: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	// Symlinks resolved, as memhost resolves the project directory.
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		t.Fatalf("resolve the temporary directory: %v", err)
+	}
+	w := &world{home: filepath.Join(root, "home"), dir: filepath.Join(root, "project"), scratch: filepath.Join(root, "scratch")}
+	for _, d := range []string{w.home, w.dir, filepath.Join(root, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatalf("create %s: %v", d, err)
+		}
+	}
+	if err := os.Mkdir(w.scratch, 0o700); err != nil {
+		t.Fatalf("create the scratch directory: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, "README.md"), []byte("# a project\n"), 0o644); err != nil {
+		t.Fatalf("write a project file: %v", err)
+	}
+	env := map[string]string{"HOME": w.home, "PATH": filepath.Join(root, "bin") + ":/usr/bin:/bin", "LANG": "C.UTF-8"}
+	if k.user != nil {
+		extra, err := k.user(w.home)
+		if err != nil {
+			t.Fatalf("WithUser setup: %v", err)
+		}
+		maps.Copy(env, extra)
+	}
+	w.spawn = provider.Spawn{
+		CLI:        k.info.Name,
+		Executable: filepath.Join(root, "bin", k.info.Executable),
+		Args:       args,
+		Dir:        w.dir,
+		Env:        env,
+		Project:    "github.com/example/providertest",
+		ScratchDir: w.scratch,
+	}
+	if reachable {
+		w.spawn.Banner = "# Project brain\nGoal: ship it.\nprovidertest-banner-" + random(8) + "\n"
+		w.spawn.MCP = &provider.MCPServer{Name: provider.ServerName, URL: "http://127.0.0.1:7420/mcp", Token: fakeToken()}
+	}
+	return w
+}
+
+// fakeToken has the shape of a memhost token and no value anywhere else.
+func fakeToken() string { return "mh_" + random(32) }
+
+func random(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func checkDescribe(t testing.TB, k *kit) {
+	if k.info.Version == "" {
+		t.Fatalf("Describe: version is empty")
+	}
+	if again := k.describe(t); again != k.info {
+		t.Fatalf("Describe is not stable: first %s, then %s", short(fmt.Sprintf("%+v", k.info)), short(fmt.Sprintf("%+v", again)))
+	}
+}
+
+// checkKeepsUserArgs: whatever the user passed comes through unchanged:
+// nothing, a prompt with spaces, options that look like the provider's own,
+// an empty argument, a "--" and non-ASCII text.
+func checkKeepsUserArgs(t testing.TB, k *kit) {
+	for _, args := range [][]string{
+		nil,
+		userArgs,
+		{"--model", "x", "", "--", "-p", "naïve café 東京"},
+	} {
+		w := k.newWorld(t, args, true)
+		k.prepare(t, w.spawn) // Validate checks the run of user arguments
+	}
+}
+
+func checkDeliversBanner(t testing.TB, k *kit) {
+	w := k.newWorld(t, userArgs, true)
+	plan := k.prepare(t, w.spawn)
+	sentinel := strings.TrimSpace(w.spawn.Banner[strings.LastIndex(w.spawn.Banner, "providertest-banner-"):])
+	if !reaches(plan, sentinel) {
+		t.Fatalf("the banner reaches the CLI through no argument, environment variable or scratch file")
+	}
+}
+
+func checkDeliversMCP(t testing.TB, k *kit) {
+	w := k.newWorld(t, userArgs, true)
+	plan := k.prepare(t, w.spawn)
+	if !reaches(plan, w.spawn.MCP.URL) {
+		t.Fatalf("the MCP URL %s reaches the CLI through no argument, environment variable or scratch file", w.spawn.MCP.URL)
+	}
+	if !reaches(plan, w.spawn.MCP.Token) {
+		t.Fatalf("the MCP token reaches the CLI through no environment variable or scratch file")
+	}
+	if !reaches(plan, provider.ServerName) {
+		t.Fatalf("the MCP server is not registered under the name %q", provider.ServerName)
+	}
+}
+
+// checkKeepsTokenPrivate: Plan.Validate refuses the token on the command
+// line and in files others can read; this check names the breach plainly
+// when the provider is tested directly.
+func checkKeepsTokenPrivate(t testing.TB, k *kit) {
+	w := k.newWorld(t, userArgs, true)
+	plan := k.prepare(t, w.spawn)
+	for i, a := range plan.Args {
+		if strings.Contains(a, w.spawn.MCP.Token) {
+			t.Fatalf("args[%d] holds the MCP token", i)
+		}
+	}
+	for _, f := range plan.Files {
+		if bytes.Contains(f.Content, []byte(w.spawn.MCP.Token)) && f.Mode&0o077 != 0 {
+			t.Fatalf("scratch file %s holds the MCP token with mode %#o", f.Path, uint32(f.Mode))
+		}
+	}
+}
+
+// checkStartsWithoutMemhost: with the host unreachable (no banner, no MCP
+// server) the CLI still starts, with the user's arguments.
+func checkStartsWithoutMemhost(t testing.TB, k *kit) {
+	w := k.newWorld(t, userArgs, false)
+	k.prepare(t, w.spawn)
+}
+
+// checkWritesNothing: Prepare and Finish leave the user's home and working
+// directory as they were and the scratch directory empty: memhost applies
+// the plan, the provider only answers.
+func checkWritesNothing(t testing.TB, k *kit) {
+	w := k.newWorld(t, userArgs, true)
+	before := map[string]map[string]string{"home": snapshot(t, w.home), "working directory": snapshot(t, w.dir)}
+	plan := k.prepare(t, w.spawn)
+	k.finish(t, provider.Ended{Spawn: w.spawn, State: plan.State, ExitCode: 0, StartedAt: time.Now().Add(-time.Second), Duration: time.Second})
+	for name, dir := range map[string]string{"home": w.home, "working directory": w.dir} {
+		if diff := compare(before[name], snapshot(t, dir)); diff != "" {
+			t.Fatalf("Prepare or Finish changed the user's %s: %s", name, diff)
+		}
+	}
+	if diff := compare(map[string]string{}, snapshot(t, w.scratch)); diff != "" {
+		t.Fatalf("Prepare or Finish wrote into the scratch directory (memhost creates Plan.Files): %s", diff)
+	}
+}
+
+// checkFinish: Finish succeeds after a session that ran normally, one that
+// failed and one killed by a signal, when the CLI left no session behind.
+func checkFinish(t testing.TB, k *kit) {
+	w := k.newWorld(t, userArgs, true)
+	plan := k.prepare(t, w.spawn)
+	for _, code := range []int{0, 1, 130} {
+		k.finish(t, provider.Ended{Spawn: w.spawn, State: plan.State, ExitCode: code, StartedAt: time.Now().Add(-time.Second), Duration: time.Second})
+	}
+}
+
+// checkCancelledContext: Prepare called with a context that is already
+// done returns within the grace period, with an error wrapping
+// context.Canceled or (a provider fast enough to finish anyway) a valid plan.
+func checkCancelledContext(t testing.TB, k *kit) {
+	w := k.newWorld(t, userArgs, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var plan provider.Plan
+	call := start(func() (err error) {
+		plan, err = k.p.Prepare(ctx, w.spawn)
+		return err
+	})
+	err := call.wait(t, "Prepare with a cancelled context", k.limits.cancel)
+	if err == nil {
+		if verr := plan.Validate(w.spawn); verr != nil {
+			t.Fatalf("Prepare returned an invalid plan: %s", short(verr.Error()))
+		}
+		return
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled Prepare returned an error that does not wrap context.Canceled: %s", short(err.Error()))
+	}
+}
+
+func checkHealth(t testing.TB, k *kit) {
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	call := start(func() error { return k.p.Health(ctx) })
+	if err := call.wait(t, "Health", k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("Health: %s", short(err.Error()))
+	}
+}
+
+// checkConcurrent: spawns prepared at once each get their own plan.
+func checkConcurrent(t testing.TB, k *kit) {
+	const n = 4
+	worlds := make([]*world, n)
+	for i := range worlds {
+		worlds[i] = k.newWorld(t, userArgs, true)
+	}
+	plans := make([]provider.Plan, n)
+	var wg sync.WaitGroup
+	for i, w := range worlds {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+			defer cancel()
+			plans[i], _ = k.p.Prepare(ctx, w.spawn)
+		})
+	}
+	wg.Wait()
+	for i, w := range worlds {
+		if err := plans[i].Validate(w.spawn); err != nil {
+			t.Fatalf("concurrent Prepare %d returned an invalid plan: %s", i, short(err.Error()))
+		}
+		if !reaches(plans[i], w.spawn.MCP.Token) {
+			t.Fatalf("concurrent Prepare %d does not carry its own spawn's token", i)
+		}
+	}
+}
+
+func (k *kit) describe(t testing.TB) provider.Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	var info provider.Info
+	call := start(func() (err error) {
+		info, err = k.p.Describe(ctx)
+		return err
+	})
+	if err := call.wait(t, "Describe", k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("Describe: %s", short(err.Error()))
+	}
+	return info
+}
+
+// prepare calls Prepare, requiring success and a plan that keeps the
+// protocol.
+func (k *kit) prepare(t testing.TB, s provider.Spawn) provider.Plan {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	var plan provider.Plan
+	call := start(func() (err error) {
+		plan, err = k.p.Prepare(ctx, s)
+		return err
+	})
+	if err := call.wait(t, "Prepare", k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("Prepare: %s", short(err.Error()))
+	}
+	if err := plan.Validate(s); err != nil {
+		t.Fatalf("Prepare returned an invalid plan: %s", short(err.Error()))
+	}
+	return plan
+}
+
+// finish calls Finish, requiring success and a well-formed session.
+func (k *kit) finish(t testing.TB, e provider.Ended) provider.Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	var sess provider.Session
+	call := start(func() (err error) {
+		sess, err = k.p.Finish(ctx, e)
+		return err
+	})
+	what := fmt.Sprintf("Finish after exit code %d", e.ExitCode)
+	if err := call.wait(t, what, k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("%s: %s", what, short(err.Error()))
+	}
+	if sess.Transcript != "" && !filepath.IsAbs(sess.Transcript) {
+		t.Fatalf("%s: transcript %s is not an absolute path", what, quote(sess.Transcript))
+	}
+	return sess
+}
+
+// reaches reports whether s is in an argument, an environment value or a
+// regular scratch file of plan.
+func reaches(plan provider.Plan, s string) bool {
+	for _, a := range plan.Args {
+		if strings.Contains(a, s) {
+			return true
+		}
+	}
+	for _, v := range plan.SetEnv {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	for _, f := range plan.Files {
+		if bytes.Contains(f.Content, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshot describes every entry under root: its type and mode, and a
+// regular file's content or a link's target.
+func snapshot(t testing.TB, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "." {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		desc := fi.Mode().String()
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			desc += " -> " + target
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			desc += " " + string(b)
+		}
+		out[rel] = desc
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot %s: %v", root, err)
+	}
+	return out
+}
+
+// compare names the first difference between two snapshots.
+func compare(before, after map[string]string) string {
+	for p, b := range before {
+		a, ok := after[p]
+		switch {
+		case !ok:
+			return p + " was removed"
+		case a != b:
+			return p + " was changed"
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			return p + " was created"
+		}
+	}
+	return ""
+}
+
+// pending is a call into the provider running on its own goroutine, so
+// that neither a hang nor a panic in the provider keeps the kit from
+// reporting.
+type pending struct {
+	done     chan struct{}
+	err      error
+	panicked any
+}
+
+func start(call func() error) *pending {
+	p := &pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer func() {
+			if r := recover(); r != nil {
+				p.panicked = r
+			}
+		}()
+		p.err = call()
+	}()
+	return p
+}
+
+// wait returns the call's error, failing the test if the call panicked or
+// did not return within timeout (the goroutine is then left behind: the
+// provider holds it).
+func (p *pending) wait(t testing.TB, what string, timeout time.Duration) error {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		t.Fatalf("%s did not return within %s", what, timeout)
+	}
+	if p.panicked != nil {
+		t.Fatalf("%s panicked: %s", what, short(fmt.Sprint(p.panicked)))
+	}
+	return p.err
+}
+
+// maxMessage bounds the text a check quotes from a provider (an error, a
+// panic value, an Info), so that failure lines stay short.
+const maxMessage = 160
+
+func short(s string) string { return truncate(s, maxMessage) }
+
+// quote names a text in a failure message.
+func quote(s string) string { return fmt.Sprintf("%q", truncate(s, 48)) }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
