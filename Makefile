@@ -23,9 +23,14 @@ $(BIN)/memhost:
 $(PLUGIN_DIR)/memhost-embedder-bm25:
 	cd plugins/embed-bm25 && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-embedder-bm25 .
 
-# Provider plugins: plugins/provider-<cli> builds memhost-provider-<cli>.
-$(PLUGIN_DIR)/memhost-provider-%:
-	cd plugins/provider-$* && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-$* .
+$(PLUGIN_DIR)/memhost-provider-claude:
+	cd plugins/provider-claude && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-claude .
+
+$(PLUGIN_DIR)/memhost-provider-codex:
+	cd plugins/provider-codex && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-codex .
+
+$(PLUGIN_DIR)/memhost-provider-gemini:
+	cd plugins/provider-gemini && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-gemini .
 
 ## run: build, provide Postgres 15 + pgvector, start a private cluster under ./.memhost
 ## (unless MEMHOST_DATABASE_URL is set), apply migrations and serve on 127.0.0.1:7420.
@@ -41,6 +46,7 @@ test:
 ## memhost; see docs/e2e-cli.md. Needs node, npm and the npm registry on first run.
 .PHONY: e2e-cli
 e2e-cli: postgres
+	scripts/ensure-node.sh
 	cd host && $(GO) test -tags e2ecli -count=1 -timeout 30m ./e2ecli/...
 
 ## bench: store/search latency at 10K and 100K, recall, plugin round trip, import rate,

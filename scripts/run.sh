@@ -45,11 +45,17 @@ bin/memhost migrate --config "$cfg" >/dev/null
 cat <<MSG
 
 memhost is starting (server.listen in $cfg; MCP at /mcp, REST at /api/v1).
-Create a token for your agents, in another terminal from this directory:
+In another terminal, from your project's directory, start a CLI with the project's memory:
+
+  export MEMHOST_CONFIG=$cfg
+  $root/bin/memhost run claude        (or codex, gemini)
+
+or wire plain CLIs once with \`$root/bin/memhost connect claude\` (README: "Start your CLI with
+the project's memory"). For agents configured by hand, create a token:
 
   bin/memhost token create --name my-agents --scopes memory:read,memory:write
 
-Then connect a CLI (README: "Connect your CLI"). Stop with Ctrl-C.
+Stop with Ctrl-C.
 
 MSG
 exec bin/memhost serve --config "$cfg"

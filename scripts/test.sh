@@ -8,6 +8,7 @@ GO=${GO:-go}
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
 
 scripts/ensure-postgres.sh
+scripts/ensure-node.sh
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   TEST_DATABASE_URL=$(MEMHOST_PG_DB=memhost_test scripts/pg-cluster.sh start "${TMPDIR:-/tmp}/memhost-test-pg-$(id -u)" | tail -n1)
   export TEST_DATABASE_URL

@@ -36,10 +36,12 @@
 //
 //   - public types and ctx-first interfaces with Serve: embedder (the
 //     Embedder interface, Info, Purpose, errors, Serve and its options);
-//   - per-kind go-plugin glue, internal: internal/embedderplugin (server and
-//     client adapters, validation), with the kind-neutral
-//     internal/pluginserve (serving, debug mode) and internal/rpcerr (error
-//     mapping);
+//     provider (the Provider interface `memhost run` drives, Spawn, Plan,
+//     Ended, Session, Mirror, Serve and its options);
+//   - per-kind go-plugin glue, internal: internal/embedderplugin and
+//     internal/providerplugin (server and client adapters, validation), with
+//     the kind-neutral internal/pluginserve (serving, debug mode) and
+//     internal/rpcerr (error mapping);
 //   - generated protobuf code, internal: internal/gen.
 //
 // Beside them:
@@ -47,6 +49,8 @@
 //   - embedder/embeddertest: an in-process gRPC harness (Serve), a launcher
 //     for built binaries in any language (Launch, Start), Attach for a plugin
 //     in debug mode, and the conformance kit (Exercise).
+//   - provider/providertest: the same harness for providers (Serve, Launch,
+//     Start, Attach) and their conformance kit (Exercise).
 //   - embedder/calibration: measures an embedder's false- and missed-fold
 //     rates on labelled pairs, to choose its fold threshold.
 //   - tokenize: memhost's text analysis, shared by the BM25 embedder and the
@@ -59,7 +63,8 @@
 // examples/embed-node (JavaScript, for plugins in other languages). Plugin
 // code never writes to stdout: go-plugin's handshake travels there.
 //
-// The wire protocol is defined in proto/memhost/v1/embedder.proto. The
+// The wire protocol is defined in proto/memhost/v1/embedder.proto and
+// proto/memhost/v1/provider.proto. The
 // generated Go code under internal/gen is committed; after editing the
 // proto, regenerate it with the buf and protoc plugins pinned in ../tools:
 //

@@ -8,7 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -27,19 +29,33 @@ func run() error {
 	var sizes, out string
 	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
 	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
-	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project)")
+	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project); empty for none")
 	flag.StringVar(&cfg.PairsPath, "pairs", "../plugins/embed-bm25/bm25/testdata/pairs.jsonl", "labelled fold pairs (JSON Lines)")
 	flag.StringVar(&cfg.QualityPath, "quality", "internal/bench/testdata/quality.json", "retrieval quality set")
 	flag.IntVar(&cfg.Distractors, "distractors", 5000, "synthetic memories next to the quality set")
+	flag.StringVar(&cfg.RetrievalDir, "retrieval", "internal/bench/testdata/retrieval", "retrieval benchmark directory; empty skips it")
+	flag.IntVar(&cfg.RetrievalFiller, "retrieval-filler", 1000, "synthetic memories per project in the retrieval benchmark's second run; 0 skips that run")
 	flag.IntVar(&cfg.ImportBatch, "import-batch", 2000, "records per store.Import call")
 	flag.IntVar(&cfg.ImportWorkers, "import-workers", 2, "concurrent store.Import calls")
 	flag.Uint64Var(&cfg.Seed, "seed", 7420, "corpus seed")
 	flag.StringVar(&out, "out", "../docs/benchmarks.md", "markdown report to write; - for stdout")
+	flag.IntVar(&cfg.SharedTotal, "shared", 100000, "memories in the shared-database round (100 projects + one large); 0 skips it")
+	flag.IntVar(&cfg.SharedOps, "shared-ops", 200, "timed memory_store and memory_search calls per class of project in the shared round")
+	flag.StringVar(&cfg.HostPath, "host", "../bin/memhost", "memhost binary the shared round starts")
+	flag.StringVar(&cfg.ProseRoot, "prose", "", "texts of the shared round: a Go source tree (default: GOROOT/src)")
+	flag.IntVar(&cfg.SpawnRuns, "spawn-runs", 100, "timed runs of memhost run (needs -host and the provider plugins beside -plugin); 0 skips them")
 	flag.Parse()
+	if cfg.ProseRoot == "" {
+		goroot, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			return fmt.Errorf("-prose: find GOROOT: %w", err)
+		}
+		cfg.ProseRoot = filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	}
 	if cfg.DatabaseURL == "" {
 		return fmt.Errorf("-db (or MEMHOST_BENCH_DATABASE_URL) is required")
 	}
-	for _, s := range strings.Split(sizes, ",") {
+	for _, s := range strings.FieldsFunc(sizes, func(r rune) bool { return r == ',' }) {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
 			return fmt.Errorf("-sizes: %q is not a positive integer", s)

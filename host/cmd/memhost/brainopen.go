@@ -71,7 +71,11 @@ func openBrain(cmd *cobra.Command) (b *brain.Service, closeFn func(), err error)
 	// Boot chatter (migrations, embedder, index) would bury the command's output; problems
 	// still show.
 	log := quietLogger(cmd.ErrOrStderr(), cfg)
-	core, err := server.Open(cmd.Context(), cfg, log)
+	quiet := *cfg // the plugins' log follows log.level: keep their start and stop lines out too
+	if !strings.EqualFold(quiet.Log.Level, "error") {
+		quiet.Log.Level = "warn"
+	}
+	core, err := server.Open(cmd.Context(), &quiet, log)
 	if err != nil {
 		return nil, nil, err
 	}

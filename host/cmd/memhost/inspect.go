@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost/host/internal/migrate"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/embedders"
+	"github.com/memhost/memhost/host/internal/plugins/providers"
 	"github.com/memhost/memhost/host/internal/server"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
 )
@@ -26,8 +27,9 @@ import (
 type readiness struct {
 	Status   string `json:"status"`
 	Database string `json:"database"`
-	// Embedder is the active embedder's state.
+	// Embedder is the active embedder's state; Active its name.
 	Embedder string           `json:"embedder"`
+	Active   string           `json:"active_embedder"`
 	Plugins  []plugins.Status `json:"plugins"` // kind, name and state
 }
 
@@ -120,7 +122,7 @@ func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []
 // skipped are the binaries discovery passed over, with the reason.
 func probe(ctx context.Context, cfg *config.Config) (sup *plugins.Supervisor, skipped []error) {
 	sup = plugins.New(plugins.Config{
-		Adapters:    []plugins.Adapter{embedders.Adapter{}},
+		Adapters:    []plugins.Adapter{embedders.Adapter{}, providers.Adapter{}},
 		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1,
 		// Failures show in the table; plugin chatter would only garble it.
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Off, Output: io.Discard}),
@@ -218,7 +220,7 @@ func localStatus(ctx context.Context, cfg *config.Config) (server.Status, string
 		return s, "database (no host answers at " + cfg.Server.Listen + ")", nil
 	}
 	s.Plugins = r.Plugins
-	s.Embedder.State = r.Embedder
+	s.Embedder.State, s.Embedder.Name = r.Embedder, r.Active
 	return s, "database and the running host's /readyz", nil
 }
 
@@ -227,8 +229,10 @@ func printStatus(out io.Writer, s server.Status, source string) {
 	fmt.Fprintf(out, "database:    %s\n", s.Database)
 	fmt.Fprintf(out, "migrations:  %d applied, %d pending (latest %s)\n", s.Migrations.Applied, s.Migrations.Pending, orDash(s.Migrations.Latest))
 	switch {
-	case s.Embedder.Name != "":
+	case s.Embedder.Name != "" && s.Embedder.Dimensions > 0:
 		fmt.Fprintf(out, "embedder:    %s (%d dims, %s)\n", s.Embedder.Name, s.Embedder.Dimensions, s.Embedder.State)
+	case s.Embedder.Name != "":
+		fmt.Fprintf(out, "embedder:    %s (%s)\n", s.Embedder.Name, s.Embedder.State)
 	case s.Embedder.State != "":
 		fmt.Fprintf(out, "embedder:    %s\n", s.Embedder.State)
 	}

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -21,6 +22,10 @@ func main() {
 	// Every exit path passes here: whatever a command started, no plugin process outlives it
 	// (go-plugin's CleanupClients, for all of memhost's supervisors).
 	plugins.KillAll()
+	var code exitCode
+	if errors.As(err, &code) {
+		os.Exit(int(code)) // memhost run: the CLI's own exit status
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "memhost:", err)
 		os.Exit(1)

@@ -319,7 +319,7 @@ func healthCmd() *cobra.Command {
 
 func printHealth(out io.Writer, h brain.HealthView) {
 	fmt.Fprintf(out, "project %s\n", h.Project)
-	fmt.Fprintf(out, "facts:      %d (%d this week), %d never returned by a search\n", h.Facts.Total, h.Facts.ThisWeek, h.NeverHit)
+	fmt.Fprintf(out, "facts:      %d (%d this week), %d never used (read with memory_get)\n", h.Facts.Total, h.Facts.ThisWeek, h.NeverHit)
 	fmt.Fprintf(out, "journal:    %d entries (%d this week)\n", h.Journal.Total, h.Journal.ThisWeek)
 	fmt.Fprintf(out, "folds:      %d (%d this week)\n", h.Folds.Total, h.Folds.ThisWeek)
 	pending := fmt.Sprintf("%d pending", h.Proposals.Count)

@@ -26,6 +26,7 @@ func tokenCmd() *cobra.Command {
 			}
 			name, _ := cmd.Flags().GetString("name")
 			project, _ := cmd.Flags().GetString("project")
+			ttl, _ := cmd.Flags().GetDuration("ttl")
 			_, pool, err := openPool(cmd)
 			if err != nil {
 				return err
@@ -34,7 +35,7 @@ func tokenCmd() *cobra.Command {
 			if _, err := migrate.Up(cmd.Context(), pool); err != nil {
 				return err
 			}
-			plain, tok, err := auth.NewTokens(pool).Create(cmd.Context(), auth.CreateToken{Name: name, Scopes: scopes, ProjectKey: project})
+			plain, tok, err := auth.NewTokens(pool).Create(cmd.Context(), auth.CreateToken{Name: name, Scopes: scopes, ProjectKey: project, TTL: ttl})
 			if err != nil {
 				return err
 			}
@@ -51,6 +52,7 @@ func tokenCmd() *cobra.Command {
 	create.Flags().String("scopes", "memory:read,memory:write", "comma-separated scopes: memory:read, memory:write, admin")
 	create.Flags().String("project", "", "bind the token to this project key")
 	create.Flags().String("name", "agent", "a name for the token (recorded as the actor in history)")
+	create.Flags().Duration("ttl", 0, "expire the token this long after creation, e.g. 24h (default: never)")
 	c.AddCommand(create, &cobra.Command{
 		Use:   "list",
 		Short: "List tokens (never their secrets)",
@@ -66,10 +68,10 @@ func tokenCmd() *cobra.Command {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tPROJECT\tCREATED\tLAST USED\tREVOKED")
+			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tPROJECT\tCREATED\tLAST USED\tREVOKED\tEXPIRES")
 			for _, t := range toks {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, joinScopes(t.Scopes), orDash(t.ProjectKey),
-					t.CreatedAt.Local().Format("2006-01-02 15:04"), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, joinScopes(t.Scopes), orDash(t.ProjectKey),
+					t.CreatedAt.Local().Format("2006-01-02 15:04"), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt), timeOrDash(t.ExpiresAt))
 			}
 			return w.Flush()
 		},

@@ -39,6 +39,8 @@ type Token struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	// ExpiresAt is when the token stops authenticating; nil = never.
+	ExpiresAt *time.Time
 }
 
 // Principal returns the identity requests authenticated by t run as.
@@ -52,7 +54,13 @@ type CreateToken struct {
 	Scopes []Scope
 	// ProjectKey, when set, binds the token to that project.
 	ProjectKey string
+	// TTL, when positive, makes the token expire that long after its creation (by the
+	// database's clock, which every host sharing it agrees on). Zero means never.
+	TTL time.Duration
 }
+
+// MaxTTL bounds CreateToken.TTL: a token meant to expire should do so within a year.
+const MaxTTL = 366 * 24 * time.Hour
 
 // Tokens stores API tokens in the api_tokens table.
 type Tokens struct {
@@ -85,6 +93,9 @@ func (ts *Tokens) Create(ctx context.Context, req CreateToken) (string, Token, e
 	if err := checkScopes(req.Scopes); err != nil {
 		return "", Token{}, fmt.Errorf("create token: %w", err)
 	}
+	if req.TTL < 0 || req.TTL > MaxTTL {
+		return "", Token{}, fmt.Errorf("create token: ttl %s is out of range: 0 (never expires) up to %s", req.TTL, MaxTTL)
+	}
 	if req.ProjectKey != "" {
 		if err := project.ValidateKey(req.ProjectKey); err != nil {
 			return "", Token{}, fmt.Errorf("create token: %w", err)
@@ -103,11 +114,11 @@ func (ts *Tokens) Create(ctx context.Context, req CreateToken) (string, Token, e
 	}
 	tok := Token{ID: id, Name: name, Scopes: append([]Scope(nil), req.Scopes...), ProjectKey: req.ProjectKey}
 	err = ts.pool.QueryRow(ctx, `
-		INSERT INTO api_tokens (id, name, token_hash, scopes, project_key)
-		VALUES ($1, $2, $3, $4, $5)
-		RETURNING created_at`,
-		id, name, hashToken(plaintext), scopeStrings(tok.Scopes), nullable(req.ProjectKey),
-	).Scan(&tok.CreatedAt)
+		INSERT INTO api_tokens (id, name, token_hash, scopes, project_key, expires_at)
+		VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::bigint > 0 THEN now() + $6::bigint * interval '1 microsecond' END)
+		RETURNING created_at, expires_at`,
+		id, name, hashToken(plaintext), scopeStrings(tok.Scopes), nullable(req.ProjectKey), req.TTL.Microseconds(),
+	).Scan(&tok.CreatedAt, &tok.ExpiresAt)
 	if err != nil {
 		return "", Token{}, fmt.Errorf("create token %q: %w", name, err)
 	}
@@ -127,9 +138,11 @@ func (ts *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, e
 	}
 
 	row := ts.pool.QueryRow(ctx, `
-		SELECT id, name, scopes, coalesce(project_key, ''), created_at, last_used_at, revoked_at
+		SELECT id, name, scopes, coalesce(project_key, ''), created_at, last_used_at, revoked_at, expires_at,
+		       coalesce(expires_at <= now(), false)
 		FROM api_tokens WHERE token_hash = $1`, hashToken(plaintext))
-	tok, err := scanToken(row)
+	var expired bool
+	tok, err := scanToken(row, &expired)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Principal{}, fmt.Errorf("%w: unknown token", ErrUnauthenticated)
 	}
@@ -138,6 +151,9 @@ func (ts *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, e
 	}
 	if tok.RevokedAt != nil {
 		return Principal{}, fmt.Errorf("%w: token revoked", ErrUnauthenticated)
+	}
+	if expired {
+		return Principal{}, fmt.Errorf("%w: token expired", ErrUnauthenticated)
 	}
 
 	if tok.LastUsedAt == nil || time.Since(*tok.LastUsedAt) >= lastUsedGranularity {
@@ -157,7 +173,7 @@ func (ts *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, e
 // List returns every token, revoked ones included, oldest first.
 func (ts *Tokens) List(ctx context.Context) ([]Token, error) {
 	rows, err := ts.pool.Query(ctx, `
-		SELECT id, name, scopes, coalesce(project_key, ''), created_at, last_used_at, revoked_at
+		SELECT id, name, scopes, coalesce(project_key, ''), created_at, last_used_at, revoked_at, expires_at
 		FROM api_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
@@ -195,12 +211,14 @@ func (ts *Tokens) Revoke(ctx context.Context, id uuid.UUID) error {
 	return nil
 }
 
-func scanToken(row pgx.Row) (Token, error) {
+// scanToken reads a token row; extra receives the columns selected after the token's own.
+func scanToken(row pgx.Row, extra ...any) (Token, error) {
 	var (
 		tok    Token
 		scopes []string
 	)
-	if err := row.Scan(&tok.ID, &tok.Name, &scopes, &tok.ProjectKey, &tok.CreatedAt, &tok.LastUsedAt, &tok.RevokedAt); err != nil {
+	dest := append([]any{&tok.ID, &tok.Name, &scopes, &tok.ProjectKey, &tok.CreatedAt, &tok.LastUsedAt, &tok.RevokedAt, &tok.ExpiresAt}, extra...)
+	if err := row.Scan(dest...); err != nil {
 		return Token{}, err
 	}
 	tok.Scopes = make([]Scope, len(scopes))

@@ -10,7 +10,6 @@ import (
 	"github.com/memhost/memhost/host/internal/lifecycle"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/sdk/embedder"
-	"github.com/memhost/memhost/sdk/embedder/calibration"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
@@ -28,6 +27,19 @@ type Config struct {
 	Redact        memory.RedactFunc // the write path's redactor; nil runs without one
 	RedactNote    string            // how Redact was chosen, for the report
 	Progress      io.Writer         // progress lines; nil discards them
+	// The shared-database round (scale_shared*.go): SharedTotal memories over many projects,
+	// timed through MCP against a real host; 0 skips it.
+	SharedTotal int
+	SharedOps   int    // timed memory_store and memory_search calls per class of project
+	HostPath    string // the memhost binary the round starts
+	ProseRoot   string // where its texts come from: GOROOT/src
+	// RetrievalDir is the retrieval benchmark (testdata/retrieval), run without filler and
+	// with RetrievalFiller synthetic memories per project; "" skips it.
+	RetrievalDir    string
+	RetrievalFiller int
+	// SpawnRuns times `memhost run` (spawn.go) that many times with HostPath and the provider
+	// plugins beside PluginPath; 0 skips it.
+	SpawnRuns int
 }
 
 // Report is everything one run measured.
@@ -42,23 +54,11 @@ type Report struct {
 	Scales      []Scale
 	Calibration Calibration
 	Quality     QualityResult
-}
-
-// Calibration is the fold calibration of the plugin on the labelled pairs.
-type Calibration struct {
-	Pairs     int
-	Threshold float64 // the embedder's SuggestedFoldThreshold
-	AtSuggest calibration.Rates
-	// Guarded is AtSuggest with the write path's memory.Distinct veto applied, which is what
-	// memory_store actually does.
-	Guarded calibration.Rates
-	Sweep   []SweepRow
-}
-
-// SweepRow is the fold rates at one threshold.
-type SweepRow struct {
-	Threshold float64
-	Rates     calibration.Rates
+	Shared      *Shared // nil when the shared-database round was skipped
+	// Retrieval is the retrieval benchmark at each filler size.
+	Retrieval []RetrievalResult
+	// Spawn is memhost run's overhead; nil when skipped.
+	Spawn *SpawnBench
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
@@ -101,8 +101,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if rep.Calibration, err = calibrate(ctx, emb, rep.Embedder, cfg.PairsPath); err != nil {
 		return rep, err
 	}
-	p.logf("fold calibration at %.2f: false-fold %.1f%%, missed-fold %.1f%%", rep.Calibration.Threshold,
-		100*rep.Calibration.AtSuggest.FalseFold, 100*rep.Calibration.AtSuggest.MissedFold)
+	p.logf("fold calibration at %.2f on %d pairs: false-fold %.2f%%, missed-fold %.1f%%", rep.Calibration.Threshold,
+		rep.Calibration.Set.Pairs, 100*rep.Calibration.Set.Rule.FalseFold, 100*rep.Calibration.Set.Rule.MissedFold)
 
 	for _, n := range cfg.Sizes {
 		s, err := measureScale(ctx, cfg, emb, rep.Embedder, n, p)
@@ -110,6 +110,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, fmt.Errorf("size %d: %w", n, err)
 		}
 		rep.Scales = append(rep.Scales, s)
+	}
+
+	if cfg.SharedTotal > 0 {
+		shared, err := measureShared(ctx, cfg, emb, rep.Embedder, p)
+		if err != nil {
+			return rep, fmt.Errorf("shared database: %w", err)
+		}
+		rep.Shared = &shared
 	}
 
 	set, err := LoadQualitySet(cfg.QualityPath)
@@ -127,6 +135,16 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, err
 	}
 	p.logf("quality: recall@5 %.3f recall@10 %.3f MRR %.3f", rep.Quality.RecallAt5, rep.Quality.RecallAt10, rep.Quality.MRR)
+	if rep.Retrieval, err = measureRetrieval(ctx, cfg, emb, p); err != nil {
+		return rep, err
+	}
+	if cfg.SpawnRuns > 0 {
+		spawn, err := measureSpawn(ctx, cfg, p)
+		if err != nil {
+			return rep, fmt.Errorf("spawn: %w", err)
+		}
+		rep.Spawn = &spawn
+	}
 	rep.Elapsed = time.Since(rep.Started)
 	return rep, nil
 }
@@ -150,40 +168,6 @@ func measureRoundTrip(ctx context.Context, e embedder.Embedder) (Latency, error)
 		samples[i] = time.Since(t)
 	}
 	return summarize(samples), nil
-}
-
-func calibrate(ctx context.Context, e embedder.Embedder, info embedder.Info, pairsPath string) (Calibration, error) {
-	pairs, err := calibration.ReadPairsFile(pairsPath)
-	if err != nil {
-		return Calibration{}, err
-	}
-	scored, err := calibration.Score(ctx, e, pairs)
-	if err != nil {
-		return Calibration{}, err
-	}
-	c := Calibration{Pairs: len(pairs), Threshold: info.SuggestedFoldThreshold}
-	if c.AtSuggest, err = calibration.RatesAt(scored, c.Threshold); err != nil {
-		return c, err
-	}
-	guarded := make([]calibration.Scored, len(scored))
-	for i, s := range scored {
-		guarded[i] = s
-		if memory.Distinct(s.A, s.B) {
-			guarded[i].Cosine = 0 // vetoed: never folds
-		}
-	}
-	if c.Guarded, err = calibration.RatesAt(guarded, c.Threshold); err != nil {
-		return c, err
-	}
-	for i := 0; i <= 8; i++ {
-		t := 0.50 + 0.05*float64(i)
-		r, err := calibration.RatesAt(scored, t)
-		if err != nil {
-			return c, err
-		}
-		c.Sweep = append(c.Sweep, SweepRow{Threshold: t, Rates: r})
-	}
-	return c, nil
 }
 
 // progress prints timestamped lines so a long run shows where it is.

@@ -26,7 +26,7 @@ import (
 //
 //	same: true  (must fold)
 //	  exact               the same text up to case and whitespace
-//	  near-exact          formatting, punctuation, spelling, a typo, a contraction
+//	  near-exact          formatting, punctuation, spelling, a foldTypo, a contraction
 //	  paraphrase          the same fact reworded, specifics kept
 //	  negated-paraphrase  the same prohibition reworded
 //	  prefixed-paraphrase a paraphrase under the same tag ("Decision: ", "[2024-03-02] ")
@@ -38,6 +38,7 @@ import (
 //	  path                one file path differs
 //	  template            one plain word differs (a service, a tool, an environment, a day)
 //	  negation            a statement and its negation or opposite
+//	  contrast            a word swapped for its opposite, or an order reversed (hand-written)
 //	  topic               two facts about one subject sharing most words
 //	  prefix              two different notes under the same tag
 //	  speaker             two turns at the same time by different speakers (even the same words)
@@ -90,13 +91,13 @@ type foldGen struct {
 	pairs []calibration.Pair
 }
 
-// sameKinds are the kinds labelled same: true.
-var sameKinds = map[string]bool{"exact": true, "near-exact": true, "paraphrase": true, "negated-paraphrase": true,
+// foldSameKinds are the kinds labelled same: true.
+var foldSameKinds = map[string]bool{"exact": true, "near-exact": true, "paraphrase": true, "negated-paraphrase": true,
 	"prefixed-paraphrase": true, "turn-duplicate": true, "turn-paraphrase": true}
 
 // add records a pair once (in either order), A and B in random order.
 func (g *foldGen) add(a, b, kind string) {
-	if a == b || (!sameKinds[kind] && store.NormalizeText(a) == store.NormalizeText(b)) {
+	if a == b || (!foldSameKinds[kind] && store.NormalizeText(a) == store.NormalizeText(b)) {
 		return
 	}
 	key := [2]string{a, b}
@@ -114,7 +115,7 @@ func (g *foldGen) add(a, b, kind string) {
 		g.count = map[string]int{}
 	}
 	g.count[kind]++
-	g.pairs = append(g.pairs, calibration.Pair{A: a, B: b, Same: sameKinds[kind], Kind: kind})
+	g.pairs = append(g.pairs, calibration.Pair{A: a, B: b, Same: foldSameKinds[kind], Kind: kind})
 }
 
 // handWritten adds every pair the hand-written seeds state directly.
@@ -138,43 +139,50 @@ func (g *foldGen) handWritten() {
 	for _, p := range foldTopicPairs {
 		g.add(p[0], p[1], "topic")
 	}
+	for _, p := range foldHardPairs {
+		g.add(p.a, p.b, p.kind)
+	}
 }
 
 // make draws one pair of kind.
 func (g *foldGen) make(kind string) (string, string, bool) {
 	switch kind {
 	case "exact":
-		a, _ := g.anyNote()
+		a := g.anyFact()
+		if g.rng.IntN(5) == 0 {
+			a = g.turnPrefix(foldPick(g.rng, foldSpeakers)) + g.anyTurn().text
+		}
 		return a, g.reformat(a), true
 	case "near-exact":
-		a, turn := g.anyNote()
-		if turn {
-			b, ok := g.perturb(a)
-			return a, b, ok
+		if g.rng.IntN(5) == 0 { // a turn: the words change, never who said them or when
+			pre, t := g.turnPrefix(foldPick(g.rng, foldSpeakers)), g.anyTurn().text
+			b, ok := g.perturb(t)
+			return pre + t, pre + b, ok
 		}
+		a := g.anyFact()
 		b, ok := g.perturbNote(a)
 		return a, b, ok
 	case "paraphrase":
 		f, slots := g.family()
 		i, j := g.twoOf(len(f.forms))
-		return fill(f.forms[i], slots), fill(f.forms[j], slots), true
+		return foldFill(f.forms[i], slots), foldFill(f.forms[j], slots), true
 	case "negated-paraphrase":
 		f, slots := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 1 })
 		i, j := g.twoOf(len(f.neg))
-		return fill(f.neg[i], slots), fill(f.neg[j], slots), true
+		return foldFill(f.neg[i], slots), foldFill(f.neg[j], slots), true
 	case "prefixed-paraphrase":
-		p := pick(g.rng, foldPrefixes)
+		p := foldPick(g.rng, foldPrefixes)
 		a, b := g.paraphrasePair()
 		return p + a, p + b, true
 	case "number", "identifier", "path", "template":
 		return g.slotMiss(kind)
 	case "negation":
 		f, slots := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 0 })
-		return fill(pick(g.rng, f.forms), slots), fill(pick(g.rng, f.neg), slots), true
+		return foldFill(foldPick(g.rng, f.forms), slots), foldFill(foldPick(g.rng, f.neg), slots), true
 	case "topic":
 		return g.siblings()
 	case "prefix":
-		p := pick(g.rng, foldPrefixes)
+		p := foldPick(g.rng, foldPrefixes)
 		a, b, ok := g.nearMiss()
 		return p + a, p + b, ok
 	case "speaker":
@@ -182,12 +190,12 @@ func (g *foldGen) make(kind string) (string, string, bool) {
 	case "turn":
 		return g.turnPair()
 	case "turn-duplicate":
-		pre := g.turnPrefix(pick(g.rng, foldSpeakers))
+		pre := g.turnPrefix(foldPick(g.rng, foldSpeakers))
 		t := g.anyTurn()
 		b, ok := g.perturb(t.text)
 		return pre + t.text, pre + b, ok
 	case "turn-paraphrase":
-		pre := g.turnPrefix(pick(g.rng, foldSpeakers))
+		pre := g.turnPrefix(foldPick(g.rng, foldSpeakers))
 		t := g.anyTurn()
 		return pre + t.text, pre + t.para, true
 	}
@@ -201,21 +209,21 @@ func (g *foldGen) family() (foldFamily, map[string]string) {
 
 func (g *foldGen) familyWith(ok func(foldFamily) bool) (foldFamily, map[string]string) {
 	for {
-		f := pick(g.rng, foldFamilies)
+		f := foldPick(g.rng, foldFamilies)
 		if ok(f) {
 			return f, g.fillSlots(f, map[string]string{})
 		}
 	}
 }
 
-var slotRE = regexp.MustCompile(`\{([a-z]+)\}`)
+var foldSlotRE = regexp.MustCompile(`\{([a-z]+)\}`)
 
-// slotsOf lists the slots a family's texts use, in order of first use.
-func slotsOf(f foldFamily) []string {
+// foldSlotsOf lists the slots a family's texts use, in order of first use.
+func foldSlotsOf(f foldFamily) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range append(append([]string(nil), f.forms...), f.neg...) {
-		for _, m := range slotRE.FindAllStringSubmatch(t, -1) {
+		for _, m := range foldSlotRE.FindAllStringSubmatch(t, -1) {
 			if !seen[m[1]] {
 				seen[m[1]] = true
 				out = append(out, m[1])
@@ -227,24 +235,24 @@ func slotsOf(f foldFamily) []string {
 
 // fillSlots gives every slot of f not yet in slots a random value.
 func (g *foldGen) fillSlots(f foldFamily, slots map[string]string) map[string]string {
-	for _, s := range slotsOf(f) {
+	for _, s := range foldSlotsOf(f) {
 		if _, ok := slots[s]; !ok {
 			v, known := foldSlots[s]
 			if !known {
 				panic("foldset: unknown slot " + s)
 			}
-			slots[s] = pick(g.rng, v.values)
+			slots[s] = foldPick(g.rng, v.values)
 		}
 	}
 	return slots
 }
 
-// fill replaces the slots of t. A plain word that starts the sentence is capitalised, as a note
+// foldFill replaces the slots of t. A plain word that starts the sentence is capitalised, as a note
 // would start; an identifier keeps its case ("pnpm", "api-gateway").
-func fill(t string, slots map[string]string) string {
-	out := slotRE.ReplaceAllStringFunc(t, func(m string) string { return slots[m[1:len(m)-1]] })
-	if m := slotRE.FindStringSubmatchIndex(t); m != nil && m[0] == 0 && foldSlots[t[m[2]:m[3]]].kind == "template" {
-		return upperFirst(out)
+func foldFill(t string, slots map[string]string) string {
+	out := foldSlotRE.ReplaceAllStringFunc(t, func(m string) string { return slots[m[1:len(m)-1]] })
+	if m := foldSlotRE.FindStringSubmatchIndex(t); m != nil && m[0] == 0 && foldSlots[t[m[2]:m[3]]].kind == "template" {
+		return foldUpperFirst(out)
 	}
 	return out
 }
@@ -252,9 +260,9 @@ func fill(t string, slots map[string]string) string {
 // slotMiss is one family filled twice, the two fillings differing in one slot of kind; the
 // forms are the same template or two rewordings of it.
 func (g *foldGen) slotMiss(kind string) (string, string, bool) {
-	f := pick(g.rng, foldFamilies)
+	f := foldPick(g.rng, foldFamilies)
 	var candidates []string
-	for _, s := range slotsOf(f) {
+	for _, s := range foldSlotsOf(f) {
 		if foldSlots[s].kind == kind {
 			candidates = append(candidates, s)
 		}
@@ -263,13 +271,13 @@ func (g *foldGen) slotMiss(kind string) (string, string, bool) {
 		return "", "", false
 	}
 	slots := g.fillSlots(f, map[string]string{})
-	s := pick(g.rng, candidates)
+	s := foldPick(g.rng, candidates)
 	other := map[string]string{}
 	for k, v := range slots {
 		other[k] = v
 	}
 	for other[s] == slots[s] {
-		other[s] = pick(g.rng, foldSlots[s].values)
+		other[s] = foldPick(g.rng, foldSlots[s].values)
 	}
 	texts := f.forms
 	if len(f.neg) > 0 && g.rng.IntN(4) == 0 {
@@ -280,59 +288,57 @@ func (g *foldGen) slotMiss(kind string) (string, string, bool) {
 	if g.rng.IntN(2) == 0 {
 		j = g.rng.IntN(len(texts))
 	}
-	return fill(texts[i], slots), fill(texts[j], other), true
+	return foldFill(texts[i], slots), foldFill(texts[j], other), true
 }
 
 // siblings fills two sibling families with the same values: two facts sharing their specifics.
 func (g *foldGen) siblings() (string, string, bool) {
-	group := pick(g.rng, foldSiblings)
+	group := foldPick(g.rng, foldSiblings)
 	i, j := g.twoOf(len(group))
 	fa, fb := foldFamilies[group[i]], foldFamilies[group[j]]
 	slots := g.fillSlots(fb, g.fillSlots(fa, map[string]string{}))
-	return fill(pick(g.rng, fa.forms), slots), fill(pick(g.rng, fb.forms), slots), true
+	return foldFill(foldPick(g.rng, fa.forms), slots), foldFill(foldPick(g.rng, fb.forms), slots), true
 }
 
 // nearMiss is any distinct pair of notes that share most words.
 func (g *foldGen) nearMiss() (string, string, bool) {
 	switch g.rng.IntN(4) {
 	case 0:
-		p := pick(g.rng, foldTopicPairs)
+		p := foldPick(g.rng, foldTopicPairs)
 		return p[0], p[1], true
 	case 1:
-		n := pick(g.rng, foldNegations)
-		return pick(g.rng, n.pos), pick(g.rng, n.neg), true
+		n := foldPick(g.rng, foldNegations)
+		return foldPick(g.rng, n.pos), foldPick(g.rng, n.neg), true
 	case 2:
 		return g.siblings()
 	default:
-		return g.slotMiss(pick(g.rng, []string{"number", "identifier", "path", "template"}))
+		return g.slotMiss(foldPick(g.rng, []string{"number", "identifier", "path", "template"}))
 	}
 }
 
 // paraphrasePair is two rewordings of one fact, templated or hand-written.
 func (g *foldGen) paraphrasePair() (string, string) {
 	if g.rng.IntN(3) == 0 {
-		forms := pick(g.rng, foldFacts)
+		forms := foldPick(g.rng, foldFacts)
 		i, j := g.twoOf(len(forms))
 		return forms[i], forms[j]
 	}
 	f, slots := g.family()
 	i, j := g.twoOf(len(f.forms))
-	return fill(f.forms[i], slots), fill(f.forms[j], slots)
+	return foldFill(f.forms[i], slots), foldFill(f.forms[j], slots)
 }
 
-// anyNote is a note of any kind the seeds produce; turn says it is a conversation turn.
-func (g *foldGen) anyNote() (note string, turn bool) {
-	switch g.rng.IntN(5) {
+// anyFact is a project fact of any kind the seeds produce.
+func (g *foldGen) anyFact() string {
+	switch g.rng.IntN(4) {
 	case 0:
-		return pick(g.rng, pick(g.rng, foldFacts)), false
+		return foldPick(g.rng, foldPick(g.rng, foldFacts))
 	case 1:
-		n := pick(g.rng, foldNegations)
-		return pick(g.rng, append(append([]string(nil), n.pos...), n.neg...)), false
-	case 2:
-		return g.turnPrefix(pick(g.rng, foldSpeakers)) + g.anyTurn().text, true
+		n := foldPick(g.rng, foldNegations)
+		return foldPick(g.rng, append(append([]string(nil), n.pos...), n.neg...))
 	default:
 		f, slots := g.family()
-		return fill(pick(g.rng, f.forms), slots), false
+		return foldFill(foldPick(g.rng, f.forms), slots)
 	}
 }
 
@@ -344,7 +350,7 @@ func (g *foldGen) speakerPair() (string, string, bool) {
 	var ta, tb string
 	switch g.rng.IntN(4) {
 	case 0:
-		r := pick(g.rng, foldReplies)
+		r := foldPick(g.rng, foldReplies)
 		ta, tb = r.text, r.text
 		if g.rng.IntN(2) == 0 {
 			tb = r.para
@@ -353,7 +359,7 @@ func (g *foldGen) speakerPair() (string, string, bool) {
 		t := g.anyTurn()
 		ta, tb = t.text, t.text
 	default:
-		topic := pick(g.rng, foldTopics)
+		topic := foldPick(g.rng, foldTopics)
 		i, j := g.twoOf(len(topic))
 		ta, tb = topic[i].text, topic[j].text
 		if g.rng.IntN(3) == 0 {
@@ -366,21 +372,21 @@ func (g *foldGen) speakerPair() (string, string, bool) {
 // turnPair is two different turns by one speaker at one moment.
 func (g *foldGen) turnPair() (string, string, bool) {
 	at := g.moment()
-	who := pick(g.rng, foldSpeakers)
+	who := foldPick(g.rng, foldSpeakers)
 	if g.rng.IntN(5) == 0 {
 		i, j := g.twoOf(len(foldReplies))
 		return at(who) + foldReplies[i].text, at(who) + foldReplies[j].text, true
 	}
-	topic := pick(g.rng, foldTopics)
+	topic := foldPick(g.rng, foldTopics)
 	i, j := g.twoOf(len(topic))
 	return at(who) + topic[i].text, at(who) + topic[j].para, true
 }
 
 func (g *foldGen) anyTurn() foldTurn {
 	if g.rng.IntN(6) == 0 {
-		return pick(g.rng, foldReplies)
+		return foldPick(g.rng, foldReplies)
 	}
-	return pick(g.rng, pick(g.rng, foldTopics))
+	return foldPick(g.rng, foldPick(g.rng, foldTopics))
 }
 
 func (g *foldGen) twoSpeakers() (string, string) {
@@ -390,7 +396,7 @@ func (g *foldGen) twoSpeakers() (string, string) {
 
 func (g *foldGen) turnPrefix(who string) string { return g.moment()(who) }
 
-var months = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September",
+var foldMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September",
 	"October", "November", "December"}
 
 // moment draws a time and a log format and returns the prefix it gives a speaker's turn.
@@ -407,7 +413,7 @@ func (g *foldGen) moment() func(who string) string {
 	switch g.rng.IntN(5) {
 	case 0, 1:
 		return func(who string) string {
-			return fmt.Sprintf("[%d:%02d %s on %d %s, %d] %s: ", h12, minute, ampm, day, months[month], year, who)
+			return fmt.Sprintf("[%d:%02d %s on %d %s, %d] %s: ", h12, minute, ampm, day, foldMonths[month], year, who)
 		}
 	case 2:
 		return func(who string) string {
@@ -415,7 +421,7 @@ func (g *foldGen) moment() func(who string) string {
 		}
 	case 3:
 		return func(who string) string {
-			return fmt.Sprintf("%s (%d %s %d, %d:%02d %s): ", who, day, months[month][:3], year, h12, minute, ampm)
+			return fmt.Sprintf("%s (%d %s %d, %d:%02d %s): ", who, day, foldMonths[month][:3], year, h12, minute, ampm)
 		}
 	default:
 		if g.rng.IntN(2) == 0 {
@@ -437,7 +443,7 @@ func (g *foldGen) reformat(t string) string {
 		case 2:
 			out = t + "\n"
 		default:
-			out = strings.Replace(lowerFirst(t), " ", "\t", 1)
+			out = strings.Replace(foldLowerFirst(t), " ", "\t", 1)
 		}
 		if out != t {
 			return out
@@ -445,8 +451,8 @@ func (g *foldGen) reformat(t string) string {
 	}
 }
 
-// perturbations are edits that leave the statement as it was.
-var perturbations = []func(g *foldGen, t string) string{
+// foldPerturbations are edits that leave the statement as it was.
+var foldPerturbations = []func(g *foldGen, t string) string{
 	func(_ *foldGen, t string) string { // the full stop
 		switch {
 		case strings.HasSuffix(t, "."):
@@ -456,25 +462,25 @@ var perturbations = []func(g *foldGen, t string) string{
 		}
 		return t + "."
 	},
-	func(_ *foldGen, t string) string { return lowerFirst(t) },
-	func(_ *foldGen, t string) string { return backtickFirstIdentifier(t) },
-	func(_ *foldGen, t string) string { return swapContraction(t) },
-	func(_ *foldGen, t string) string { return respell(t) },
-	func(g *foldGen, t string) string { return typo(g, t) },
+	func(_ *foldGen, t string) string { return foldLowerFirst(t) },
+	func(_ *foldGen, t string) string { return foldBacktick(t) },
+	func(_ *foldGen, t string) string { return foldSwapContraction(t) },
+	func(_ *foldGen, t string) string { return foldRespell(t) },
+	func(g *foldGen, t string) string { return foldTypo(g, t) },
 	func(g *foldGen, t string) string { // how chat turns end
 		base := strings.TrimRight(t, ".!?")
-		return base + pick(g.rng, []string{"!", "!!", " :)", " 🙂", "...", " 😊"})
+		return base + foldPick(g.rng, []string{"!", "!!", " :)", " 🙂", "...", " 😊"})
 	},
 }
 
-// fillers are what an agent puts before a fact it writes down again.
-var fillers = []string{"FYI, ", "Heads up: ", "Just so you know, ", "Reminder: "}
+// foldFillers are what an agent puts before a fact it writes down again.
+var foldFillers = []string{"FYI, ", "Heads up: ", "Just so you know, ", "Reminder: "}
 
 // perturb applies one or two edits that keep the statement; it fails when none changed t.
 func (g *foldGen) perturb(t string) (string, bool) {
 	out := t
 	for n := 1 + g.rng.IntN(2); n > 0; n-- {
-		out = pick(g.rng, perturbations)(g, out)
+		out = foldPick(g.rng, foldPerturbations)(g, out)
 	}
 	return out, store.NormalizeText(out) != store.NormalizeText(t)
 }
@@ -483,30 +489,30 @@ func (g *foldGen) perturb(t string) (string, bool) {
 // never does, since the words are what was said.
 func (g *foldGen) perturbNote(t string) (string, bool) {
 	if g.rng.IntN(6) == 0 {
-		return pick(g.rng, fillers) + lowerFirst(t), true
+		return foldPick(g.rng, foldFillers) + foldLowerFirst(t), true
 	}
 	return g.perturb(t)
 }
 
-var identRE = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[_./\-0-9][A-Za-z0-9_.\-/]*[A-Za-z0-9]`)
+var foldIdentRE = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[_./\-0-9][A-Za-z0-9_.\-/]*[A-Za-z0-9]`)
 
-func backtickFirstIdentifier(t string) string {
+func foldBacktick(t string) string {
 	if strings.Contains(t, "`") {
 		return strings.ReplaceAll(t, "`", "")
 	}
-	loc := identRE.FindStringIndex(t)
+	loc := foldIdentRE.FindStringIndex(t)
 	if loc == nil {
 		return t
 	}
 	return t[:loc[0]] + "`" + t[loc[0]:loc[1]] + "`" + t[loc[1]:]
 }
 
-var contractions = [][2]string{{"do not", "don't"}, {"Do not", "Don't"}, {"does not", "doesn't"}, {"is not", "isn't"},
+var foldContractions = [][2]string{{"do not", "don't"}, {"Do not", "Don't"}, {"does not", "doesn't"}, {"is not", "isn't"},
 	{"are not", "aren't"}, {"cannot", "can't"}, {"I am", "I'm"}, {"I have", "I've"}, {"we are", "we're"},
 	{"must not", "mustn't"}, {"could not", "couldn't"}, {"It is", "It's"}}
 
-func swapContraction(t string) string {
-	for _, c := range contractions {
+func foldSwapContraction(t string) string {
+	for _, c := range foldContractions {
 		if strings.Contains(t, c[0]) {
 			return strings.Replace(t, c[0], c[1], 1)
 		}
@@ -517,12 +523,12 @@ func swapContraction(t string) string {
 	return t
 }
 
-var respellings = [][2]string{{"favourite", "favorite"}, {"practise", "practice"}, {"colour", "color"},
+var foldRespellings = [][2]string{{"favourite", "favorite"}, {"practise", "practice"}, {"colour", "color"},
 	{"organising", "organizing"}, {"personalised", "personalized"}, {"behaviour", "behavior"},
 	{"kilometres", "kilometers"}, {"centre", "center"}, {"licence", "license"}}
 
-func respell(t string) string {
-	for _, r := range respellings {
+func foldRespell(t string) string {
+	for _, r := range foldRespellings {
 		if strings.Contains(t, r[0]) {
 			return strings.Replace(t, r[0], r[1], 1)
 		}
@@ -530,12 +536,12 @@ func respell(t string) string {
 	return t
 }
 
-// typo swaps two inner letters of the longest plain word, as a hurried agent would.
-func typo(_ *foldGen, t string) string {
+// foldTypo swaps two inner letters of the longest plain word, as a hurried agent would.
+func foldTypo(_ *foldGen, t string) string {
 	words := strings.Fields(t)
 	best := -1
 	for i, w := range words {
-		if isPlainWord(w) && len(w) >= 6 && (best < 0 || len(w) > len(words[best])) {
+		if foldPlainWord(w) && len(w) >= 6 && (best < 0 || len(w) > len(words[best])) {
 			best = i
 		}
 	}
@@ -549,7 +555,7 @@ func typo(_ *foldGen, t string) string {
 	return strings.Join(words, " ")
 }
 
-func isPlainWord(w string) bool {
+func foldPlainWord(w string) bool {
 	for _, r := range w {
 		if r > unicode.MaxASCII || !unicode.IsLetter(r) {
 			return false
@@ -558,7 +564,7 @@ func isPlainWord(w string) bool {
 	return true
 }
 
-func upperFirst(s string) string {
+func foldUpperFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	if !unicode.IsLower(r) {
 		return s
@@ -566,7 +572,7 @@ func upperFirst(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-func lowerFirst(s string) string {
+func foldLowerFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	if !unicode.IsUpper(r) {
 		return s
@@ -588,4 +594,4 @@ func (g *foldGen) twoOf(n int) (int, int) {
 	return i, j
 }
 
-func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
+func foldPick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }

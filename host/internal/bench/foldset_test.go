@@ -40,7 +40,7 @@ func TestFoldSetShape(t *testing.T) {
 	seen := map[[2]string]bool{}
 	for _, p := range pairs {
 		byKind[p.Kind]++
-		require.Equal(t, sameKinds[p.Kind], p.Same, "kind %s is labelled by its family", p.Kind)
+		require.Equal(t, foldSameKinds[p.Kind], p.Same, "kind %s is labelled by its family", p.Kind)
 		require.NotEqual(t, p.A, p.B)
 		if !p.Same {
 			require.NotEqual(t, store.NormalizeText(p.A), store.NormalizeText(p.B), "a distinct pair is not one text: %q", p.A)

@@ -95,8 +95,8 @@ func mean(scores []questionScore, idx []int, f func(questionScore) float64) floa
 	return sum / float64(len(idx))
 }
 
-func recall5(s questionScore) float64  { return s.recall5 }
-func recall10(s questionScore) float64 { return s.recall10 }
+func recall5(s questionScore) float64   { return s.recall5 }
+func recall10(s questionScore) float64  { return s.recall10 }
 func recipRank(s questionScore) float64 { return s.rr }
 
 // summarise computes Scores over the questions at sel.

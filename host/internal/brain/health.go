@@ -48,7 +48,7 @@ type HealthView struct {
 	PlanUpdatedAt  *time.Time `json:"plan_updated_at,omitempty"`
 	MapGeneratedAt *time.Time `json:"map_generated_at,omitempty"`
 	MapStale       bool       `json:"map_stale,omitempty"`
-	// TopHit lists the facts search returned most; NeverHit counts live facts it never has.
+	// TopHit lists the facts used most (read with memory_get); NeverHit counts live facts never used.
 	TopHit   []HitFact `json:"top_hit_facts"`
 	NeverHit int64     `json:"never_hit_facts"`
 }

@@ -2,8 +2,6 @@ package brain
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"time"
 
 	"github.com/google/uuid"
@@ -115,9 +113,9 @@ func (s *Service) Journal(ctx context.Context, a memory.Access, q JournalQuery) 
 	}
 	var before *store.Cursor
 	if q.Cursor != "" {
-		c, err := decodeCursor(q.Cursor)
-		if err != nil {
-			return JournalPage{}, err
+		c, ok := store.ParseCursor(q.Cursor)
+		if !ok {
+			return JournalPage{}, fieldErr("cursor", "is not a cursor returned by a previous page")
 		}
 		before = &c
 	}
@@ -128,28 +126,11 @@ func (s *Service) Journal(ctx context.Context, a memory.Access, q JournalQuery) 
 	page := JournalPage{Project: a.Project, Entries: make([]JournalEntry, 0, min(len(ms), limit))}
 	if len(ms) > limit {
 		last := ms[limit-1]
-		page.NextCursor = encodeCursor(store.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		page.NextCursor = store.CursorOf(last).String()
 		ms = ms[:limit]
 	}
 	for _, m := range ms {
 		page.Entries = append(page.Entries, journalEntry(m))
 	}
 	return page, nil
-}
-
-func encodeCursor(c store.Cursor) string {
-	b := make([]byte, 8+16)
-	binary.BigEndian.PutUint64(b, uint64(c.CreatedAt.UnixMicro()))
-	copy(b[8:], c.ID[:])
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeCursor(s string) (store.Cursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 24 {
-		return store.Cursor{}, fieldErr("cursor", "is not a cursor returned by a previous page")
-	}
-	var id uuid.UUID
-	copy(id[:], b[8:])
-	return store.Cursor{CreatedAt: time.UnixMicro(int64(binary.BigEndian.Uint64(b))).UTC(), ID: id}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/memhost/memhost/host/internal/memory"
@@ -60,7 +59,7 @@ func (s *Service) Search(ctx context.Context, a memory.Access, req SearchRequest
 		g.Go(func() error {
 			var err error
 			results[i], err = s.mem.Search(gctx, a, memory.SearchRequest{Query: req.Query, TopK: req.TopK, MinScore: req.MinScore,
-				Within: layerKinds(layer), ExcludeGlobal: layer != LayerFact, NoHits: true})
+				Within: layerKinds(layer), ExcludeGlobal: layer != LayerFact})
 			return err
 		})
 	}
@@ -92,11 +91,6 @@ func (s *Service) Search(ctx context.Context, a memory.Access, req SearchRequest
 	if len(out.Hits) > k {
 		out.Hits = out.Hits[:k]
 	}
-	ids := make([]uuid.UUID, len(out.Hits))
-	for i, h := range out.Hits {
-		ids[i] = h.ID
-	}
-	s.mem.RecordReturned(ids)
 	return out, nil
 }
 

@@ -130,7 +130,7 @@ func Default() *Config {
 			SearchDefaultK: 10,
 			SearchMaxK:     100,
 			CandidatePool:  100,
-			ANNEfSearch:    600,
+			ANNEfSearch:    100,
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

@@ -4,7 +4,8 @@
 // host keeps an inverted index per scope partition (one per project, one for global) with real
 // Okapi BM25: IDF from the partition's own document frequencies, term-frequency saturation k1
 // and length normalisation b. Terms come from sdk/tokenize, the same analysis the BM25 embedder
-// uses.
+// uses. It also owns query analysis: the read path expands a query with a small hand-kept
+// software thesaurus (thesaurus.go) at query time, leaving stored texts and vectors untouched.
 //
 // Postgres stays the only source of truth. The index is rebuilt from the change feed at boot,
 // and Follower tails the feed so that several hosts sharing one database each see the others'

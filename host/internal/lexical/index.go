@@ -64,6 +64,11 @@ func New() *Index {
 // ignored, so replaying the feed, or seeing a host's own write twice, is harmless.
 func (ix *Index) Apply(c store.Change) {
 	terms := tokenize.Terms(c.Text)
+	// Texts the memory absorbed by folding are part of it: a search for a folded-away
+	// statement finds the memory that holds it, so even a wrong fold loses nothing.
+	for _, m := range c.Merged {
+		terms = tokenize.AppendTerms(terms, m)
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if old, ok := ix.docs[c.ID]; ok {
@@ -208,80 +213,10 @@ func (ix *Index) Search(q Query) []Hit {
 		hits = append(hits, p.search(concepts, kinds, q.IncludeArchived, q.Limit)...)
 	}
 	sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
-	if q.Expand && PRFDocs > 0 && len(hits) > 0 {
-		fb := ix.feedback(hits[:min(PRFDocs, len(hits))], concepts)
-		if len(fb.adds) > 0 {
-			concepts = append(concepts, fb)
-			hits = hits[:0]
-			for _, ref := range q.Scopes {
-				p := ix.parts[ref]
-				if p == nil || p.live == 0 {
-					continue
-				}
-				hits = append(hits, p.search(concepts, kinds, q.IncludeArchived, q.Limit)...)
-			}
-			sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
-		}
-	}
 	if len(hits) > q.Limit {
 		hits = hits[:q.Limit]
 	}
 	return hits
-}
-
-var PRFDocs, PRFTerms = 0, 10
-var PRFWeight = 0.3
-
-func (ix *Index) feedback(top []Hit, concepts []concept) concept {
-	inQuery := map[string]bool{}
-	for _, c := range concepts {
-		for _, t := range c.terms {
-			inQuery[t] = true
-		}
-		for _, a := range c.adds {
-			for _, t := range a.terms {
-				inQuery[t] = true
-			}
-		}
-	}
-	w := map[string]float64{}
-	for _, h := range top {
-		ref, ok := ix.docs[h.ID]
-		if !ok {
-			continue
-		}
-		p := ref.part
-		n := float64(p.live)
-		for _, t := range p.docs[ref.slot].terms {
-			if inQuery[t] {
-				continue
-			}
-			df := float64(p.df[t])
-			if df == 0 || df > n/4 {
-				continue
-			}
-			w[t] += math.Log(1+(n-df+0.5)/(df+0.5)) * h.Score / top[0].Score
-		}
-	}
-	type tw struct {
-		t string
-		w float64
-	}
-	var all []tw
-	for t, v := range w {
-		all = append(all, tw{t, v})
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].w != all[j].w {
-			return all[i].w > all[j].w
-		}
-		return all[i].t < all[j].t
-	})
-	var c concept
-	for _, x := range all[:min(PRFTerms, len(all))] {
-		c.adds = append(c.adds, expansion{terms: []string{x.t}, weight: PRFWeight})
-	}
-	return c
 }
 
 // better orders hits by score, then id, so results are deterministic.
@@ -298,9 +233,13 @@ type scratch struct {
 	score    []float64
 	best     []float64 // best expansion match of the current concept
 	matched  []uint16  // concepts matched
-	credited []int32   // 1 + the last concept credited, so each concept counts once
+	credited []int32   // 1 + the last concept credited, so each counts once; 0 = untouched
 	touched  []int32
 	expanded []int32 // slots with a best value for the current concept
+	// A phrase expansion's running sum and how many of its terms each memory has matched.
+	phraseSum []float64
+	phraseN   []uint16
+	phrased   []int32
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -318,53 +257,58 @@ func (p *partition) search(concepts []concept, kinds map[store.Kind]bool, includ
 		sc.best = make([]float64, len(p.docs))
 		sc.matched = make([]uint16, len(p.docs))
 		sc.credited = make([]int32, len(p.docs))
+		sc.phraseSum = make([]float64, len(p.docs))
+		sc.phraseN = make([]uint16, len(p.docs))
 	}
 	size := len(p.docs)
 	sc.score, sc.best, sc.matched, sc.credited = sc.score[:size], sc.best[:size], sc.matched[:size], sc.credited[:size]
-	sc.touched, sc.expanded = sc.touched[:0], sc.expanded[:0]
+	sc.phraseSum, sc.phraseN = sc.phraseSum[:size], sc.phraseN[:size]
+	sc.touched, sc.expanded, sc.phrased = sc.touched[:0], sc.expanded[:0], sc.phrased[:0]
 
-	// each calls fn with every eligible posting of t and the term's BM25 contribution to it.
-	each := func(t string, fn func(slot int32, bm25 float64)) {
+	// eligible reports whether the query may see the document at slot.
+	eligible := func(d *doc) bool {
+		return !d.dead && (!d.archived || includeArchived) && (kinds == nil || kinds[d.kind])
+	}
+	idf := func(t string) float64 {
 		df := float64(p.df[t])
 		if df == 0 {
-			return
+			return 0
 		}
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, ps := range p.postings[t] {
-			d := &p.docs[ps.slot]
-			if d.dead || (d.archived && !includeArchived) || (kinds != nil && !kinds[d.kind]) {
-				continue
-			}
-			tf := float64(ps.tf)
-			fn(ps.slot, idf*tf*(k1+1)/(tf+k1*(1-b+b*float64(d.length)/avg)))
-		}
+		return math.Log(1 + (n-df+0.5)/(df+0.5))
 	}
+	// BM25 term weight: idf · tf·(k1+1) / (tf + k1·(1 - b + b·len/avg)).
+	lenNorm, base := k1*b/avg, k1*(1-b)
 	for ci, c := range concepts {
+		mark := int32(ci + 1)
 		credit := func(slot int32) {
-			if sc.credited[slot] == int32(ci+1) {
+			if sc.credited[slot] == mark {
 				return
 			}
-			sc.credited[slot] = int32(ci + 1)
-			if sc.matched[slot] == 0 {
+			if sc.credited[slot] == 0 {
 				sc.touched = append(sc.touched, slot)
 			}
+			sc.credited[slot] = mark
 			sc.matched[slot]++
 		}
+		// The query's own terms: the hot loop, kept free of calls but credit's.
 		for _, t := range c.terms {
-			each(t, func(slot int32, v float64) {
-				sc.score[slot] += v
-				credit(slot)
-			})
-		}
-		for _, a := range c.adds {
-			p.expansion(a, each, func(slot int32, v float64) {
-				if v > sc.best[slot] {
-					if sc.best[slot] == 0 {
-						sc.expanded = append(sc.expanded, slot)
-					}
-					sc.best[slot] = v
+			w := idf(t)
+			if w == 0 {
+				continue
+			}
+			for _, ps := range p.postings[t] {
+				d := &p.docs[ps.slot]
+				if !eligible(d) {
+					continue
 				}
-			})
+				tf := float64(ps.tf)
+				sc.score[ps.slot] += w * tf * (k1 + 1) / (tf + base + lenNorm*float64(d.length))
+				credit(ps.slot)
+			}
+		}
+		// Thesaurus expansions: a memory scores the best one, weighted.
+		for _, a := range c.adds {
+			p.expansion(a, eligible, idf, lenNorm, base, sc)
 		}
 		for _, slot := range sc.expanded {
 			sc.score[slot] += sc.best[slot]
@@ -389,26 +333,48 @@ func (p *partition) search(concepts []concept, kinds map[store.Kind]bool, includ
 	return h
 }
 
-// expansion reports the weighted BM25 score of one thesaurus expansion for every memory that
-// contains all of its terms.
-func (p *partition) expansion(a expansion, each func(string, func(int32, float64)), fn func(slot int32, v float64)) {
-	if len(a.terms) == 1 {
-		each(a.terms[0], func(slot int32, v float64) { fn(slot, a.weight*v) })
-		return
-	}
-	sum := map[int32]float64{}
-	count := map[int32]int{}
-	for _, t := range a.terms {
-		each(t, func(slot int32, v float64) {
-			sum[slot] += v
-			count[slot]++
-		})
-	}
-	for slot, c := range count {
-		if c == len(a.terms) {
-			fn(slot, a.weight*sum[slot])
+// expansion offers one thesaurus expansion's weighted BM25 score to sc.best for every eligible
+// memory that contains all of its terms.
+func (p *partition) expansion(a expansion, eligible func(*doc) bool, idf func(string) float64, lenNorm, base float64, sc *scratch) {
+	offer := func(slot int32, v float64) {
+		if v *= a.weight; v > sc.best[slot] {
+			if sc.best[slot] == 0 {
+				sc.expanded = append(sc.expanded, slot)
+			}
+			sc.best[slot] = v
 		}
 	}
+	for i, t := range a.terms {
+		w := idf(t)
+		if w == 0 {
+			break // a phrase with a term no memory has matches nothing
+		}
+		for _, ps := range p.postings[t] {
+			d := &p.docs[ps.slot]
+			if !eligible(d) {
+				continue
+			}
+			tf := float64(ps.tf)
+			v := w * tf * (k1 + 1) / (tf + base + lenNorm*float64(d.length))
+			switch {
+			case len(a.terms) == 1:
+				offer(ps.slot, v)
+			case sc.phraseN[ps.slot] == uint16(i): // has every earlier term of the phrase
+				if i == 0 {
+					sc.phrased = append(sc.phrased, ps.slot)
+				}
+				sc.phraseSum[ps.slot] += v
+				sc.phraseN[ps.slot]++
+			}
+		}
+	}
+	for _, slot := range sc.phrased {
+		if int(sc.phraseN[slot]) == len(a.terms) {
+			offer(slot, sc.phraseSum[slot])
+		}
+		sc.phraseSum[slot], sc.phraseN[slot] = 0, 0
+	}
+	sc.phrased = sc.phrased[:0]
 }
 
 // hitHeap is a min-heap by rank: the root is the worst hit kept.

@@ -149,7 +149,7 @@ func (t *projectTools) register(srv *mcp.Server) {
 		Description: "List what recent sessions did in this project, newest first, with each entry's agent and session id.",
 		Annotations: annotated(read, "Read the project journal"),
 	}, auth.ScopeRead, false, t.journal)
-	// project_search records a hit on each result, like memory_search (see there).
+	// project_search records nothing, like memory_search (see there).
 	addTool(srv, t.tools, &mcp.Tool{
 		Name:  ToolProjectSearch,
 		Title: "Search everything known about the project",

@@ -148,22 +148,23 @@ func (t *tools) register(srv *mcp.Server) {
 		Annotations: &mcp.ToolAnnotations{Title: "Save a project memory", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
 	}, auth.ScopeWrite, true, t.store)
 
-	// memory_search: ReadOnlyHint true. It records a hit on each memory it returns (a usage
-	// signal for ranking), but it changes no memory's content or visibility, and clients use
-	// the hint to decide whether a call needs the user's approval: a lookup must not.
+	// memory_search: ReadOnlyHint true. It changes nothing (being shown is not a use; see
+	// memory.Service.Search), and clients use the hint to decide whether a call needs the
+	// user's approval: a lookup must not.
 	addTool(srv, t, &mcp.Tool{
 		Name:  ToolSearch,
 		Title: "Search project memory",
 		Description: "Search the project's shared memory for conventions, decisions, gotchas, error fixes, preferences and references that agents saved earlier. " +
 			"Use it before work that depends on how this project does things, and when you hit an error that may have been seen before. " +
-			"Returns the best matches first with a score in 0..1. Each returned memory's hit count goes up (a ranking signal).",
+			"Returns the best matches first with a score in 0..1.",
 		Annotations: &mcp.ToolAnnotations{Title: "Search project memory", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.search)
 
 	addTool(srv, t, &mcp.Tool{
-		Name:        ToolGet,
-		Title:       "Get one memory",
-		Description: "Read one memory by id, including provenance, hit count and what was folded into it.",
+		Name:  ToolGet,
+		Title: "Get one memory",
+		Description: "Read one memory by id, including provenance, hit count and what was folded into it. " +
+			"Reading a memory counts as using it (its hit count goes up), which ranks it higher in later searches: get the memories you act on.",
 		Annotations: &mcp.ToolAnnotations{Title: "Get one memory", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.get)
 

@@ -11,6 +11,7 @@ import (
 // (parseHTTP). "api-web runs 28 replicas" and "billing-web runs 16 replicas" share almost
 // every word, and a lexical embedder scores them as near-duplicates, but they are two facts.
 // A text that only adds a specific ("use pnpm" then "use pnpm 9") is a refinement and folds.
+// It is one of SameStatement's checks, which the write path applies.
 func Distinct(a, b string) bool {
 	sa, sb := specifics(a), specifics(b)
 	return hasExtra(sa, sb) && hasExtra(sb, sa)

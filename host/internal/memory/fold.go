@@ -33,8 +33,8 @@ type WriteResult struct {
 const foldCandidates = 3
 
 // FoldOrInsert writes w under its scope's lock: an identical live text absorbs it; else the
-// nearest neighbour at or above rule.Threshold that names the same things (Distinct) does;
-// else it becomes a new memory. Writes to one scope serialise, so the same fact written twice
+// nearest neighbour at or above rule.Threshold that states the same thing (SameStatement)
+// does; else it becomes a new memory. Writes to one scope serialise, so the same fact written twice
 // at once ends in one row. w arrives validated, redacted and embedded.
 func FoldOrInsert(ctx context.Context, st store.Store, w store.Write, rule FoldRule) (WriteResult, error) {
 	var res WriteResult
@@ -76,13 +76,15 @@ func foldOrInsert(ctx context.Context, tx store.ScopeTx, w store.Write, rule Fol
 }
 
 // foldTarget picks the neighbour (best first) a write of text folds into: the closest at or
-// above threshold whose specifics do not differ from the text's (Distinct).
+// above threshold that states the same thing (SameStatement). The embedder's similarity finds
+// the candidates; the statement check keeps near misses apart — another speaker, a negation,
+// a different number or name — which any embedder can score as near-duplicates.
 func foldTarget(neighbours []store.Neighbour, text string, threshold float64) (store.Neighbour, bool) {
 	for _, n := range neighbours {
 		if n.Similarity < threshold {
 			break
 		}
-		if !Distinct(n.Text, text) {
+		if SameStatement(n.Text, text) {
 			return n, true
 		}
 	}

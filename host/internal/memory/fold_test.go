@@ -159,11 +159,11 @@ func TestFoldOrInsertKeepsAPinnedOrMoreConfidentText(t *testing.T) {
 	w := storetest.NewWrite("p", "Deploys go through ArgoCD", storetest.Vec(3, 0))
 	w.Confidence = 0.95
 	first := b.write(t, w)
-	second := b.write(t, storetest.NewWrite("p", "deploys use argo", storetest.Vec(3, 0.05)))
+	second := b.write(t, storetest.NewWrite("p", "deploys always go through argocd.", storetest.Vec(3, 0.05)))
 	require.True(t, second.Folded)
 	require.Equal(t, first.Memory.ID, second.Memory.ID)
 	require.Equal(t, "Deploys go through ArgoCD", second.Memory.Text)
-	require.Equal(t, "deploys use argo", second.Memory.MergedFrom[0].Text)
+	require.Equal(t, "deploys always go through argocd.", second.Memory.MergedFrom[0].Text)
 }
 
 func TestFoldOrInsertSkipsNeighboursThatNameOtherThings(t *testing.T) {
@@ -179,6 +179,26 @@ func TestFoldOrInsertSkipsNeighboursThatNameOtherThings(t *testing.T) {
 	res = b.write(t, storetest.NewWrite("p", "search-web runs 4 replicas", storetest.Vec(14, 0.03)))
 	require.False(t, res.Folded, "every candidate names other things: insert")
 	require.NotEqual(t, sibling.Memory.ID, res.Memory.ID)
+}
+
+// TestFoldOrInsertKeepsNearMissesApart: neighbours whose vectors are all but identical, which
+// the similarity threshold and the specifics guard alone folded, stay apart when they state
+// different things.
+func TestFoldOrInsertKeepsNearMissesApart(t *testing.T) {
+	t.Parallel()
+	b := setupFold(t)
+	for i, p := range [][2]string{
+		{"[7:48 pm on 21 May, 2023] Tim: Sounds good! What challenges have you encountered during your pre-season training?",
+			"[7:48 pm on 21 May, 2023] John: Fitting into the new team's style of play was a challenge during pre-season."},
+		{"Use the staging database for load tests.", "Never use the staging database for load tests."},
+		{"The billing worker retries failed jobs 4 times.", "The scheduler worker retries failed jobs 4 times."},
+	} {
+		first := b.write(t, storetest.NewWrite("p", p[0], storetest.Vec(20+i, 0)))
+		second := b.write(t, storetest.NewWrite("p", p[1], storetest.Vec(20+i, 0.01)))
+		require.False(t, second.Folded, "%q folded into %q", p[1], p[0])
+		require.NotEqual(t, first.Memory.ID, second.Memory.ID)
+		require.Greater(t, second.Similarity, b.rule.Threshold, "the embedder alone would have folded it")
+	}
 }
 
 func TestFoldOrInsertBoundsMergedFrom(t *testing.T) {
@@ -265,7 +285,7 @@ func TestFoldOrInsertConcurrentWritesOfOneFactEndInOneRow(t *testing.T) {
 			// Half identical text, half paraphrases with near-identical vectors.
 			text := "tests need TZ=UTC"
 			if i%2 == 1 {
-				text = "the test suite needs TZ=UTC set " + string(rune('a'+i))
+				text = "the tests need TZ=UTC set " + string(rune('a'+i))
 			}
 			res, err := FoldOrInsert(context.Background(), b.store, storetest.NewWrite("p", text, storetest.Vec(8, 0.001*float64(i))), b.rule)
 			ids[i], errs[i] = res.Memory.ID, err

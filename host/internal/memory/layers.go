@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/memhost/memhost/host/internal/rank"
 	"github.com/memhost/memhost/host/internal/store"
 	"github.com/memhost/memhost/sdk/embedder"
@@ -39,17 +37,4 @@ func (s *Service) Indexed(m store.Memory) { s.index.Apply(changeOf(m)) }
 // base is importance.
 func (s *Service) SpawnScore(m store.Memory, now time.Time) float64 {
 	return rank.Score(s.signals(m, false, 0, now))
-}
-
-// RecordReturned records a hit on each memory a merged search returned, as Search does for
-// its own results.
-func (s *Service) RecordReturned(ids []uuid.UUID) {
-	if len(ids) == 0 {
-		return
-	}
-	select {
-	case s.hits <- ids:
-	default:
-		s.metrics.droppedHits()
-	}
 }

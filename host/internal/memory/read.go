@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -30,9 +28,6 @@ type SearchRequest struct {
 	// when empty. Cross-layer search (package brain) sets it to a layer's kinds; callers'
 	// own kind names only ever select among fact kinds.
 	Within []store.Kind
-	// NoHits leaves the hits unrecorded: a caller that merges several searches records the
-	// hits it returns itself (RecordReturned).
-	NoHits bool
 }
 
 // SearchHit is a ranked memory with the signals that ranked it.
@@ -56,9 +51,11 @@ type SearchResult struct {
 // embedder outage costs recall, not the answer.
 const DegradedLexicalOnly = "lexical only: the embedder is unavailable, so results come from keyword (BM25) search alone"
 
-// Search is the read path: BM25 and ANN candidates (each up to Config.CandidatePool), fused,
-// ranked by rank.Score, cut to top_k. It records a hit on every memory it returns. When the
-// embedder cannot serve, it answers from the lexical path and says so in Degraded.
+// Search is the read path: BM25 (with the thesaurus's expansions) and ANN candidates (each up
+// to Config.CandidatePool), fused, ranked by rank.Score, cut to top_k. It records nothing:
+// being shown is not being used, and counting it would let the order of past queries decide
+// today's ranking (a memory counts as used when Get reads it). When the embedder cannot
+// serve, it answers from the lexical path and says so in Degraded.
 func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (SearchResult, error) {
 	start := s.now()
 	if err := a.check(); err != nil {
@@ -93,7 +90,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	}
 	pool := max(s.cfg.CandidatePool, k)
 
-	lex := s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
+	lex := s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool, Expand: true})
 	var out SearchResult
 	vec, err := s.queryVector(ctx, req.Query)
 	switch {
@@ -134,6 +131,10 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	if err != nil {
 		return SearchResult{}, err
 	}
+	weight := 0.0 // without a query vector the lexical score is all the relevance there is
+	if vec != nil {
+		weight = vectorWeight(vec.Embedder)
+	}
 	now := s.now()
 	hits := make([]SearchHit, 0, len(loaded))
 	for _, l := range loaded {
@@ -145,7 +146,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		if v, ok := lexScore[l.ID]; ok {
 			lexPtr = &v
 		}
-		relevance := rank.Fuse(l.Similarity, lexPtr)
+		relevance := rank.Fuse(l.Similarity, lexPtr, weight)
 		score := rank.Score(s.signals(l.Memory, true, relevance, now))
 		if score < req.MinScore {
 			continue
@@ -160,17 +161,6 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	})
 	if len(hits) > k {
 		hits = hits[:k]
-	}
-	if len(hits) > 0 && !req.NoHits {
-		ids := make([]uuid.UUID, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ID
-		}
-		select {
-		case s.hits <- ids:
-		default:
-			s.metrics.droppedHits()
-		}
 	}
 	s.metrics.search(start)
 	out.Hits = hits
@@ -195,6 +185,18 @@ func (s *Service) queryVector(ctx context.Context, query string) (*store.Vector,
 		}
 	}
 	return nil, nil
+}
+
+// lexicalEmbedderPrefix names embedders whose vectors are a lexical signal (the BM25 floor,
+// bm25-v1-384): a hashed copy of the terms the lexical index already scores.
+const lexicalEmbedderPrefix = "bm25-"
+
+// vectorWeight is the vector path's share of relevance for vectors of the named embedder.
+func vectorWeight(embedder string) float64 {
+	if strings.HasPrefix(embedder, lexicalEmbedderPrefix) {
+		return rank.VectorWeightLexical
+	}
+	return rank.VectorWeightSemantic
 }
 
 // signals gathers rank.Score's inputs for one memory.
@@ -231,11 +233,19 @@ func containsKind(kinds []store.Kind, k store.Kind) bool {
 	return false
 }
 
-// Get returns one memory visible in the caller's project.
+// Get returns one memory visible in the caller's project and counts a use of it: an agent
+// that opens a memory found by search is using it, and uses (hit_count, last_hit_at) raise
+// its rank in later searches (rank.Usage, recency). The count is recorded off the request
+// path by RecordHits; the returned view shows the count before this read.
 func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error) {
 	m, err := s.load(ctx, a, id)
 	if err != nil {
 		return View{}, err
+	}
+	select {
+	case s.hits <- []uuid.UUID{m.ID}:
+	default:
+		s.metrics.droppedHits()
 	}
 	return ViewOf(m), nil
 }
@@ -303,9 +313,9 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 		q.Scopes = append(q.Scopes, store.Global)
 	}
 	if req.Cursor != "" {
-		c, err := decodeCursor(req.Cursor)
-		if err != nil {
-			return ListPage{}, err
+		c, ok := store.ParseCursor(req.Cursor)
+		if !ok {
+			return ListPage{}, fieldErr("cursor", "is not a cursor returned by a previous page")
 		}
 		q.Before = &c
 	}
@@ -316,28 +326,11 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 	page := ListPage{Memories: make([]View, 0, len(ms))}
 	if len(ms) > limit {
 		last := ms[limit-1]
-		page.Next = encodeCursor(store.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		page.Next = store.CursorOf(last).String()
 		ms = ms[:limit]
 	}
 	for _, m := range ms {
 		page.Memories = append(page.Memories, ViewOf(m))
 	}
 	return page, nil
-}
-
-func encodeCursor(c store.Cursor) string {
-	b := make([]byte, 8+16)
-	binary.BigEndian.PutUint64(b, uint64(c.CreatedAt.UnixMicro()))
-	copy(b[8:], c.ID[:])
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeCursor(s string) (store.Cursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 24 {
-		return store.Cursor{}, fieldErr("cursor", "is not a cursor returned by a previous page")
-	}
-	var id uuid.UUID
-	copy(id[:], b[8:])
-	return store.Cursor{CreatedAt: time.UnixMicro(int64(binary.BigEndian.Uint64(b))).UTC(), ID: id}, nil
 }

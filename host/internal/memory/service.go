@@ -73,7 +73,7 @@ func WithMetrics(m *Metrics) Option { return func(s *Service) { s.metrics = m } 
 // WithErrorHandler receives background errors (hit recording) that have no caller to return to.
 func WithErrorHandler(fn func(error)) Option { return func(s *Service) { s.onError = fn } }
 
-// New builds the service. Search hits are recorded by RecordHits, which the host runs as a
+// New builds the service. Uses (Get) are recorded by RecordHits, which the host runs as a
 // background service; without it they are counted as dropped.
 func New(st store.Store, ix *lexical.Index, emb EmbedderSource, redact RedactFunc, cfg Config, opts ...Option) *Service {
 	s := &Service{store: st, index: ix, embedders: emb, redact: redact, cfg: cfg, now: time.Now,
@@ -84,12 +84,12 @@ func New(st store.Store, ix *lexical.Index, emb EmbedderSource, redact RedactFun
 	return s
 }
 
-// hitFlushInterval is how long hits are coalesced before one UPDATE writes them all.
+// hitFlushInterval is how long uses are coalesced before one UPDATE writes them all.
 const hitFlushInterval = time.Second
 
-// RecordHits writes search hits off the search path until ctx ends, then flushes what it
-// holds: a search returns before its hits are stored, and a second's worth of hits is
-// coalesced into one statement. Run it once per Service (lifecycle.Group does).
+// RecordHits writes uses (hit_count, last_hit_at; see Get) off the request path until ctx
+// ends, then flushes what it holds: a read returns before its use is stored, and a second's
+// worth of uses is coalesced into one statement. Run it once per Service (lifecycle.Group does).
 func (s *Service) RecordHits(ctx context.Context) error {
 	pending := map[uuid.UUID]int64{}
 	tick := time.NewTicker(hitFlushInterval)
@@ -100,7 +100,7 @@ func (s *Service) RecordHits(ctx context.Context) error {
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		if err := s.store.RecordHits(fctx, pending); err != nil {
-			s.onError(fmt.Errorf("record search hits: %w", err))
+			s.onError(fmt.Errorf("record uses: %w", err))
 		}
 		cancel()
 		pending = map[uuid.UUID]int64{}
@@ -217,5 +217,9 @@ func (s *Service) Config() Config { return s.cfg }
 // changeOf is the feed entry of m, applied locally right after a write so this host reads its
 // own writes without waiting for the follower.
 func changeOf(m store.Memory) store.Change {
-	return store.Change{Seq: m.Seq, ID: m.ID, Scope: m.Scope, ScopeKey: m.ScopeKey, Kind: m.Kind, Text: m.Text, Archived: m.Archived()}
+	c := store.Change{Seq: m.Seq, ID: m.ID, Scope: m.Scope, ScopeKey: m.ScopeKey, Kind: m.Kind, Text: m.Text, Archived: m.Archived()}
+	for _, mf := range m.MergedFrom {
+		c.Merged = append(c.Merged, mf.Text)
+	}
+	return c
 }

@@ -176,7 +176,7 @@ func TestSearchRanksAndIsolatesProjects(t *testing.T) {
 	require.Equal(t, "top_k", fe.Field)
 }
 
-func TestSearchExcludesArchivedAndRecordsHits(t *testing.T) {
+func TestSearchExcludesArchivedAndGetRecordsUses(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
@@ -202,7 +202,7 @@ func TestSearchExcludesArchivedAndRecordsHits(t *testing.T) {
 	require.Eventually(t, func() bool {
 		v, err := b.svc.Get(ctx, alice, ids[0])
 		return err == nil && v.HitCount >= 1
-	}, 5*time.Second, 20*time.Millisecond, "search records hits in the background")
+	}, 5*time.Second, 20*time.Millisecond, "reading a memory records a use in the background")
 
 	h, err := b.svc.History(ctx, alice, ids[0])
 	require.NoError(t, err)

@@ -38,6 +38,13 @@ type Config struct {
 	// HealthInterval is the period of the health loop (Run). Negative
 	// disables it; dead processes are then noticed only by calls.
 	HealthInterval time.Duration
+	// SocketDir, when set, is a private directory (0700, this user's) where
+	// each plugin creates its unix socket, which only this user's processes
+	// can then reach; the connection then goes without AutoMTLS, whose keys
+	// (P-521, generated and verified on both sides) cost ~20 ms of a ~27 ms
+	// launch: what `memhost run` cannot afford on every spawn. The daemon
+	// leaves it empty.
+	SocketDir string
 	// RestartBackoffInitial is the delay before the first restart attempt;
 	// each further attempt doubles it, up to RestartBackoffMax. Delays are
 	// jittered (between half and all of the nominal value) so that plugins

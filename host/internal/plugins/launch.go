@@ -55,6 +55,9 @@ func (s *Supervisor) launch(c Candidate) (*instance, error) {
 	}
 	cmd := exec.Command(c.Path)
 	cmd.Env = pluginEnv()
+	if s.cfg.SocketDir != "" {
+		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+s.cfg.SocketDir)
+	}
 	configureCmd(cmd)
 	logger := s.logger.Named(c.Kind + "-" + c.Name)
 	inst := &instance{relay: newOutputRelay(logger)}
@@ -66,7 +69,7 @@ func (s *Supervisor) launch(c Candidate) (*instance, error) {
 		Cmd:              cmd,
 		// nil would mean net/rpc only.
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		AutoMTLS:         true,
+		AutoMTLS:         s.cfg.SocketDir == "",
 		SkipHostEnv:      true, // cmd.Env is the allow-listed environment
 		// Not Managed: go-plugin never drops managed clients from its global
 		// list, so every restart would leak one. Shutdown and KillAll play

@@ -67,26 +67,32 @@ func Usage(hits int64) float64 {
 	return 1 - math.Exp(-float64(hits)/hitScale)
 }
 
-// Fusion weights: the vector path carries meaning, the lexical path exact terms and
-// identifiers. When only one signal exists for a candidate its weight is the whole.
+// Vector weights: the vector path's share of relevance, the lexical path getting the rest.
 const (
-	weightVector  = 0.6
-	weightLexical = 0.4
+	// VectorWeightSemantic is for embedders whose vectors carry meaning beyond the words
+	// (dense models), which find paraphrases the lexical path cannot.
+	VectorWeightSemantic = 0.6
+	// VectorWeightLexical is for embedders whose vectors are themselves a lexical signal: the
+	// BM25 floor hashes the same terms the lexical index scores, without its IDF. On the
+	// retrieval benchmark such a vector only adds noise beyond a tie-breaker (recall@10 0.89
+	// at a 0.6 share, 0.95 at 0.1, 0.95 at 0; docs/ranking.md).
+	VectorWeightLexical = 0.1
 )
 
 // Fuse combines one candidate's vector similarity (cosine; nil when unknown) and its BM25 score
-// normalised into [0, 1] (nil when the lexical path did not see it) into Relevance. A NaN
-// signal (the cosine of a zero vector) counts as 0, which is what a missing one adds.
-func Fuse(cosine, lexical *float64) float64 {
-	switch {
-	case cosine != nil && lexical != nil:
-		return weightVector*clamp01(*cosine) + weightLexical*clamp01(*lexical)
-	case cosine != nil:
-		return weightVector * clamp01(*cosine)
-	case lexical != nil:
-		return weightLexical * clamp01(*lexical)
+// normalised into [0, 1] (nil when the lexical path did not see it) into Relevance, giving the
+// vector vectorWeight (VectorWeightSemantic or VectorWeightLexical) and the lexical score the
+// rest. A missing or NaN signal (the cosine of a zero vector) adds 0.
+func Fuse(cosine, lexical *float64, vectorWeight float64) float64 {
+	w := clamp01(vectorWeight)
+	var r float64
+	if cosine != nil {
+		r += w * clamp01(*cosine)
 	}
-	return 0
+	if lexical != nil {
+		r += (1 - w) * clamp01(*lexical)
+	}
+	return r
 }
 
 // NormalizeBM25 maps a raw BM25 score into [0, 1] relative to the best score of the same query

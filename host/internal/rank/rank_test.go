@@ -54,10 +54,12 @@ func TestRecencyHalvesPerHalfLife(t *testing.T) {
 func TestFuseAndNormalize(t *testing.T) {
 	t.Parallel()
 	c, l := 0.5, 1.0
-	require.InDelta(t, 0.7, rank.Fuse(&c, &l), 1e-9)
-	require.InDelta(t, 0.3, rank.Fuse(&c, nil), 1e-9)
-	require.InDelta(t, 0.4, rank.Fuse(nil, &l), 1e-9)
-	require.Zero(t, rank.Fuse(nil, nil))
+	require.InDelta(t, 0.7, rank.Fuse(&c, &l, rank.VectorWeightSemantic), 1e-9)
+	require.InDelta(t, 0.3, rank.Fuse(&c, nil, rank.VectorWeightSemantic), 1e-9)
+	require.InDelta(t, 0.4, rank.Fuse(nil, &l, rank.VectorWeightSemantic), 1e-9)
+	require.InDelta(t, 0.95, rank.Fuse(&c, &l, rank.VectorWeightLexical), 1e-9)
+	require.InDelta(t, 1.0, rank.Fuse(nil, &l, 0), 1e-9, "without a vector path the lexical score is all of relevance")
+	require.Zero(t, rank.Fuse(nil, nil, rank.VectorWeightSemantic))
 	require.InDelta(t, 0.2, rank.NormalizeBM25(7, 7, 0.2), 1e-9)
 	require.InDelta(t, 0.5, rank.NormalizeBM25(3.5, 7, 1), 1e-9)
 	require.Zero(t, rank.NormalizeBM25(1, 0, 1))
@@ -68,9 +70,11 @@ func TestFuseAndNormalize(t *testing.T) {
 func TestNaNNeverLeaks(t *testing.T) {
 	t.Parallel()
 	nan, lex, cos := math.NaN(), 0.5, 0.5
-	require.Equal(t, rank.Fuse(nil, &lex), rank.Fuse(&nan, &lex), "a NaN cosine is unknown")
-	require.Equal(t, rank.Fuse(&cos, nil), rank.Fuse(&cos, &nan), "a NaN lexical score is unknown")
-	require.Zero(t, rank.Fuse(&nan, &nan))
+	w := rank.VectorWeightSemantic
+	require.Equal(t, rank.Fuse(nil, &lex, w), rank.Fuse(&nan, &lex, w), "a NaN cosine is unknown")
+	require.Equal(t, rank.Fuse(&cos, nil, w), rank.Fuse(&cos, &nan, w), "a NaN lexical score is unknown")
+	require.Zero(t, rank.Fuse(&nan, &nan, w))
+	require.False(t, math.IsNaN(rank.Fuse(&cos, &lex, nan)))
 	require.False(t, math.IsNaN(rank.NormalizeBM25(nan, 1, 1)))
 	require.False(t, math.IsNaN(rank.NormalizeBM25(1, nan, 1)))
 	require.False(t, math.IsNaN(rank.NormalizeBM25(1, 1, nan)))

@@ -83,6 +83,8 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	for _, p := range problems {
 		log.Warn("plugin skipped", "err", p)
 	}
+	// Provider plugins in the same folder are `memhost run`'s, not the daemon's.
+	candidates = plugins.OfKind(candidates, embedders.Adapter{}.Kind())
 	if err := c.Plugins.Start(ctx, candidates); err != nil {
 		log.Warn("some plugins failed to start", "err", err)
 	}

@@ -45,7 +45,8 @@ func (c *Core) Handler() http.Handler {
 type Readiness struct {
 	Status   string            `json:"status"` // "ready" or "not ready"
 	Database string            `json:"database"`
-	Embedder string            `json:"embedder"`
+	Embedder string            `json:"embedder"`        // the active embedder's state
+	Active   string            `json:"active_embedder"` // and its name (a vector space, not a path)
 	Plugins  []PluginReadiness `json:"plugins"`
 }
 
@@ -60,7 +61,7 @@ type PluginReadiness struct {
 func (c *Core) readyz(ctx *gin.Context) {
 	rctx, cancel := context.WithTimeout(ctx.Request.Context(), 2*time.Second)
 	defer cancel()
-	body := Readiness{Database: "ok", Embedder: string(c.Embedder.State()), Plugins: []PluginReadiness{}}
+	body := Readiness{Database: "ok", Embedder: string(c.Embedder.State()), Active: c.Embedder.Info().Name, Plugins: []PluginReadiness{}}
 	for _, p := range c.Plugins.List() {
 		body.Plugins = append(body.Plugins, PluginReadiness{Kind: p.Kind, Name: p.Name, State: string(p.State)})
 	}

@@ -49,11 +49,12 @@ type Store interface {
 	// Changes returns feed entries with seq > after in seq order. Seqs become visible in commit
 	// order, so a reader that resumes from the last seq it saw never misses a change.
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
-	// EnsureVectorIndex creates the ANN index for one embedder's vectors if it is missing, and
-	// rebuilds it if it is invalid or was built with other parameters.
+	// EnsureVectorIndex prepares the ANN indexing of one embedder's vectors: it checks and
+	// registers the embedder's width, and the store indexes that embedder's large scopes from
+	// then on (pgstore builds each their own graph in the background).
 	EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error
-	// IndexDeferred moves up to limit imported rows into the ANN index (Import defers that
-	// cost) and returns how many it moved; 0 means nothing is pending. Safe to run from
+	// IndexDeferred moves up to limit deferred rows into the ANN index (Import defers that
+	// cost, and so may a write) and returns how many it moved; 0 means nothing is pending. Safe to run from
 	// several hosts at once. Callers use IndexDeferredBatch unless they have a reason not to.
 	// A row the index refuses is set aside and counted, and the error names it.
 	IndexDeferred(ctx context.Context, limit int) (int, error)

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"time"
@@ -270,6 +272,28 @@ type Cursor struct {
 	ID        uuid.UUID
 }
 
+// CursorOf is the cursor just past m in a newest-first listing.
+func CursorOf(m Memory) Cursor { return Cursor{CreatedAt: m.CreatedAt, ID: m.ID} }
+
+// String encodes the cursor as the opaque token clients pass back (next_cursor).
+func (c Cursor) String() string {
+	b := make([]byte, 8+16)
+	binary.BigEndian.PutUint64(b, uint64(c.CreatedAt.UnixMicro()))
+	copy(b[8:], c.ID[:])
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ParseCursor decodes what String encoded; ok is false for anything else.
+func ParseCursor(s string) (c Cursor, ok bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 24 {
+		return Cursor{}, false
+	}
+	copy(c.ID[:], b[8:])
+	c.CreatedAt = time.UnixMicro(int64(binary.BigEndian.Uint64(b))).UTC()
+	return c, true
+}
+
 // Change is one entry of the change feed: the indexed fields of a memory as of Seq.
 type Change struct {
 	Seq      int64
@@ -279,6 +303,9 @@ type Change struct {
 	Kind     Kind
 	Text     string
 	Archived bool
+	// Merged are the texts the memory absorbed by folding (merged_from). They are indexed with
+	// it, so a search for a folded-away statement finds the memory that holds it.
+	Merged []string
 }
 
 // Counts summarises the store for status pages.

@@ -63,7 +63,7 @@ func Import(ctx context.Context, st store.Store, scope store.ScopeRef, src io.Re
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("import: %w", err)
 	}
-	check := newChecker(opts, stored)
+	check := newChecker(opts, scope, stored)
 	report := func(p Progress) {
 		if opts.Progress != nil {
 			opts.Progress(p)

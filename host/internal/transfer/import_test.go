@@ -107,6 +107,19 @@ func TestImportHoldsRecordsToTheWriteLimits(t *testing.T) {
 	require.Zero(t, b.stored(t))
 }
 
+func TestImportKeepsLayerKindsInProjects(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	recs := records(2, "p")
+	recs[1].Kind = store.KindGoal
+	_, err := b.importString(store.Global, encode(t, "p", recs))
+	require.EqualError(t, err, "import: line 3: kind: a goal belongs to a project and cannot be imported into the global scope")
+	require.Zero(t, b.stored(t))
+	res, err := b.importString(store.Project("p"), encode(t, "p", recs))
+	require.NoError(t, err)
+	require.Equal(t, 2, res.Inserted, "a project's goal travels with its memories")
+}
+
 // TestImportExplainsMalformedLines: the messages speak of the file's fields, never of Go types.
 func TestImportExplainsMalformedLines(t *testing.T) {
 	t.Parallel()
@@ -114,16 +127,17 @@ func TestImportExplainsMalformedLines(t *testing.T) {
 	export := encode(t, "p", records(1, "p"))
 	header, line, _ := strings.Cut(strings.TrimSpace(export), "\n")
 	for name, tc := range map[string]struct{ input, want string }{
-		"no header":        {line, "import: line 1: not a memhost export header"},
-		"future format":    {`{"memhost_export":99}` + "\n" + line, "import: line 1: export format 99 is newer than this memhost reads (1)"},
-		"empty":            {"\n\n", "import: the input is empty; an export starts with a header line"},
-		"unknown field":    {header + "\n" + strings.Replace(line, `"kind"`, `"colour":"red","kind"`, 1), `import: line 2: unknown field "colour"`},
-		"wrong type":       {header + "\n" + strings.Replace(line, `"importance":0.5`, `"importance":"high"`, 1), "import: line 2: importance: expected a number, got string"},
-		"float32 overflow": {header + "\n" + strings.Replace(line, `"values":[`, `"values":[1e39,`, 1), "import: line 2: embedding.values[0]: number 1e39 is out of range"},
-		"id not a string":  {header + "\n" + strings.Replace(line, `"id":"`, `"id":7,"x":"`, 1), "import: line 2: id: expected a string, got number"},
-		"trailing data":    {header + "\n" + line + ` {"id":1}`, "import: line 2: unexpected data after the record"},
-		"cut short":        {header + "\n" + line[:len(line)/2], "import: line 2: the record is cut short"},
-		"not JSON":         {header + "\n" + "hello", "import: line 2: not valid JSON (at byte 1: invalid character 'h' looking for beginning of value)"},
+		"no header":          {line, "import: line 1: not a memhost export header"},
+		"future format":      {`{"memhost_export":99}` + "\n" + line, "import: line 1: export format 99 is newer than this memhost reads (1)"},
+		"empty":              {"\n\n", "import: the input is empty; an export starts with a header line"},
+		"unknown field":      {header + "\n" + strings.Replace(line, `"kind"`, `"colour":"red","kind"`, 1), `import: line 2: unknown field "colour"`},
+		"wrong type":         {header + "\n" + strings.Replace(line, `"importance":0.5`, `"importance":"high"`, 1), "import: line 2: importance: expected a number, got string"},
+		"float32 overflow":   {header + "\n" + strings.Replace(line, `"values":[`, `"values":[1e39,`, 1), "import: line 2: embedding.values[0]: number 1e39 is out of range"},
+		"id not a string":    {header + "\n" + strings.Replace(line, `"id":"`, `"id":7,"x":"`, 1), "import: line 2: id: expected a string, got number"},
+		"trailing data":      {header + "\n" + line + ` {"id":1}`, "import: line 2: unexpected data after the record"},
+		"cut short":          {header + "\n" + line[:len(line)/2], "import: line 2: the record is cut short"},
+		"string in a vector": {header + "\n" + strings.Replace(line, `"values":[`, `"values":["0.5",`, 1), `import: line 2: embedding.values[0]: expected a number, got "0.5"`},
+		"not JSON":           {header + "\n" + "hello", "import: line 2: not valid JSON (at byte 1: invalid character 'h' looking for beginning of value)"},
 	} {
 		_, err := b.importString(store.Project("p"), tc.input)
 		require.EqualError(t, err, tc.want, name)

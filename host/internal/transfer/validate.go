@@ -52,16 +52,17 @@ type width struct {
 	from string // "line N", or "the database"
 }
 
-// checker holds records to the write path's rules, and every vector of an embedder to one width:
-// the database's, else that of the embedder's first vector in the file.
+// checker holds records bound for target to the write path's rules, and every vector of an
+// embedder to one width: the database's, else that of the embedder's first vector in the file.
 type checker struct {
 	opts   ImportOptions
+	target store.ScopeRef
 	now    time.Time
 	widths map[string]width
 }
 
-func newChecker(opts ImportOptions, stored map[string]int) *checker {
-	c := &checker{opts: opts, now: time.Now(), widths: make(map[string]width, len(stored))}
+func newChecker(opts ImportOptions, target store.ScopeRef, stored map[string]int) *checker {
+	c := &checker{opts: opts, target: target, now: time.Now(), widths: make(map[string]width, len(stored))}
 	for name, dims := range stored {
 		c.widths[name] = width{dims: dims, from: "the database"}
 	}
@@ -82,6 +83,9 @@ func (c *checker) record(line int, r *Record) error {
 	kind, err := store.ParseAnyKind(string(r.Kind))
 	if err != nil {
 		return fieldErr("kind", "%s", strings.TrimPrefix(err.Error(), "kind: "))
+	}
+	if store.IsLayer(kind) && c.target.Scope != store.ScopeProject {
+		return fieldErr("kind", "a %s belongs to a project and cannot be imported into the global scope", kind)
 	}
 	r.Kind = kind
 	if err := c.text("text", r.Text, true); err != nil {

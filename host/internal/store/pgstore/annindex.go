@@ -98,9 +98,17 @@ func graphDDL(name, embedder string, dimensions int, scope store.ScopeRef) strin
 		name, vecExpr(dimensions), HNSWM, HNSWEfConstruction, embedder, scopeLiteral(scope.Scope), quoteLiteral(scope.Key))
 }
 
-// quoteLiteral renders s as a standard-conforming SQL string literal (the only form Postgres
-// has used by default since 9.1, and the one pgx requires). DDL takes no bind parameters.
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// quoteLiteral renders s as an SQL string literal that reads the same whatever
+// standard_conforming_strings says, as libpq's PQescapeLiteral does: quotes are doubled, and a
+// text holding a backslash becomes an E-prefixed literal with the backslashes doubled. Graph DDL
+// takes no bind parameters, and NearestSQL inlines scope keys so plans can be kept.
+func quoteLiteral(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
 
 // annIndexState is what the catalog says about an HNSW index.
 type annIndexState int
@@ -199,21 +207,9 @@ func (s *Store) IndexScopes(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	slices.SortFunc(embedders, func(a, b ensured) int { return strings.Compare(a.name, b.name) })
-	// Every row counts here, whatever its embedder: a cheap superset, read from the (scope,
-	// scope_key) btree alone; each embedder's own count is taken only where a graph is missing.
-	rows, err := s.pool.Query(ctx, `SELECT scope, scope_key FROM memories GROUP BY scope, scope_key HAVING count(*) >= $1`, s.graphMinRows)
+	scopes, err := s.scopes(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("index scopes: find large scopes: %w", err)
-	}
-	large, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ScopeRef, error) {
-		var ref store.ScopeRef
-		var scope string
-		err := row.Scan(&scope, &ref.Key)
-		ref.Scope = store.Scope(scope)
-		return ref, err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("index scopes: find large scopes: %w", err)
+		return 0, fmt.Errorf("index scopes: %w", err)
 	}
 	states, err := s.graphStates(ctx)
 	if err != nil {
@@ -221,34 +217,77 @@ func (s *Store) IndexScopes(ctx context.Context) (int, error) {
 	}
 	built := 0
 	var errs []error
+	complete := map[string]bool{}
 	for _, e := range embedders {
-		complete := true
-		for _, scope := range large {
-			name := GraphName(e.name, scope)
+		complete[e.name] = true
+	}
+	for _, scope := range scopes {
+		todo := slices.DeleteFunc(slices.Clone(embedders), func(e ensured) bool {
+			st, ok := states[GraphName(e.name, scope)]
+			return ok && st(e.dimensions) == annCurrent
+		})
+		if len(todo) == 0 {
+			continue
+		}
+		// Most scopes without a graph are small: counting up to the graph size over the
+		// (scope, scope_key) btree alone tells them apart without reading their rows.
+		var large bool
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) >= $3 FROM (SELECT 1 FROM memories
+			WHERE scope = $1 AND scope_key = $2 LIMIT $3) r`, string(scope.Scope), scope.Key, s.graphMinRows).Scan(&large); err != nil {
+			return built, fmt.Errorf("index scopes: count %s %q: %w", scope.Scope, scope.Key, err)
+		}
+		if !large {
+			continue
+		}
+		for _, e := range todo {
 			state := annMissing
-			if st, ok := states[name]; ok {
+			if st, ok := states[GraphName(e.name, scope)]; ok {
 				state = st(e.dimensions)
-			}
-			if state == annCurrent {
-				continue
 			}
 			did, err := s.buildGraph(ctx, e.name, e.dimensions, scope, state)
 			if err != nil {
 				errs = append(errs, err)
-				complete = false
+				complete[e.name] = false
 				continue
 			}
 			if did {
 				built++
 			}
 		}
-		if complete {
+	}
+	for _, e := range embedders {
+		if complete[e.name] {
 			if err := s.retireShared(ctx, e.name); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	return built, errors.Join(errs...)
+}
+
+// scopes lists every scope that holds rows, walking the (scope, scope_key) btree from one key
+// to the next (a loose index scan): one probe per scope, however many rows each holds.
+func (s *Store) scopes(ctx context.Context) ([]store.ScopeRef, error) {
+	rows, err := s.pool.Query(ctx, `WITH RECURSIVE k AS (
+			(SELECT scope, scope_key FROM memories ORDER BY scope, scope_key LIMIT 1)
+			UNION ALL
+			SELECT n.scope, n.scope_key FROM k, LATERAL (SELECT scope, scope_key FROM memories m
+				WHERE (m.scope, m.scope_key) > (k.scope, k.scope_key) ORDER BY scope, scope_key LIMIT 1) n)
+		SELECT scope, scope_key FROM k`)
+	if err != nil {
+		return nil, fmt.Errorf("list scopes: %w", err)
+	}
+	refs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ScopeRef, error) {
+		var ref store.ScopeRef
+		var scope string
+		err := row.Scan(&scope, &ref.Key)
+		ref.Scope = store.Scope(scope)
+		return ref, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list scopes: %w", err)
+	}
+	return refs, nil
 }
 
 // buildGraph builds or rebuilds one scope graph. It reports false without an error when the
@@ -274,7 +313,8 @@ func (s *Store) buildGraph(ctx context.Context, embedder string, dimensions int,
 	}
 	defer releaseAdvisory(conn)
 	var locked bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 7420))`, "memhost.graph:"+name).Scan(&locked); err != nil {
+	// The schema is part of the key: graph names repeat in every schema of the database.
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended('memhost.graph:' || current_schema() || '.' || $1, 7420))`, name).Scan(&locked); err != nil {
 		return fail("lock", err)
 	}
 	if !locked {
@@ -363,9 +403,18 @@ func (s *Store) IndexDeferred(ctx context.Context, limit int) (int, error) {
 	var refused []string
 	for moved < limit {
 		chunk := min(deferredChunk, limit-moved)
-		tag, err := s.pool.Exec(ctx, `UPDATE memories SET ann_deferred = false WHERE id IN (
-			SELECT id FROM memories WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED)`, chunk)
-		n := int(tag.RowsAffected())
+		// The flag is all a chunk changes, and a chunk lost to a crash is simply done again, so
+		// its commit does not wait for the WAL flush: the writes being acknowledged meanwhile
+		// have the disk to themselves.
+		var b pgx.Batch
+		b.Queue(`SELECT set_config('synchronous_commit', 'off', true)`)
+		var n int
+		b.Queue(`UPDATE memories SET ann_deferred = false WHERE id IN (
+			SELECT id FROM memories WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED)`, chunk).Exec(func(tag pgconn.CommandTag) error {
+			n = int(tag.RowsAffected())
+			return nil
+		})
+		err := s.pool.SendBatch(ctx, &b).Close()
 		if rowRefused(ctx, err) {
 			var bad []string
 			n, bad, err = s.indexEach(ctx, chunk)

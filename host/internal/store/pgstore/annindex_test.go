@@ -148,14 +148,16 @@ func TestScopeGraphRebuildsStale(t *testing.T) {
 }
 
 // TestScopeGraphNames: Postgres cuts identifiers at 63 bytes, so long scope keys and embedder
-// names that differ only at the end still get graphs of their own; a key with a quote is
-// taken literally.
+// names that differ only at the end still get graphs of their own; keys with quotes and
+// backslashes (inlined as literals in the graph's DDL and in every lookup) are taken
+// literally, and each scope's lookups find its own rows only.
 func TestScopeGraphNames(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setupGraphs(t)
 	long := strings.Repeat("github.com/some-org/a-long-repository-name/", 3)
-	scopes := []store.ScopeRef{store.Project(long + "one"), store.Project(long + "two"), store.Project("it's-quoted")}
+	scopes := []store.ScopeRef{store.Project(long + "one"), store.Project(long + "two"), store.Project("it's-quoted"),
+		store.Project(`C:\repos\it's\'; DROP TABLE memories; --`)}
 	for _, s := range scopes {
 		b.seed(t, s, graphMin)
 	}
@@ -167,6 +169,16 @@ func TestScopeGraphNames(t *testing.T) {
 	for _, s := range scopes {
 		require.Equal(t, current, got[graphOf(s)])
 		require.LessOrEqual(t, len(graphOf(s)), 63)
+	}
+	for _, s := range scopes {
+		hits, err := b.store.Nearest(ctx, store.VectorQuery{Vector: storetest.RandomVec(b.r), Scopes: []store.ScopeRef{s}, Limit: 5})
+		require.NoError(t, err)
+		require.Len(t, hits, 5)
+		for _, h := range hits {
+			m, err := b.store.Get(ctx, h.ID)
+			require.NoError(t, err)
+			require.Equal(t, s.Key, m.ScopeKey)
+		}
 	}
 	embedder := strings.Repeat("long-embedder-name.", 3)
 	require.NotEqual(t, pgstore.GraphName(embedder+"v1", scopes[0]), pgstore.GraphName(embedder+"v2", scopes[0]))
@@ -285,17 +297,22 @@ func TestNearestPathFollowsScopeSize(t *testing.T) {
 		q := store.VectorQuery{Vector: storetest.RandomVec(b.r), Scopes: []store.ScopeRef{scope, store.Global}, Kinds: store.Kinds, Limit: 10}
 		var plans []string
 		for _, render := range []func(store.VectorQuery) (string, []any){pgstore.NearestSQL, pgstore.NeighboursSQL} {
+			// The plan the store keeps: a generic plan of the prepared query.
 			require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
-				if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL hnsw.iterative_scan = relaxed_order"); err != nil {
+				sql, args := render(q)
+				if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL hnsw.iterative_scan = relaxed_order; PREPARE nearest(text) AS "+sql); err != nil {
 					return err
 				}
-				sql, args := render(q)
-				rows, err := tx.Query(ctx, "EXPLAIN "+sql, args...)
+				rows, err := tx.Query(ctx, "EXPLAIN EXECUTE nearest('"+args[0].(string)+"')")
 				if err != nil {
 					return err
 				}
 				lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 				plans = append(plans, strings.Join(lines, "\n"))
+				if err != nil {
+					return err
+				}
+				_, err = tx.Exec(ctx, "DEALLOCATE nearest")
 				return err
 			}))
 		}
@@ -308,7 +325,8 @@ func TestNearestPathFollowsScopeSize(t *testing.T) {
 	}
 	for _, plan := range explain(small) {
 		require.NotContains(t, plan, "memories_graph_", plan)
-		require.Contains(t, plan, "memories_scope_recent", "an exact scan reads the scope's rows through its btree, not the table")
+		require.Contains(t, plan, "(scope_key = 'small'::text)", "an exact scan reads the scope's rows through a btree, not the table")
+		require.NotContains(t, plan, "Seq Scan", plan)
 	}
 
 	// Both paths give the right rows: the small scope's answer is the exact one.
@@ -329,4 +347,27 @@ func TestNearestPathFollowsScopeSize(t *testing.T) {
 	var wrong int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE id::text = ANY($1) AND scope_key <> 'large'`, ids).Scan(&wrong))
 	require.Zero(t, wrong)
+}
+
+// TestNearestSettingsLastForItsQueryOnly: Nearest sends its planner settings and its query in
+// one pipelined batch. Postgres runs the batch as one implicit transaction, so the settings
+// hold for the query and do not leak into the pooled connection's next use.
+func TestNearestSettingsLastForItsQueryOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := testdb.Migrated(t)
+	conn, err := pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	var b pgx.Batch
+	b.Queue(pgstore.NearestSettingsSQL, "123")
+	var mode, ef string
+	b.Queue(`SELECT current_setting('plan_cache_mode'), current_setting('hnsw.ef_search')`).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&mode, &ef)
+	})
+	require.NoError(t, conn.SendBatch(ctx, &b).Close())
+	require.Equal(t, "force_generic_plan", mode)
+	require.Equal(t, "123", ef)
+	require.NoError(t, conn.QueryRow(ctx, `SELECT current_setting('plan_cache_mode')`).Scan(&mode))
+	require.Equal(t, "auto", mode)
 }

@@ -1,14 +1,18 @@
 // Package pgstore is the Postgres + pgvector implementation of store.Store.
 //
-// Vectors of every embedder share one untyped `vector` column; each embedder gets a partial HNSW
-// index over (embedding::vector(N)) WHERE embedder = '<name>' AND NOT ann_deferred, built and
-// rebuilt by EnsureVectorIndex (annindex.go). Queries repeat that cast and
-// inline the embedder name as a literal (names are validated to a safe alphabet), run with
-// plan_cache_mode = force_custom_plan and pgvector 0.8's iterative scan, so the planner
-// actually uses the index with a project filter — the test suite asserts the plan with EXPLAIN.
+// Vectors of every embedder share one untyped `vector` column. Each scope (a project, or the
+// global scope) holding at least DefaultGraphMinRows rows of an embedder gets an HNSW graph of
+// its own: a partial index over (embedding::vector(N)) WHERE embedder = '<name>' AND scope =
+// ... AND scope_key = ... AND NOT ann_deferred, built in the background by IndexScopes
+// (annindex.go). Nearest searches each scope on its own and repeats that predicate, with the
+// embedder name inlined as a literal (names are validated to a safe alphabet) and a custom
+// plan, so the planner walks the scope's graph with nothing filtered out; a smaller scope has
+// no graph and the same query scans its rows exactly through the (scope, scope_key) btree. The
+// test suite pins both plans with EXPLAIN.
 //
-// Import loads rows with ann_deferred set, so bulk loads skip the costly graph insertion;
-// Nearest scans those rows exactly beside the index until IndexDeferred moves them in.
+// Import loads rows with ann_deferred set, and a write to a scope with a graph is stored that
+// way too, so neither pays for the graph insertion; Nearest scans deferred rows exactly beside
+// the graph until IndexDeferred moves them in.
 //
 // Writes to one scope serialise on a transaction advisory lock keyed by the scope, which is what
 // makes "the same fact written by two agents at once ends in one row" hold across hosts. A write

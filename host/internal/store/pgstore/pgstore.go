@@ -162,7 +162,7 @@ func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID, similarTo *store.V
 		}
 		// CASE keeps the cast away from rows of other embedders, whose widths differ; NULLIF
 		// turns the NaN of a row holding a zero vector into "unknown".
-		sim = fmt.Sprintf("CASE WHEN embedder = '%s' THEN NULLIF(1 - (%s <=> $2::vector(%d)), 'NaN') END", similarTo.Embedder, vecExpr(similarTo.Dimensions), similarTo.Dimensions)
+		sim = fmt.Sprintf("CASE WHEN embedder = '%s' AND ann_error IS NULL THEN NULLIF(1 - (%s <=> $2::vector(%d)), 'NaN') END", similarTo.Embedder, vecExpr(similarTo.Dimensions), similarTo.Dimensions)
 		args = append(args, vectorText(similarTo.Values))
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+memoryColumns+`, `+sim+` FROM memories WHERE id = ANY($1)`, args...)
@@ -346,7 +346,8 @@ func (s *Store) RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error 
 
 // Changes implements store.Store.
 func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Change, error) {
-	rows, err := s.pool.Query(ctx, `SELECT seq, id, scope, scope_key, kind, text, archived_at IS NOT NULL
+	rows, err := s.pool.Query(ctx, `SELECT seq, id, scope, scope_key, kind, text, archived_at IS NOT NULL,
+		jsonb_path_query_array(metadata, '$.merged_from[*].text')
 		FROM memories WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read change feed after %d: %w", after, err)
@@ -356,7 +357,7 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Ch
 	for rows.Next() {
 		var c store.Change
 		var scope, kind string
-		if err := rows.Scan(&c.Seq, &c.ID, &scope, &c.ScopeKey, &kind, &c.Text, &c.Archived); err != nil {
+		if err := rows.Scan(&c.Seq, &c.ID, &scope, &c.ScopeKey, &kind, &c.Text, &c.Archived, &c.Merged); err != nil {
 			return nil, fmt.Errorf("read change feed: %w", err)
 		}
 		c.Scope, c.Kind = store.Scope(scope), store.Kind(kind)
@@ -373,7 +374,7 @@ func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 		count(*) FILTER (WHERE archived_at IS NOT NULL),
 		count(DISTINCT scope_key) FILTER (WHERE scope = 'project'),
 		count(*) FILTER (WHERE scope = 'global' AND archived_at IS NULL),
-		count(*) FILTER (WHERE ann_deferred)
+		count(*) FILTER (WHERE ann_deferred AND ann_error IS NULL)
 		FROM memories`).Scan(&c.Live, &c.Archived, &c.Projects, &c.Global, &c.ANNDeferred)
 	if err != nil {
 		return c, fmt.Errorf("count memories: %w", err)

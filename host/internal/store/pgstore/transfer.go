@@ -176,7 +176,7 @@ func (s *Store) ImportBatches(ctx context.Context, batches iter.Seq2[[]store.Exp
 			res.Skipped += len(records) - inserted
 		}
 		// Seqs are taken last, under the feed lock, so followers see the import in commit order.
-		// The lock is held from here to the commit: about a second per 100K rows.
+		// The lock is held from here to the commit: about 3 s per 100K rows on 2 cores.
 		_, err := tx.Exec(ctx, `UPDATE memories SET seq = next_change_seq() WHERE seq = 0`)
 		return err
 	})

@@ -13,17 +13,12 @@ import (
 	"github.com/memhost/memhost/host/internal/store"
 )
 
-// querier is what nearest needs from a pool or a transaction.
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	Begin(ctx context.Context) (pgx.Tx, error)
-}
-
-// DefaultEfSearch is the HNSW candidate list size of searches (Options.EfSearch): wider walks
-// find more of the exact neighbours at some latency (see docs/benchmarks.md). Iterative scan
-// extends the walk when filters drop rows.
-const DefaultEfSearch = 600
+// DefaultEfSearch is the HNSW candidate list size of searches (WithEfSearch). Each graph holds
+// one scope's rows, so nothing is filtered out of the walk, and 100 candidates find 98% of the
+// exact top 10 even in a graph of 100K memories of real text (docs/benchmarks.md has the
+// sweep); it is also search's candidate pool, so one walk fills the pool. Iterative scan
+// extends the walk when the kind filter drops rows.
+const DefaultEfSearch = 100
 
 // foldEfSearch is the walk of the write path's neighbour lookup: a fold only needs texts at or
 // above the fold threshold, which are close enough that a narrow walk finds them.
@@ -32,15 +27,20 @@ const foldEfSearch = 100
 // resortWindow is how many rows each scope's graph scan hands over for exact re-sorting.
 const resortWindow = 40
 
-// NearestSQL renders the ANN query for q, for EXPLAIN tests and for nearest. Argument $1 is the
-// vector's text form; scope and kind arguments follow.
+// NearestSQL renders the ANN query for q, for Nearest and for EXPLAIN tests. Its one argument
+// is the vector's text form.
 //
 // Each scope asked for is searched on its own, because each may take a different access path
-// (see graphs.go): a scope that has grown past Options' graph size has an HNSW graph of its own,
-// a partial index whose predicate this query repeats (embedder literal, scope, scope_key, NOT
+// (annindex.go): a scope that has grown past the graph size has an HNSW graph of its own,
+// a partial index whose predicate this query repeats (embedder, scope, scope_key, NOT
 // ann_deferred), so the planner walks that graph with nothing filtered out; a smaller scope
 // has none, and the same query becomes an exact scan of the scope's rows through the
 // (scope, scope_key) btree. No shared graph is walked under a scope filter.
+//
+// Everything but the vector is inlined as a literal, so a generic plan can prove which graph
+// covers the query: the query is planned once per connection and kept (the planner's work
+// grows with every graph on the table, a millisecond and more per query at a few dozen
+// graphs), and a new or dropped graph invalidates the kept plans, so the next search replans.
 //
 // With relaxed_order a graph emits rows only approximately sorted, so each scope takes a window
 // of at least resortWindow candidates and the outer query re-sorts them by exact distance
@@ -51,10 +51,16 @@ const resortWindow = 40
 // store.
 func NearestSQL(q store.VectorQuery) (string, []any) {
 	expr := fmt.Sprintf("%s <=> $1::vector(%d)", vecExpr(q.Vector.Dimensions), q.Vector.Dimensions)
-	args := []any{vectorText(q.Vector.Values)}
 	common := []string{
-		"embedder = '" + q.Vector.Embedder + "'", // validated by checkVector; a literal matches the partial indexes
-		kindFilter(q.Kinds, &args),
+		"embedder = '" + q.Vector.Embedder + "'", // validated by checkVector
+		"true",
+	}
+	if len(q.Kinds) > 0 {
+		kinds := make([]string, len(q.Kinds))
+		for i, k := range q.Kinds {
+			kinds[i] = quoteLiteral(string(k))
+		}
+		common[1] = "kind IN (" + strings.Join(kinds, ", ") + ")"
 	}
 	if !q.IncludeArchived {
 		common = append(common, "archived_at IS NULL")
@@ -63,15 +69,14 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 	if limit <= 0 {
 		limit = 10
 	}
-	args = append(args, max(limit, resortWindow), limit)
-	window, top := len(args)-1, len(args)
+	window := max(limit, resortWindow)
 	var ctes, parts, scopes []string
 	for i, ref := range q.Scopes {
-		cond := scopeCond(ref, &args)
+		cond := scopeCond(ref)
 		scopes = append(scopes, "("+cond+")")
 		ctes = append(ctes, fmt.Sprintf(`s%d AS MATERIALIZED (
 		SELECT id, %s AS distance FROM memories WHERE %s AND %s AND NOT ann_deferred
-		ORDER BY %s LIMIT $%d)`, i, expr, strings.Join(common, " AND "), cond, expr, window))
+		ORDER BY %s LIMIT %d)`, i, expr, strings.Join(common, " AND "), cond, expr, window))
 		parts = append(parts, fmt.Sprintf("SELECT * FROM s%d", i))
 	}
 	if len(scopes) == 0 {
@@ -79,19 +84,18 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 	}
 	ctes = append(ctes, fmt.Sprintf(`deferred AS MATERIALIZED (
 		SELECT id, %s AS distance FROM memories WHERE %s AND (%s) AND ann_deferred
-		ORDER BY distance LIMIT $%d)`, expr, strings.Join(common, " AND "), strings.Join(scopes, " OR "), top))
+		ORDER BY distance LIMIT %d)`, expr, strings.Join(common, " AND "), strings.Join(scopes, " OR "), limit))
 	parts = append(parts, "SELECT * FROM deferred")
 	sql := fmt.Sprintf(`WITH %s
 	SELECT id, 1 - distance FROM (%s) c
-	WHERE distance <> 'NaN' ORDER BY distance LIMIT $%d`, strings.Join(ctes, ",\n\t"), strings.Join(parts, " UNION ALL "), top)
-	return sql, args
+	WHERE distance <> 'NaN' ORDER BY distance LIMIT %d`, strings.Join(ctes, ",\n\t"), strings.Join(parts, " UNION ALL "), limit)
+	return sql, []any{vectorText(q.Vector.Values)}
 }
 
 // scopeCond selects one scope's rows in the form every scope graph's predicate has, so the
-// planner can prove a graph covers the query: `scope = '<scope>' AND scope_key = $n`.
-func scopeCond(ref store.ScopeRef, args *[]any) string {
-	*args = append(*args, ref.Key)
-	return fmt.Sprintf("scope = '%s' AND scope_key = $%d", scopeLiteral(ref.Scope), len(*args))
+// planner can prove a graph covers the query.
+func scopeCond(ref store.ScopeRef) string {
+	return fmt.Sprintf("scope = '%s' AND scope_key = %s", scopeLiteral(ref.Scope), quoteLiteral(ref.Key))
 }
 
 // scopeLiteral is a scope as an SQL literal's content; only the two known scopes pass.
@@ -102,14 +106,17 @@ func scopeLiteral(s store.Scope) string {
 	return "project"
 }
 
-// nearestSettings make the planner use the partial HNSW index with a project filter: a custom
-// plan (the embedder literal and cast must be visible to it) and iterative scans so filtered-out
-// rows do not starve the result.
-func nearestSettings(efSearch int) string {
-	return "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = " + strconv.Itoa(efSearch)
-}
+// nearestSettingsSQL makes the planner keep one plan per connection for each query text
+// (NearestSQL inlines all but the vector, so that plan walks the scope's graph) and turns on
+// iterative scans, so rows the kind and archive filters drop do not starve the result. $1 is
+// the walk width. set_config(..., true) lasts until the end of the transaction.
+const nearestSettingsSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+	set_config('hnsw.iterative_scan', 'relaxed_order', true),
+	set_config('hnsw.ef_search', $1, true)`
 
-// Nearest implements store.Store.
+// Nearest implements store.Store in one round trip: the settings and the query go as one
+// pipelined batch, which Postgres runs as one implicit transaction, so the settings hold for
+// the query and end with it.
 func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.VectorHit, error) {
 	if err := checkVector(q.Vector); err != nil {
 		return nil, err
@@ -118,36 +125,22 @@ func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.Vecto
 		return nil, nil
 	}
 	var hits []store.VectorHit
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	var b pgx.Batch
+	b.Queue(nearestSettingsSQL, strconv.Itoa(s.efSearch))
+	sql, args := NearestSQL(q)
+	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		var err error
-		hits, err = nearest(ctx, tx, q, s.efSearch)
+		hits, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.VectorHit, error) {
+			var h store.VectorHit
+			err := row.Scan(&h.ID, &h.Similarity)
+			return h, err
+		})
 		return err
 	})
-	if err != nil {
+	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return nil, fmt.Errorf("nearest memories: %w", err)
 	}
 	return hits, nil
-}
-
-func nearest(ctx context.Context, tx querier, q store.VectorQuery, efSearch int) ([]store.VectorHit, error) {
-	if _, err := tx.Exec(ctx, nearestSettings(efSearch)); err != nil {
-		return nil, fmt.Errorf("configure ANN scan: %w", err)
-	}
-	sql, args := NearestSQL(q)
-	rows, err := tx.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.VectorHit
-	for rows.Next() {
-		var h store.VectorHit
-		if err := rows.Scan(&h.ID, &h.Similarity); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
 }
 
 func isUniqueViolation(err error) bool {

@@ -31,9 +31,9 @@ const scopeLock = `pg_advisory_xact_lock(hashtextextended($1, 7420))`
 const scopeLockSQL = `SELECT ` + scopeLock
 
 // writeLockSQL takes the scope lock and, in the same round trip, the planner settings of the
-// neighbour lookup that usually follows (see nearestSettings): SET LOCAL as set_config calls.
+// neighbour lookup that usually follows (see nearestSettingsSQL): SET LOCAL as set_config calls.
 const writeLockSQL = `SELECT ` + scopeLock + `,
-	set_config('plan_cache_mode', 'force_custom_plan', true),
+	set_config('plan_cache_mode', 'force_generic_plan', true),
 	set_config('hnsw.iterative_scan', 'relaxed_order', true),
 	set_config('hnsw.ef_search', $2, true)`
 

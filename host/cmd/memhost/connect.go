@@ -1,0 +1,225 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/connect"
+	"github.com/memhost/memhost/host/internal/project"
+	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/spawn"
+)
+
+func connectCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "connect CLI",
+		Short: "Register memhost in a CLI's own configuration (claude, codex, gemini), so starting it directly uses the project's memory",
+		Long: `Register memhost's MCP server, under the name memhost, in the user-level configuration of
+an agent CLI, and for Claude Code and Gemini CLI a SessionStart hook that gives every session
+the project's banner (memhost hook session-start). Plain claude, codex and gemini then work
+with the project's memory without memhost run.
+
+It shows the commands it will run and a diff of every file it edits, and asks (or --yes). Each
+file is backed up first; connecting again changes nothing; --undo takes it all out again,
+restoring each file byte for byte when nothing else changed it since.
+
+Codex has no hooks: memhost connect codex registers the MCP server only, and the banner
+reaches Codex through memhost run codex.
+
+The token registered: with database.url configured, one is minted for the connection (read
+and write, any project: agents name the project with each call) and --undo revokes it;
+otherwise --token (default $MEMHOST_TOKEN) is registered as it is.`,
+		Example: `  memhost connect claude
+  memhost connect --undo claude
+  memhost connect gemini --yes`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: connect.CLIs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			o, closeFn, err := connectOptions(cmd, cfg, args[0])
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			if undo, _ := cmd.Flags().GetBool("undo"); undo {
+				return connect.Undo(cmd.Context(), o)
+			}
+			return connect.Connect(cmd.Context(), o)
+		},
+	}
+	c.Flags().Bool("undo", false, "take memhost out of the CLI's configuration again")
+	c.Flags().BoolP("yes", "y", false, "apply without asking")
+	c.Flags().String("bin", "", "the CLI's executable (default: its name on PATH)")
+	c.Flags().String("host", "", "the host's URL the CLI connects to (default http://<server.listen>)")
+	addTokenFlag(c)
+	return c
+}
+
+// connectOptions are the options of connecting cli; closeFn releases the database.
+func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect.Options, func(), error) {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return connect.Options{}, nil, fmt.Errorf("find the memhost binary for the hook: %w", err)
+	}
+	cfgPath := cfg.Path()
+	if cfgPath != "" {
+		if cfgPath, err = filepath.Abs(cfgPath); err != nil {
+			return connect.Options{}, nil, err
+		}
+	}
+	stateRoot, err := os.UserConfigDir()
+	if err != nil {
+		return connect.Options{}, nil, fmt.Errorf("find the user's configuration folder for connect's backups: %w", err)
+	}
+	bin, _ := cmd.Flags().GetString("bin")
+	hostURL, _ := cmd.Flags().GetString("host")
+	yes, _ := cmd.Flags().GetBool("yes")
+	token, _ := cmd.Flags().GetString("token")
+	if hostURL == "" {
+		hostURL = "http://" + dialable(cfg.Server.Listen)
+	}
+	o := connect.Options{
+		CLI:        cli,
+		Env:        environ(),
+		Executable: bin,
+		Hook:       connect.HookCommand(self, cfgPath, cli),
+		MCPURL:     (&spawn.Host{URL: hostURL}).MCPURL(),
+		StateDir:   filepath.Join(stateRoot, "memhost", "connect"),
+		Tokens:     connect.StaticToken(token),
+		Yes:        yes,
+		In:         cmd.InOrStdin(),
+		Out:        cmd.OutOrStdout(),
+	}
+	if cfg.Database.URL == "" {
+		return o, func() {}, nil
+	}
+	pool, err := server.Connect(cmd.Context(), cfg)
+	if err != nil {
+		return connect.Options{}, nil, err
+	}
+	o.Tokens = connect.MintTokens{Store: auth.NewTokens(pool)}
+	return o, pool.Close, nil
+}
+
+func environ() map[string]string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func hookCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "hook",
+		Short: "Commands the CLIs run as hooks (memhost connect registers them)",
+	}
+	start := &cobra.Command{
+		Use:   "session-start --cli NAME",
+		Short: "Print the project's banner as a SessionStart hook's output (Claude Code, Gemini CLI)",
+		Long: `Print the banner of the project the session starts in, in the shape Claude Code and Gemini
+CLI inject into the session: {"hookSpecificOutput":{"hookEventName":"SessionStart",
+"additionalContext":"..."}}. The project is that of the cwd in the hook's input on stdin,
+else of the current directory. A hook must never keep the CLI from starting: when memhost
+cannot give a banner, it says why on stderr, prints nothing and exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cli, _ := cmd.Flags().GetString("cli")
+			out, err := sessionStart(cmd, cli)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "memhost: no project banner for this session: %v\n", err)
+				return nil
+			}
+			_, err = cmd.OutOrStdout().Write(out)
+			return err
+		},
+	}
+	start.Flags().String("cli", "", "the CLI running the hook: claude or gemini (tool names are written as it shows them)")
+	start.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
+	addSpawnTokenFlags(start)
+	c.AddCommand(start)
+	return c
+}
+
+// maxHookInput bounds what a hook reads from stdin, and hookInputWait how long it waits.
+const (
+	maxHookInput  = 1 << 20
+	hookInputWait = 2 * time.Second
+)
+
+// sessionStart returns the hook output for the session's project.
+func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
+	dir, err := hookDir(cmd.InOrStdin())
+	if err != nil {
+		return nil, err
+	}
+	id, err := project.Resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	o, closeFn := spawnOptions(cmd, cfg, cli)
+	defer closeFn()
+	if o.Tokens == nil {
+		return nil, errors.New("no database configured and no token given")
+	}
+	token, release, err := o.Tokens.Grant(cmd.Context(), id.Key, cli)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = release(cmd.Context()) }()
+	banner, err := o.Host.Banner(cmd.Context(), token, id.Key, cli)
+	if err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "SessionStart", "additionalContext": banner,
+	}})
+	return append(out, '\n'), err
+}
+
+// hookDir is the session's directory: the cwd of the hook input, else the current directory.
+func hookDir(stdin io.Reader) (string, error) {
+	if f, ok := stdin.(*os.File); !ok || !isTerminal(f) {
+		// The CLIs write the input and close stdin; one that kept it open must not hang the
+		// session's start.
+		read := make(chan []byte, 1)
+		go func() {
+			data, _ := io.ReadAll(io.LimitReader(stdin, maxHookInput))
+			read <- data
+		}()
+		var data []byte
+		select {
+		case data = <-read:
+		case <-time.After(hookInputWait):
+		}
+		var in struct {
+			Cwd string `json:"cwd"`
+		}
+		if json.Unmarshal(data, &in) == nil && filepath.IsAbs(in.Cwd) {
+			return in.Cwd, nil
+		}
+	}
+	return os.Getwd()
+}

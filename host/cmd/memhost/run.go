@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/spawn"
+)
+
+func runCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "run CLI [-- ARGS...]",
+		Short: "Start an agent CLI (claude, codex, gemini) with the project's memory: its banner and memhost's MCP server",
+		Long: `Start an agent CLI in the current project with memhost injected through the CLI's own
+channels by its provider plugin (memhost-provider-CLI): the project's banner, and memhost's MCP
+server under the name memhost with a token bound to this project. ARGS after -- go to the CLI
+as given; stdin, stdout, stderr and signals are the CLI's and memhost run exits with its exit
+code. The user's own configuration is never modified; scratch files are removed afterwards.
+
+The token: with database.url configured, memhost run mints one bound to the project and
+expiring after --token-ttl (this needs the same database access as memhost token create), and
+keeps it in the user's cache folder for the project's next sessions while it has half its
+lifetime left, so most spawns do not touch the database; --token-per-session mints one for the
+session alone and revokes it when the session ends. Without a database it uses --token
+(default $MEMHOST_TOKEN) as it is; make that token project-bound, the CLI holds it.
+
+Memory never blocks work: when the host is unreachable or the provider fails, the CLI starts
+anyway, without memory, after a one-line warning.`,
+		Example: `  memhost run claude
+  memhost run claude -- -p "what package manager do we use?"
+  memhost run codex -- exec --json "fix the failing test" </dev/null
+  memhost run gemini -- -p "summarise the plan" -o json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			o, closeFn := spawnOptions(cmd, cfg, args[0])
+			defer closeFn()
+			o.Args = args[1:]
+			signals, stop := spawn.Signals(isTerminal(os.Stdin))
+			defer stop()
+			o.Signals = signals
+			res, err := spawn.Run(cmd.Context(), o)
+			if err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "memhost:", err)
+			}
+			if res.ExitCode != 0 {
+				return exitCode(res.ExitCode)
+			}
+			return nil
+		},
+	}
+	c.Flags().String("bin", "", "the CLI's executable (default: the provider's command on PATH)")
+	c.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
+	addSpawnTokenFlags(c)
+	return c
+}
+
+// addSpawnTokenFlags adds the flags of the tokens memhost run and the session-start hook mint.
+func addSpawnTokenFlags(c *cobra.Command) {
+	c.Flags().Duration("token-ttl", spawn.DefaultTokenTTL, "lifetime of a minted project token")
+	c.Flags().Bool("token-per-session", false, "mint a token for this session alone and revoke it when it ends, instead of reusing the project's")
+	addTokenFlag(c)
+}
+
+// exitCode makes memhost exit with the status of the CLI it ran, which has said whatever it
+// had to say: main exits with it and prints nothing.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// spawnOptions are the options of a spawn of cli from the configuration and flags; closeFn
+// releases the database connection, which is opened when a token is first minted.
+func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.Options, closeFn func()) {
+	bin, _ := cmd.Flags().GetString("bin")
+	hostURL, _ := cmd.Flags().GetString("host")
+	token, _ := cmd.Flags().GetString("token")
+	ttl, _ := cmd.Flags().GetDuration("token-ttl")
+	perSession, _ := cmd.Flags().GetBool("token-per-session")
+	if hostURL == "" {
+		hostURL = "http://" + dialable(cfg.Server.Listen)
+	}
+	o = spawn.Options{
+		CLI:        cli,
+		Executable: bin,
+		PluginDirs: pluginDirs(cfg),
+		Checksums:  cfg.Plugins.Checksums,
+		Host:       &spawn.Host{URL: hostURL},
+	}
+	closeFn = func() {}
+	switch {
+	case cfg.Database.URL != "":
+		var (
+			once sync.Once
+			pool *pgxpool.Pool
+			err  error
+		)
+		mint := spawn.MintTokens{TTL: ttl, Store: func(ctx context.Context) (*auth.Tokens, error) {
+			once.Do(func() { pool, err = server.Connect(ctx, cfg) })
+			if err != nil {
+				return nil, err
+			}
+			return auth.NewTokens(pool), nil
+		}}
+		if cache, err := os.UserCacheDir(); err == nil && !perSession {
+			mint.CacheDir = filepath.Join(cache, "memhost", "tokens")
+		}
+		o.Tokens = mint
+		closeFn = func() {
+			if pool != nil {
+				pool.Close()
+			}
+		}
+	case token != "":
+		o.Tokens = spawn.StaticToken(token)
+	}
+	return o, closeFn
+}
+
+// dialable turns a listen address into one to connect to: a host that listens on every
+// interface is reached on the loopback.
+func dialable(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return listen
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// pluginDirs are the configured plugin directories and, after them, the plugins folder next
+// to the memhost binary (bin/plugins beside bin/memhost), so an installed memhost finds its
+// providers from any project directory.
+func pluginDirs(cfg *config.Config) []string {
+	dirs := slices.Clone(cfg.Plugins.Dirs)
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			if own := filepath.Join(filepath.Dir(exe), "plugins"); !slices.Contains(dirs, own) {
+				dirs = append(dirs, own)
+			}
+		}
+	}
+	return dirs
+}

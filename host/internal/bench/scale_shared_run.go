@@ -1,0 +1,417 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/mcpserver"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/store/pgstore"
+	"github.com/memhost/memhost/sdk/embedder"
+)
+
+// Shared is the shared-layout round: the database, how it was loaded, and what an MCP client
+// measured in each class of project.
+type Shared struct {
+	Layout     SharedLayout
+	Sentences  int    // distinct prose sentences available
+	ProseRoot  string // where they were read
+	Import     ImportStats
+	Drained    int           // imported rows moved out of the deferred queue
+	DrainTime  time.Duration // by one indexer, before any scope had a graph
+	GraphBuild time.Duration // IndexScopes on the loaded database
+	Boot       time.Duration // `memhost serve` start to ready (lexical index rebuilt from the feed)
+	Classes    []SharedClass
+	All        SharedClass // every class's calls together
+	Recall     []SharedRecall
+	Explain    []SharedExplain
+	LoadAvg    [2]string // /proc/loadavg before and after the timed calls: the machine is shared
+}
+
+// SharedClass is one class of project, measured at the MCP client and on the server.
+type SharedClass struct {
+	Class         string
+	Projects      int
+	MinRows       int
+	MaxRows       int
+	Store         Latency // memory_store at the client
+	StoreAsync    Latency // the same on a host connected with synchronous_commit=off
+	Search        Latency // memory_search top 10 at the client
+	StoreServer   ServerTime
+	SearchServer  ServerTime
+	EmbedServer   ServerTime // the plugin's Embed calls during the class's calls
+	Nearest       Latency    // store.Nearest alone, as search calls it
+	Folded        int        // stores that folded (paraphrases should)
+	Paraphrases   int
+	SearchSelfHit int // searches whose source fact came back in the top 10
+}
+
+// SharedExplain is EXPLAIN ANALYZE of search's nearest-neighbour query in one project.
+type SharedExplain struct {
+	Project string
+	Rows    int
+	Class   string
+	Plan    string
+}
+
+// metric names read from the host.
+const (
+	metricStore  = "memhost_memory_store_duration_seconds"
+	metricSearch = "memhost_memory_search_duration_seconds"
+	metricPlugin = "memhost_plugin_call_duration_seconds"
+)
+
+var scraped = map[string]string{metricStore: "", metricSearch: "", metricPlugin: `method="Embed"`}
+
+// measureShared runs the shared-layout round in a fresh schema.
+func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, p progress) (Shared, error) {
+	var res Shared
+	res.ProseRoot = cfg.ProseRoot
+	text, err := loadProse(cfg.ProseRoot)
+	if err != nil {
+		return res, err
+	}
+	res.Sentences = len(text.sentences)
+	plan := sharedLayout(cfg.SharedTotal, cfg.Seed)
+	projects := make([]*sharedProject, len(plan))
+	res.Layout = SharedLayout{GraphMinRows: pgstore.DefaultGraphMinRows, ByClass: map[string]int{}}
+	for i := range plan {
+		plan[i].prose = text.project(cfg.Seed + uint64(i))
+		projects[i] = &plan[i]
+		res.Layout.Total += plan[i].size
+		res.Layout.Sizes = append(res.Layout.Sizes, plan[i].size)
+		res.Layout.ByClass[plan[i].class]++
+	}
+	p.logf("shared: %d memories in %d projects (large %d, median %d, smallest %d); %d prose sentences from %s",
+		res.Layout.Total, len(plan), plan[0].size, plan[len(plan)/2].size, plan[len(plan)-1].size, res.Sentences, cfg.ProseRoot)
+
+	pool, drop, err := freshSchema(ctx, cfg.DatabaseURL, "bench_shared")
+	if err != nil {
+		return res, err
+	}
+	defer drop()
+	st := pgstore.New(pool)
+	if err := st.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
+		return res, err
+	}
+	step := max(res.Layout.Total/10, cfg.ImportBatch)
+	next := step
+	res.Import, err = loadShared(ctx, st, emb, info, projects, importOptions{batch: cfg.ImportBatch, workers: cfg.ImportWorkers,
+		onBatch: func(done int) {
+			if done >= next {
+				p.logf("shared: imported %d/%d", done, res.Layout.Total)
+				next += step
+			}
+		}})
+	if err != nil {
+		return res, err
+	}
+	p.logf("shared: import %.0f memories/s; moving them out of the deferred queue", res.Import.Rate())
+	if res.Drained, res.DrainTime, err = drainDeferred(ctx, st); err != nil {
+		return res, err
+	}
+	if _, err := pool.Exec(ctx, "VACUUM ANALYZE memories"); err != nil {
+		return res, fmt.Errorf("vacuum: %w", err)
+	}
+	start := time.Now()
+	if res.Layout.Graphs, err = st.IndexScopes(ctx); err != nil {
+		return res, err
+	}
+	res.GraphBuild = time.Since(start)
+	if _, err := pool.Exec(ctx, "ANALYZE memories"); err != nil {
+		return res, fmt.Errorf("analyze: %w", err)
+	}
+	p.logf("shared: deferred queue drained in %s; %d scope graphs built in %s", res.DrainTime.Round(time.Millisecond),
+		res.Layout.Graphs, res.GraphBuild.Round(time.Millisecond))
+
+	dir, err := os.MkdirTemp("", "memhost-bench-")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(dir)
+	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	if err != nil {
+		return res, fmt.Errorf("create token: %w", err)
+	}
+	r := rand.New(rand.NewPCG(cfg.Seed, 0xc1a55))
+	dbURL := withSearchPath(cfg.DatabaseURL, "bench_shared")
+	start = time.Now()
+	host, err := startHost(ctx, cfg.HostPath, dbURL, filepath.Dir(cfg.PluginPath), dir)
+	if err != nil {
+		return res, err
+	}
+	res.Boot = time.Since(start)
+	p.logf("shared: memhost ready in %s; timing %d stores and %d searches per class through MCP", res.Boot.Round(time.Millisecond), cfg.SharedOps, cfg.SharedOps)
+	res.LoadAvg[0] = loadAvg()
+	res.Classes, res.All, err = measureClasses(ctx, host, token, st, emb, info, projects, cfg.SharedOps, r, p)
+	host.stop()
+	if err != nil {
+		return res, err
+	}
+	res.LoadAvg[1] = loadAvg()
+
+	// The same calls on a host whose commits do not wait for the WAL flush: a write it has
+	// acknowledged survives a kill of the host (Postgres holds it), not a crash of Postgres or
+	// the machine within the flush interval. Operators choose this in the database URL.
+	if host, err = startHost(ctx, cfg.HostPath, dbURL+"&synchronous_commit=off", filepath.Dir(cfg.PluginPath), dir); err != nil {
+		return res, err
+	}
+	async, asyncAll, err := measureClasses(ctx, host, token, st, emb, info, projects, cfg.SharedOps, r, p)
+	host.stop()
+	if err != nil {
+		return res, fmt.Errorf("synchronous_commit=off: %w", err)
+	}
+	for i := range res.Classes {
+		res.Classes[i].StoreAsync = async[i].Store
+	}
+	res.All.StoreAsync = asyncAll.Store
+
+	for _, pr := range []*sharedProject{largest(projects, classLarge), largest(projects, classGraph), largest(projects, classExact)} {
+		if pr == nil {
+			continue
+		}
+		queries, err := projectQueries(ctx, emb, info, pr, recallQueries, r)
+		if err != nil {
+			return res, err
+		}
+		var sweep []int
+		if pr.class == classLarge {
+			sweep = efSweep
+		}
+		rec, err := sharedRecall(ctx, pool, st, info, pr, queries, sweep)
+		if err != nil {
+			return res, err
+		}
+		p.logf("shared: recall@10 in %s (%d rows, %s): %.3f", pr.key, pr.size, pr.class, rec.Recall)
+		res.Recall = append(res.Recall, rec)
+		ex, err := explainNearest(ctx, pool, info, pr, queries[0])
+		if err != nil {
+			return res, err
+		}
+		res.Explain = append(res.Explain, ex)
+	}
+	return res, nil
+}
+
+// measureClasses connects to the host and measures every class of project in turn; it
+// returns each class and all of them together.
+func measureClasses(ctx context.Context, host *benchHost, token string, st store.Store, emb embedder.Embedder, info embedder.Info, projects []*sharedProject, ops int, r *rand.Rand, p progress) ([]SharedClass, SharedClass, error) {
+	var classes []SharedClass
+	var all SharedClass
+	var allStore, allSearch []time.Duration
+	var allServer [3]histogram // store, search, embed
+	if err := host.connect(ctx, token); err != nil {
+		return nil, all, err
+	}
+	// Untimed calls across every project first, so no class pays for the host's cold caches
+	// and first query plans on behalf of the others.
+	for _, pr := range projects {
+		if err := host.call(ctx, mcpserver.ToolSearch, map[string]any{"query": pr.facts[0].Query, "project": pr.key, "top_k": 10}, nil); err != nil {
+			return nil, all, err
+		}
+	}
+	for _, class := range []string{classExact, classGraph, classLarge} {
+		var members []*sharedProject
+		for _, pr := range projects {
+			if pr.class == class {
+				members = append(members, pr)
+			}
+		}
+		if len(members) == 0 {
+			continue
+		}
+		c, server, stores, searches, err := measureClass(ctx, host, st, emb, info, class, members, ops, r)
+		if err != nil {
+			return nil, all, fmt.Errorf("class %s: %w\n%s", class, err, host.tail())
+		}
+		p.logf("shared: %s (%d projects): store p50 %s p99 %s; search p50 %s p99 %s; Nearest p50 %s", class, c.Projects,
+			c.Store.P50, c.Store.P99, c.Search.P50, c.Search.P99, c.Nearest.P50)
+		classes = append(classes, c)
+		allStore, allSearch = append(allStore, stores...), append(allSearch, searches...)
+		all.Folded += c.Folded
+		all.Paraphrases += c.Paraphrases
+		all.SearchSelfHit += c.SearchSelfHit
+		all.Projects += c.Projects
+		for i := range allServer {
+			allServer[i] = allServer[i].plus(server[i])
+		}
+	}
+	all.Class, all.Store, all.Search = "all", summarize(allStore), summarize(allSearch)
+	all.StoreServer, all.SearchServer, all.EmbedServer = allServer[0].summary(), allServer[1].summary(), allServer[2].summary()
+	return classes, all, nil
+}
+
+// largest is the class's largest project, or nil.
+func largest(projects []*sharedProject, class string) *sharedProject {
+	var best *sharedProject
+	for _, p := range projects {
+		if p.class == class && (best == nil || p.size > best.size) {
+			best = p
+		}
+	}
+	return best
+}
+
+// measureClass times ops stores, then ops searches, each in a project of the class picked at
+// random, through MCP, and reads the host's histograms around each phase.
+// It returns the host's store, search and Embed histograms of the class's calls, and the
+// client times of its stores and searches.
+func measureClass(ctx context.Context, h *benchHost, st store.Store, emb embedder.Embedder, info embedder.Info, class string, members []*sharedProject, ops int, r *rand.Rand) (c SharedClass, server [3]histogram, stores, searches []time.Duration, err error) {
+	c = SharedClass{Class: class, Projects: len(members), MinRows: members[0].size, MaxRows: members[0].size}
+	for _, m := range members {
+		c.MinRows, c.MaxRows = min(c.MinRows, m.size), max(c.MaxRows, m.size)
+	}
+	before, err := h.scrape(ctx, scraped)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	stores = make([]time.Duration, 0, ops)
+	for range ops {
+		m := members[r.IntN(len(members))]
+		text, kind := "", store.KindFact
+		// One write in seven restates a fact the project holds, as a later session re-learns it.
+		if r.IntN(7) == 0 {
+			f := m.facts[r.IntN(len(m.facts))]
+			text, kind = f.Paraphrase, f.Kind
+			c.Paraphrases++
+		} else {
+			f, ok := m.prose.fact()
+			if !ok {
+				return c, server, nil, nil, fmt.Errorf("project %s: the prose ran out", m.key)
+			}
+			text, kind = f.Text, f.Kind
+		}
+		var out memory.StoreResult
+		t := time.Now()
+		err := h.call(ctx, mcpserver.ToolStore, map[string]any{"text": text, "kind": string(kind), "project": m.key, "agent": "bench"}, &out)
+		stores = append(stores, time.Since(t))
+		if err != nil {
+			return c, server, nil, nil, err
+		}
+		if out.Folded {
+			c.Folded++
+		}
+	}
+	mid, err := h.scrape(ctx, scraped)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	searches = make([]time.Duration, 0, ops)
+	var queries []classQuery
+	for range ops {
+		m := members[r.IntN(len(members))]
+		f := m.facts[r.IntN(len(m.facts))]
+		var out mcpserver.SearchOutput
+		t := time.Now()
+		err := h.call(ctx, mcpserver.ToolSearch, map[string]any{"query": f.Query, "project": m.key, "top_k": 10}, &out)
+		searches = append(searches, time.Since(t))
+		if err != nil {
+			return c, server, nil, nil, err
+		}
+		for _, hit := range out.Hits {
+			if hit.Text == f.Text {
+				c.SearchSelfHit++
+				break
+			}
+		}
+		if len(queries) < 50 {
+			queries = append(queries, classQuery{project: m.key, text: f.Query})
+		}
+	}
+	after, err := h.scrape(ctx, scraped)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	c.Store, c.Search = summarize(stores), summarize(searches)
+	server = [3]histogram{mid[metricStore].since(before[metricStore]), after[metricSearch].since(mid[metricSearch]), after[metricPlugin].since(before[metricPlugin])}
+	c.StoreServer, c.SearchServer, c.EmbedServer = server[0].summary(), server[1].summary(), server[2].summary()
+
+	texts := make([]string, len(queries))
+	for i, q := range queries {
+		texts[i] = q.text
+	}
+	vecs, err := embedAll(ctx, emb, info, embedder.PurposeQuery, texts)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	for i := range queries {
+		queries[i].vector = vecs[i]
+	}
+	if c.Nearest, err = nearestByClass(ctx, st, info, queries); err != nil {
+		return c, server, nil, nil, err
+	}
+	return c, server, stores, searches, nil
+}
+
+// projectQueries embeds n questions about a project's facts.
+func projectQueries(ctx context.Context, emb embedder.Embedder, info embedder.Info, p *sharedProject, n int, r *rand.Rand) ([]classQuery, error) {
+	qs := make([]classQuery, n)
+	texts := make([]string, n)
+	for i := range qs {
+		texts[i] = p.facts[r.IntN(len(p.facts))].Query
+		qs[i] = classQuery{project: p.key, text: texts[i]}
+	}
+	vecs, err := embedAll(ctx, emb, info, embedder.PurposeQuery, texts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range qs {
+		qs[i].vector = vecs[i]
+	}
+	return qs, nil
+}
+
+// vectorLiteral matches the query vector inlined in a plan, which would drown it.
+var vectorLiteral = regexp.MustCompile(`'\[[^\]]*\]'`)
+
+// explainNearest runs EXPLAIN (ANALYZE, BUFFERS) of the nearest-neighbour query search sends
+// for a project (its scope and the global scope, the fact kinds, the candidate pool), with
+// the settings store.Nearest uses.
+func explainNearest(ctx context.Context, pool *pgxpool.Pool, info embedder.Info, p *sharedProject, q classQuery) (SharedExplain, error) {
+	ex := SharedExplain{Project: p.key, Rows: p.size, Class: p.class}
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = %d", pgstore.DefaultEfSearch)); err != nil {
+			return err
+		}
+		sql, args := pgstore.NearestSQL(store.VectorQuery{Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: q.vector},
+			Scopes: []store.ScopeRef{store.Project(p.key), store.Global}, Kinds: store.Kinds, Limit: memory.DefaultConfig().CandidatePool})
+		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+sql, args...)
+		if err != nil {
+			return err
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		for i, l := range lines {
+			lines[i] = vectorLiteral.ReplaceAllString(l, "'[…]'")
+		}
+		ex.Plan = strings.Join(lines, "\n")
+		return nil
+	})
+	if err != nil {
+		return ex, fmt.Errorf("explain nearest in %s: %w", p.key, err)
+	}
+	return ex, nil
+}
+
+// loadAvg is the first three fields of /proc/loadavg, or "" where there is none.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}

@@ -1,0 +1,26 @@
+// Package spawn owns the client side of `memhost run <cli>`: starting an agent CLI on the
+// user's machine with memhost's project brain and MCP server injected through the CLI's own
+// channels, and leaving nothing behind. It runs beside the user's terminal, not in the daemon:
+// it reaches the host over REST like any client.
+//
+// One Run:
+//
+//  1. resolves the project of the working directory (package project);
+//  2. gets a token bound to that project (Tokens: minted short-lived through the database the
+//     configuration names, and revoked when the session ends; or the operator's own) and,
+//     with it, the banner from the running host;
+//  3. meanwhile launches the CLI's provider plugin (memhost-provider-<cli>) under a plugin
+//     Supervisor, and asks it to Prepare the spawn;
+//  4. creates the plan's scratch files in a private scratch directory and runs the CLI
+//     attached to the terminal (stdin, stdout, stderr, signals, exit code passed through);
+//  5. tells the provider the session ended, appends a journal entry (agent, duration, exit
+//     code, session id) through the host, revokes the token and removes the scratch directory.
+//
+// Memory never blocks work: when the host is unreachable, no token can be had, the provider
+// is missing or fails, the CLI still starts, plain, after a one-line warning on stderr.
+//
+// Scratch directories live under one private root per user (ScratchRoot), each with a
+// manifest naming the memhost and CLI processes that use it. The CLI dies with memhost run
+// (a parent-death signal); a directory whose processes are gone, left by a memhost run that
+// was killed with SIGKILL, is swept by the next Run.
+package spawn
