@@ -122,9 +122,10 @@ func TestBannerAndMapRefreshUseTheRunningHost(t *testing.T) {
 	ln := httptest.NewUnstartedServer(nil)
 	cfg, _ := brainConfig(t, ln.Listener.Addr().String())
 	core := openCore(t, cfg)
-	ln.Config.Handler = core.Handler()
+	handler, closeMCP := core.Handler()
+	ln.Config.Handler = handler
 	ln.Start()
-	t.Cleanup(ln.Close)
+	t.Cleanup(func() { ln.Close(); closeMCP() })
 	token, _, err := core.Tokens.Create(context.Background(), auth.CreateToken{Name: "runner", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
 	require.NoError(t, err)
 	_, err = core.Brain.SetDocument(context.Background(), operator(cliProject), store.KindGoal, brain.SetRequest{Text: "GOAL-VIA-HOST"})

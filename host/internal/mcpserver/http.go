@@ -81,3 +81,12 @@ func (s *Server) bearer(door *access.Door, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p)))
 	})
 }
+
+// Close ends every open MCP session of the HTTP surface: a client that went away without
+// DELETE would otherwise keep its session (and its goroutines) until the idle timeout. The
+// host calls it at shutdown, after the listener stops accepting requests.
+func (s *Server) Close() {
+	for ss := range s.http.Sessions() {
+		_ = ss.Close()
+	}
+}

@@ -75,7 +75,7 @@ func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
 	})
 	tokens := auth.NewTokens(pool)
 	hs := httptest.NewServer(srv.Handler(access.NewDoor(tokens)))
-	t.Cleanup(hs.Close)
+	t.Cleanup(func() { hs.Close(); srv.Close() })
 	return &bundle{svc: svc, tokens: tokens, server: srv, url: hs.URL, logs: logs, pool: pool, dsn: dsn}
 }
 

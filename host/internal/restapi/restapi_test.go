@@ -7,12 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
@@ -26,9 +26,10 @@ import (
 )
 
 // TestMain sets gin's mode once: it is a process global, and parallel tests must not race on it.
+// goleak then fails the package when a test leaves a goroutine running.
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.ReleaseMode)
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 type bundle struct {

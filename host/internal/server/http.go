@@ -20,8 +20,9 @@ import (
 // Version is the host's release, set at build time with -ldflags.
 var Version = "dev"
 
-// Handler builds the HTTP surface: MCP, REST, health, readiness and metrics.
-func (c *Core) Handler() http.Handler {
+// Handler builds the HTTP surface: MCP, REST, health, readiness and metrics. closeMCP ends the
+// MCP sessions still open; call it once the listener has stopped.
+func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	// Project keys hold slashes: /api/v1/projects/{key} takes them percent-encoded, which
@@ -37,7 +38,7 @@ func (c *Core) Handler() http.Handler {
 	r.Any("/mcp/*rest", gin.WrapH(mh))
 	restapi.Register(r, restapi.Options{Service: c.Service, Brain: c.Brain, Door: c.Door, Limiter: c.Limiter, Logger: c.Log,
 		Status: func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }})
-	return r
+	return r, mcp.Close
 }
 
 // Readiness is /readyz's body. The endpoint is unauthenticated, so it shows states only: no
@@ -84,7 +85,8 @@ func (c *Core) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s (server.listen): %w", cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.ReadTimeout,
+	handler, closeMCP := c.Handler()
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.ReadTimeout,
 		WriteTimeout: cfg.WriteTimeout, ErrorLog: slog.NewLogLogger(c.Log.Handler(), slog.LevelWarn)}
 	bg := c.Background()
 	if err := bg.Start(ctx); err != nil {
@@ -106,6 +108,7 @@ func (c *Core) Serve(ctx context.Context) error {
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		c.Log.Warn("shutdown", "err", err)
 	}
+	closeMCP()
 	if err := bg.Stop(sctx); err != nil {
 		c.Log.Warn("shutdown", "err", err)
 	}

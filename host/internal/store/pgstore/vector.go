@@ -83,7 +83,7 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 		scopes = []string{"false"}
 	}
 	ctes = append(ctes, fmt.Sprintf(`deferred AS MATERIALIZED (
-		SELECT id, %s AS distance FROM memories WHERE %s AND (%s) AND ann_deferred
+		SELECT id, %s AS distance FROM memories WHERE %s AND (%s) AND ann_deferred AND ann_error IS NULL
 		ORDER BY distance LIMIT %d)`, expr, strings.Join(common, " AND "), strings.Join(scopes, " OR "), limit))
 	parts = append(parts, "SELECT * FROM deferred")
 	sql := fmt.Sprintf(`WITH %s

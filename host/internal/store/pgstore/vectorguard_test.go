@@ -70,6 +70,21 @@ func TestIndexDeferredSetsAsideARowItCannotIndex(t *testing.T) {
 		max(ann_error) FROM memories`).Scan(&indexed, &reason))
 	require.Equal(t, 50, indexed)
 	require.Equal(t, "expected 16 dimensions, not 3", reason)
+
+	// The search path steps around the row set aside: nearest-neighbour lookups in its project
+	// and similarity for it as a lexical candidate answer instead of failing the project.
+	var key string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT scope_key FROM memories WHERE id = $1`, bad).Scan(&key))
+	q := storetest.Vec(0, 0)
+	hits, err := s.Nearest(ctx, store.VectorQuery{Vector: q, Scopes: []store.ScopeRef{store.Project(key)}, Limit: 10})
+	require.NoError(t, err)
+	for _, h := range hits {
+		require.NotEqual(t, bad, h.ID)
+	}
+	loaded, err := s.GetMany(ctx, []uuid.UUID{bad}, &q)
+	require.NoError(t, err)
+	require.Len(t, loaded, 1)
+	require.Nil(t, loaded[0].Similarity, "no similarity for a vector of the wrong width")
 }
 
 // TestTheStoreRefusesAVectorOfAnotherWidth is the guard of migration 0003, on every path.
