@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,31 +20,6 @@ import (
 	"github.com/memhost/memhost/host/internal/testlog"
 	"github.com/memhost/memhost/host/internal/testplugins"
 )
-
-var (
-	buildOnce sync.Once
-	hostBin   string
-	buildErr  error
-)
-
-// memhostBinary builds bin/memhost once per test process.
-func memhostBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "memhost-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		hostBin = filepath.Join(dir, "memhost")
-		cmd := exec.Command("go", "build", "-o", hostBin, "./cmd/memhost")
-		cmd.Dir = filepath.Join(testdb.RepoRoot(), "host")
-		cmd.Stderr = os.Stderr
-		buildErr = cmd.Run()
-	})
-	require.NoError(t, buildErr, "build memhost")
-	return hostBin
-}
 
 // host is one running `memhost serve`.
 type host struct {
@@ -72,7 +46,7 @@ func newHost(t *testing.T) *host {
 	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\nhealth_interval = \"1s\"\nrestart_backoff_max = \"1s\"\n[auth]\nwrite_rate_per_minute = 0\n",
 		addr, dsn, testplugins.Dir(t))
 	require.NoError(t, os.WriteFile(cfg, []byte(body), 0o600))
-	return &host{t: t, bin: memhostBinary(t), config: cfg, dsn: dsn, url: "http://" + addr}
+	return &host{t: t, bin: testplugins.Memhost(t), config: cfg, dsn: dsn, url: "http://" + addr}
 }
 
 // run executes a memhost subcommand with the host's config and returns stdout.

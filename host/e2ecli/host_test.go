@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,38 +22,6 @@ import (
 	"github.com/memhost/memhost/host/internal/testlog"
 	"github.com/memhost/memhost/host/internal/testplugins"
 )
-
-var (
-	buildOnce sync.Once
-	buildDir  string
-	hostBin   string
-	buildErr  error
-)
-
-// memhostBinary builds memhost once per test process (removed by TestMain).
-func memhostBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "memhost-e2ecli-")
-		if buildErr != nil {
-			return
-		}
-		hostBin = filepath.Join(buildDir, "memhost")
-		cmd := exec.Command("go", "build", "-o", hostBin, "./cmd/memhost")
-		cmd.Dir = filepath.Join(testdb.RepoRoot(), "host")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("%w\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr, "build memhost")
-	return hostBin
-}
-
-func removeBuilds() {
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
-}
 
 // host is one running `memhost serve` on a fresh schema and a free loopback port.
 type host struct {
@@ -78,7 +45,7 @@ func startHost(t *testing.T) *host {
 		addr, testdb.Schema(t), testplugins.Dir(t))
 	require.NoError(t, os.WriteFile(h.config, []byte(body), 0o600))
 
-	h.cmd = exec.Command(memhostBinary(t), "serve", "--config", h.config)
+	h.cmd = exec.Command(testplugins.Memhost(t), "serve", "--config", h.config)
 	h.cmd.Stdout, h.cmd.Stderr = h.logs, h.logs
 	require.NoError(t, h.cmd.Start())
 	h.done = make(chan error, 1)
@@ -130,7 +97,7 @@ func (h *host) mcpURL() string { return h.url + "/mcp" }
 // token mints a read/write token bound to project; it is the last line `token create` prints.
 func (h *host) token(project, name string) string {
 	h.t.Helper()
-	cmd := exec.Command(memhostBinary(h.t), "token", "create", "--project", project, "--name", name, "--config", h.config)
+	cmd := exec.Command(testplugins.Memhost(h.t), "token", "create", "--project", project, "--name", name, "--config", h.config)
 	out, err := cmd.Output()
 	require.NoError(h.t, err, "memhost token create")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")

@@ -11,7 +11,6 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	removeBuilds()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			_, _ = os.Stderr.WriteString("goleak: " + err.Error() + "\n")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/testplugins"
+
 	"github.com/memhost/memhost/host/internal/standin"
 )
 
@@ -20,7 +22,7 @@ func (w *spawnWorld) connectCLI(t *testing.T, p npmPackage, env []string, undo b
 	if undo {
 		args = append(args, "--undo")
 	}
-	run := runCLI(t, w.b.home, env, memhostBinary(t), args...)
+	run := runCLI(t, w.b.home, env, testplugins.Memhost(t), args...)
 	require.Zero(t, run.exitCode, "memhost %v\nstdout:\n%s\nstderr:\n%s", args, run.stdout, run.stderr)
 	return run
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/testplugins"
+
 	"github.com/memhost/memhost/host/internal/standin"
 	"github.com/memhost/memhost/host/internal/testlog"
 )
@@ -62,7 +64,7 @@ func TestRunCleansUpAfterTheCLIIsKilled(t *testing.T) {
 	b := setup(t, standin.Anthropic, standin.Say(doneText))
 	w := newSpawnWorld(t, b)
 	marker := runMarkerVar + "=" + randomHex(8)
-	cmd := exec.Command(memhostBinary(t), "run", "--config", w.config, "--bin", cliPath(t, claudeCode), "claude", "--",
+	cmd := exec.Command(testplugins.Memhost(t), "run", "--config", w.config, "--bin", cliPath(t, claudeCode), "claude", "--",
 		"-p", prompt, "--output-format", "json")
 	cmd.Dir = b.work
 	cmd.Env = append(claudeEnv(t, b), "TMPDIR="+w.tmp, marker)
@@ -87,7 +89,7 @@ func TestRunCleansUpAfterTheCLIIsKilled(t *testing.T) {
 		t.Fatalf("left behind after the CLI was killed: %s", strings.Join(left, ", "))
 	}
 	w.requireNoScratch(t)
-	list, err := exec.Command(memhostBinary(t), "token", "list", "--config", w.config).Output()
+	list, err := exec.Command(testplugins.Memhost(t), "token", "list", "--config", w.config).Output()
 	require.NoError(t, err)
 	var tokens []string
 	for _, line := range strings.Split(string(list), "\n") {

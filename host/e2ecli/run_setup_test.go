@@ -61,7 +61,7 @@ func git(t *testing.T, dir string, args ...string) {
 // memhostOK runs a memhost command with the world's config and returns its last output line.
 func (w *spawnWorld) memhostOK(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(memhostBinary(t), append(args, "--config", w.config)...).Output()
+	out, err := exec.Command(testplugins.Memhost(t), append(args, "--config", w.config)...).Output()
 	require.NoError(t, err, "memhost %v", args)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return lines[len(lines)-1]
@@ -79,7 +79,7 @@ func (w *spawnWorld) run(t *testing.T, p npmPackage, env []string, args ...strin
 func (w *spawnWorld) runIn(t *testing.T, dir string, p npmPackage, env []string, args ...string) cliRun {
 	t.Helper()
 	argv := append([]string{"run", "--config", w.config, "--bin", cliPath(t, p), p.bin, "--"}, args...)
-	run := runCLI(t, dir, append(env, "TMPDIR="+w.tmp), memhostBinary(t), argv...)
+	run := runCLI(t, dir, append(env, "TMPDIR="+w.tmp), testplugins.Memhost(t), argv...)
 	w.requireNoScratch(t)
 	return run
 }

@@ -57,3 +57,28 @@ func Build(out, pkg string) error {
 	}
 	return nil
 }
+
+var (
+	memhostOnce sync.Once
+	memhostBin  string
+	memhostErr  error
+)
+
+// Memhost builds the memhost command (host/cmd/memhost) once per test process and returns the
+// binary's path, for tests that run it as a user does.
+func Memhost(tb testing.TB) string {
+	tb.Helper()
+	memhostOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "memhost-test-bin-")
+		if err != nil {
+			memhostErr = err
+			return
+		}
+		memhostBin = filepath.Join(dir, "memhost")
+		memhostErr = Build(memhostBin, "host/cmd/memhost")
+	})
+	if memhostErr != nil {
+		tb.Fatalf("testplugins: build memhost: %v", memhostErr)
+	}
+	return memhostBin
+}

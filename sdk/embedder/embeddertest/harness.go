@@ -1,20 +1,14 @@
 package embeddertest
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-	goplugin "github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/go-plugin/runner"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/sdk/embedder"
-	"github.com/memhost/memhost/sdk/internal/registry"
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
@@ -23,16 +17,7 @@ import (
 // when the test ends.
 func Serve(t testing.TB, impl embedder.Embedder) embedder.Embedder {
 	t.Helper()
-	p, err := registry.Server(plugin.KindEmbedder, impl, hclog.NewNullLogger())
-	require.NoError(t, err)
-	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{plugin.KindEmbedder: p})
-	t.Cleanup(func() {
-		// Close asks the server to stop through go-plugin's controller
-		// service; calling server.Stop as well would race with that.
-		_ = client.Close()
-		<-server.DoneCh
-	})
-	return dispense(t, client)
+	return plugintest.Serve[embedder.Embedder](t, plugin.KindEmbedder, impl)
 }
 
 // Launch starts the plugin binary at path the way the host does (see Start)
@@ -40,10 +25,10 @@ func Serve(t testing.TB, impl embedder.Embedder) embedder.Embedder {
 // stderr goes to the test process's stderr.
 func Launch(t testing.TB, path string) embedder.Embedder {
 	t.Helper()
-	e, kill, err := Start(path, os.Stderr)
+	impl, kill, err := Start(path, os.Stderr)
 	require.NoError(t, err)
 	t.Cleanup(kill)
-	return e
+	return impl
 }
 
 // Start starts the plugin binary at path the way the host does (handshake
@@ -51,31 +36,8 @@ func Launch(t testing.TB, path string) embedder.Embedder {
 // same process boundary, TLS and adapters as in production, and returns its
 // Embedder and a kill function that stops the process. Plugin logs at warn
 // and above go to logTo. For harnesses outside tests (benchmarks, tools).
-func Start(path string, logTo io.Writer) (e embedder.Embedder, kill func(), err error) {
-	client := goplugin.NewClient(&goplugin.ClientConfig{
-		HandshakeConfig:  plugin.Handshake,
-		VersionedPlugins: plugin.VersionedPlugins(),
-		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		AutoMTLS:         true,
-		Cmd:              exec.Command(path),
-		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: logTo, Level: hclog.Warn}),
-	})
-	rpc, err := client.Client()
-	if err != nil {
-		client.Kill()
-		return nil, nil, fmt.Errorf("start plugin %s: %w", path, err)
-	}
-	raw, err := rpc.Dispense(plugin.KindEmbedder)
-	if err != nil {
-		client.Kill()
-		return nil, nil, fmt.Errorf("dispense embedder from %s: %w", path, err)
-	}
-	e, ok := raw.(embedder.Embedder)
-	if !ok {
-		client.Kill()
-		return nil, nil, fmt.Errorf("plugin %s dispensed %T, not an embedder.Embedder", path, raw)
-	}
-	return e, client.Kill, nil
+func Start(path string, logTo io.Writer) (embedder.Embedder, func(), error) {
+	return plugintest.Start[embedder.Embedder](plugin.KindEmbedder, path, logTo)
 }
 
 // Attach connects to an embedder plugin served in debug mode
@@ -84,66 +46,5 @@ func Start(path string, logTo io.Writer) (e embedder.Embedder, kill func(), err 
 // ends the plugin's Serve.
 func Attach(t testing.TB, rc plugin.ReattachConfig) embedder.Embedder {
 	t.Helper()
-	require.NoError(t, rc.Validate())
-	reattach := rc.GoPlugin()
-	released := make(chan struct{})
-	if rc.Pid == os.Getpid() {
-		// go-plugin watches an attached process until it exits; this one
-		// never will, so the watch ends with the test instead.
-		reattach.ReattachFunc = func() (runner.AttachedRunner, error) { return inProcess{released}, nil }
-	}
-	// Reattaching skips go-plugin's version negotiation, so the plugin set
-	// of the version the plugin serves is given directly.
-	set, ok := plugin.VersionedPlugins()[rc.ProtocolVersion]
-	require.True(t, ok, "plugin speaks protocol version %d; this SDK speaks %d", rc.ProtocolVersion, plugin.ProtocolVersion)
-	client := goplugin.NewClient(&goplugin.ClientConfig{
-		HandshakeConfig:  plugin.Handshake,
-		Plugins:          set,
-		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		Reattach:         reattach,
-		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: os.Stderr, Level: hclog.Warn}),
-	})
-	rpc, err := client.Client()
-	require.NoError(t, err, "attach to plugin at %s", rc.Address)
-	t.Cleanup(func() {
-		// go-plugin's Kill leaves a plugin in debug mode alone; Close asks
-		// it to shut down and closes the connection.
-		_ = rpc.Close()
-		close(released)
-	})
-	return dispense(t, rpc)
-}
-
-func dispense(t testing.TB, rpc goplugin.ClientProtocol) embedder.Embedder {
-	t.Helper()
-	raw, err := rpc.Dispense(plugin.KindEmbedder)
-	require.NoError(t, err, "dispense embedder")
-	e, ok := raw.(embedder.Embedder)
-	require.True(t, ok, "dispensed %T is not an embedder.Embedder", raw)
-	return e
-}
-
-// inProcess stands for a plugin served in the test's own process: nothing
-// to wait for but the test's end, nothing to kill, addresses as they are.
-type inProcess struct{ released <-chan struct{} }
-
-var _ runner.AttachedRunner = inProcess{}
-
-func (r inProcess) Wait(ctx context.Context) error {
-	select {
-	case <-r.released:
-	case <-ctx.Done():
-	}
-	return nil
-}
-
-func (inProcess) Kill(context.Context) error { return nil }
-func (inProcess) ID() string                 { return "in-process" }
-
-func (inProcess) PluginToHost(network, address string) (string, string, error) {
-	return network, address, nil
-}
-
-func (inProcess) HostToPlugin(network, address string) (string, string, error) {
-	return network, address, nil
+	return plugintest.Attach[embedder.Embedder](t, plugin.KindEmbedder, rc)
 }

@@ -1,0 +1,6 @@
+// Package plugintest owns the one test harness every kind's conformance kit builds on
+// (embeddertest, providertest): serving an implementation over an in-process gRPC connection,
+// launching a plugin binary the way memhost does, and attaching to a plugin served in debug
+// mode. It is generic over the kind's public interface, so a new kind adds a few lines of
+// wrappers, not a copy of the go-plugin plumbing.
+package plugintest
