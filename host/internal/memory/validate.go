@@ -43,8 +43,9 @@ func CheckText(field, text string, limit int) error {
 }
 
 // CheckLine applies the rules of the short optional fields (agent, session, source, archive
-// reason): valid UTF-8, at most limit bytes, no control characters but tab and line breaks,
-// and when given, something visible. The error is a *FieldError naming field.
+// reason): valid UTF-8, at most limit bytes, one line without control characters (they are
+// shown in tables, logs and banners, where a line break or an escape sequence would forge
+// output), and when given, something visible. The error is a *FieldError naming field.
 func CheckLine(field, v string, limit int) error {
 	if !utf8.ValidString(v) {
 		return fieldErr(field, "must be valid UTF-8")
@@ -53,7 +54,7 @@ func CheckLine(field, v string, limit int) error {
 		return fieldErr(field, "is %d bytes; the limit is %d bytes", len(v), limit)
 	}
 	for _, r := range v {
-		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+		if unicode.IsControl(r) {
 			return fieldErr(field, "must not contain control characters (found %U)", r)
 		}
 	}

@@ -3,12 +3,11 @@ package transfer
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/memhost/memhost/host/internal/memory"
 	"math"
 	"regexp"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -16,13 +15,10 @@ import (
 	"github.com/memhost/memhost/host/internal/store"
 )
 
-// The write path's limits on fields other than the text (host/internal/memory holds the same
-// numbers), and the format's own bounds.
+// The format's own bounds; the fields an agent writes are held to package memory's rules.
 const (
-	maxProvenanceBytes = 200  // agent, session, source, and who made a history entry
-	maxReasonBytes     = 500  // an archive reason
-	maxDetailBytes     = 4096 // one history entry's detail, as JSON
-	maxDimensions      = 16000
+	maxDetailBytes = 4096 // one history entry's detail, as JSON
+	maxDimensions  = 16000
 	// futureSkew is how far past this machine's clock a timestamp may lie: the exporting
 	// machine's clock may run ahead, but not by days.
 	futureSkew = 24 * time.Hour
@@ -133,47 +129,21 @@ func (c *checker) record(line int, r *Record) error {
 	return c.history(r.History)
 }
 
-// text holds a memory text (or a history or merged text) to the write path's rules.
+// text holds a memory text (or a history or merged text) to the write path's rules, which
+// package memory owns; an optional text may be empty.
 func (c *checker) text(field, s string, required bool) error {
-	switch {
-	case required && strings.TrimSpace(s) == "":
-		return fieldErr(field, "must not be empty")
-	case len(s) > c.opts.MaxTextBytes:
-		return fieldErr(field, "is %d bytes; the limit is %d bytes (memory.max_text_bytes)", len(s), c.opts.MaxTextBytes)
-	case !utf8.ValidString(s):
-		return fieldErr(field, "must be valid UTF-8")
-	case strings.ContainsRune(s, 0):
-		return fieldErr(field, "must not contain NUL bytes")
+	if !required && s == "" {
+		return nil
 	}
-	return nil
+	return memory.CheckText(field, s, c.opts.MaxTextBytes)
 }
 
-// label holds a short name (agent, session, source, actor): bounded, printable.
-func label(field, s string) error {
-	if len(s) > maxProvenanceBytes {
-		return fieldErr(field, "is %d bytes; the limit is %d bytes", len(s), maxProvenanceBytes)
-	}
-	if !utf8.ValidString(s) {
-		return fieldErr(field, "must be valid UTF-8")
-	}
-	for i, r := range s {
-		if unicode.IsControl(r) {
-			return fieldErr(field, "control character %U at byte %d is not allowed", r, i)
-		}
-	}
-	return nil
-}
+// label holds a short name (agent, session, source, actor) to the write path's rules.
+func label(field, s string) error { return memory.CheckLine(field, s, memory.MaxProvenanceBytes) }
 
+// reason holds an archive reason to the write path's rules.
 func reason(s string) error {
-	switch {
-	case len(s) > maxReasonBytes:
-		return fieldErr("archived_reason", "is %d bytes; the limit is %d bytes", len(s), maxReasonBytes)
-	case !utf8.ValidString(s):
-		return fieldErr("archived_reason", "must be valid UTF-8")
-	case strings.ContainsRune(s, 0):
-		return fieldErr("archived_reason", "must not contain NUL bytes")
-	}
-	return nil
+	return memory.CheckLine("archived_reason", s, memory.MaxReasonBytes)
 }
 
 func unit(field string, v float64) error {
