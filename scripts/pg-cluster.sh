@@ -54,11 +54,28 @@ listen_addresses = ''
 unix_socket_directories = '$run'
 unix_socket_permissions = 0700
 max_connections = 200
-shared_buffers = 256MB
-maintenance_work_mem = 256MB
 fsync = on
 CONF
 fi
+# Memory settings follow the machine and are rewritten at every start, so a cluster made on a
+# smaller machine (or by an older version of this script) picks them up at its next start.
+# shared_buffers is a quarter of RAM (at most 8 GiB), the usual starting point: memories and
+# their HNSW graphs must stay in Postgres's own cache, or every search and fold pays a copy
+# from the OS cache per page it touches (docs/benchmarks.md, shared database at 1M).
+ram_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+buffers_mb=$(( ram_kb / 4 / 1024 )); [ "$buffers_mb" -gt 8192 ] && buffers_mb=8192; [ "$buffers_mb" -lt 128 ] && buffers_mb=128
+as_owner tee "$data/memhost.conf" >/dev/null <<CONF
+# Written by memhost's scripts/pg-cluster.sh at every start. To override a setting, set it again
+# in postgresql.conf below the include_if_exists line that reads this file.
+shared_buffers = ${buffers_mb}MB
+effective_cache_size = $(( ram_kb / 2 / 1024 ))MB
+maintenance_work_mem = 256MB
+wal_compression = on
+CONF
+# The include is appended once, after initdb's settings, so it overrides them; lines an operator
+# adds below it win over it.
+grep -q "^include_if_exists = 'memhost.conf'" "$data/postgresql.conf" ||
+  echo "include_if_exists = 'memhost.conf'" | as_owner tee -a "$data/postgresql.conf" >/dev/null
 as_owner mkdir -p "$run"
 as_owner chmod 0700 "$run"
 if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then

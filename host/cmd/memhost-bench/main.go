@@ -42,6 +42,8 @@ func run() error {
 	flag.IntVar(&cfg.SharedTotal, "shared", 100000, "memories in the shared-database round (100 projects + one large); 0 skips it")
 	flag.IntVar(&cfg.SharedOps, "shared-ops", 200, "timed memory_store and memory_search calls per class of project in the shared round")
 	flag.StringVar(&cfg.HostPath, "host", "../bin/memhost", "memhost binary the shared round starts")
+	flag.BoolVar(&cfg.KeepShared, "keep-shared", false, "keep the shared round's schema bench_shared for inspection (the next run replaces it)")
+	flag.BoolVar(&cfg.ReuseShared, "reuse-shared", false, "time the shared round on the schema a -keep-shared run left, without loading it again (same -shared and -seed)")
 	flag.StringVar(&cfg.ProseRoot, "prose", "", "texts of the shared round: a Go source tree (default: GOROOT/src)")
 	flag.IntVar(&cfg.SpawnRuns, "spawn-runs", 100, "timed runs of memhost run (needs -host and the provider plugins beside -plugin); 0 skips them")
 	flag.Parse()

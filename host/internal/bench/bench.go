@@ -33,6 +33,14 @@ type Config struct {
 	SharedOps   int    // timed memory_store and memory_search calls per class of project
 	HostPath    string // the memhost binary the round starts
 	ProseRoot   string // where its texts come from: GOROOT/src
+	// KeepShared leaves the round's schema (bench_shared) in the database when it is done, so
+	// an operator can start `memhost serve` on it and look where the time goes; the next run
+	// replaces it.
+	KeepShared bool
+	// ReuseShared times the calls on the schema a KeepShared run left, without loading it again
+	// (the layout must come from the same SharedTotal and Seed); load and build times are not
+	// measured then.
+	ReuseShared bool
 	// RetrievalDir is the retrieval benchmark (testdata/retrieval), run without filler and
 	// with RetrievalFiller synthetic memories per project; "" skips it.
 	RetrievalDir    string
@@ -79,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if rep.Machine, err = describeMachine(ctx, cfg.DatabaseURL); err != nil {
 		return rep, err
 	}
-	p.logf("machine: %d CPUs, %s, %s, PostgreSQL %s, pgvector %s", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.RAM, rep.Machine.Postgres, rep.Machine.PGVector)
+	p.logf("machine: %d CPUs, %s, %s, PostgreSQL %s (shared_buffers %s), pgvector %s", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.RAM, rep.Machine.Postgres, rep.Machine.SharedBuffers, rep.Machine.PGVector)
 
 	start := time.Now()
 	emb, kill, err := embeddertest.Start(cfg.PluginPath, cfg.Progress)

@@ -31,18 +31,8 @@ func freshSchema(ctx context.Context, baseURL, name string) (pool *pgxpool.Pool,
 	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+ident+" CASCADE; CREATE SCHEMA "+ident); err != nil {
 		return nil, nil, fmt.Errorf("create schema %s: %w", name, err)
 	}
-	cfg, err := pgxpool.ParseConfig(withSearchPath(baseURL, name))
-	if err != nil {
-		return nil, nil, fmt.Errorf("parse database URL: %w", err)
-	}
-	cfg.MaxConns = 8
-	pool, err = pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pool: %w", err)
-	}
-	if _, err := migrate.Up(ctx, pool); err != nil {
-		pool.Close()
-		return nil, nil, fmt.Errorf("migrate schema %s: %w", name, err)
+	if pool, err = openSchema(ctx, baseURL, name); err != nil {
+		return nil, nil, err
 	}
 	drop = func() {
 		pool.Close()
@@ -54,6 +44,25 @@ func freshSchema(ctx context.Context, baseURL, name string) (pool *pgxpool.Pool,
 		_, _ = c.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+ident+" CASCADE")
 	}
 	return pool, drop, nil
+}
+
+// openSchema returns a pool whose connections use schema name, with every migration applied
+// there (a no-op for a schema already current).
+func openSchema(ctx context.Context, baseURL, name string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(withSearchPath(baseURL, name))
+	if err != nil {
+		return nil, fmt.Errorf("parse database URL: %w", err)
+	}
+	cfg.MaxConns = 8
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pool: %w", err)
+	}
+	if _, err := migrate.Up(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("migrate schema %s: %w", name, err)
+	}
+	return pool, nil
 }
 
 // withSearchPath makes every connection of the URL use schema first; pgx passes unknown URL

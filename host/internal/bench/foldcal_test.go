@@ -11,13 +11,15 @@ import (
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
-// Bounds on the fold set with the BM25 plugin. The false-fold bound is the target;
-// the missed-fold bounds are the rates measured when the statement check was written (47%
-// overall: most rewordings share too few words for a lexical check to call them one statement;
-// under 2% of near-exact duplicates) plus a margin, so a change that folds less fails too.
+// Bounds on the fold set with the BM25 plugin, on the whole set and on each half. The
+// false-fold bound is the target; the missed-fold bounds are the rates measured when
+// the statement check learnt synonyms, lead-ins and prohibitions (41% overall, 41% on the dev
+// half, 40% held out: most rewordings swap a word that no list can call a synonym without also
+// folding a different statement; under 2% of near-exact duplicates) plus a margin, so a change
+// that folds less fails too.
 const (
 	maxFalseFold      = 0.005
-	maxMissedFold     = 0.50
+	maxMissedFold     = 0.44
 	maxMissedVerbatim = 0.03 // exact, near-exact and turn-duplicate pairs
 )
 
@@ -26,8 +28,16 @@ const (
 func TestFoldRuleOnFoldSet(t *testing.T) {
 	t.Parallel()
 	emb := embeddertest.Launch(t, testplugins.BM25(t))
-	r, err := bench.CalibrateFoldSet(t.Context(), emb)
+	c, err := bench.CalibrateFoldSet(t.Context(), emb)
 	require.NoError(t, err)
+	for name, half := range map[string]bench.FoldRates{"dev": c.Dev, "test": c.Test} {
+		t.Logf("%s half, %d pairs: false-fold %.2f%% (%d), missed-fold %.1f%% (%d)", name, half.Pairs,
+			100*half.Rule.FalseFold, half.Rule.FalseFolds, 100*half.Rule.MissedFold, half.Rule.MissedFolds)
+		require.GreaterOrEqual(t, half.Pairs, 2000, "%s half", name)
+		require.LessOrEqual(t, half.Rule.FalseFold, maxFalseFold, "%s half", name)
+		require.LessOrEqual(t, half.Rule.MissedFold, maxMissedFold, "%s half", name)
+	}
+	r := c.Set
 	t.Logf("%d pairs: false-fold %.2f%% (%d), missed-fold %.1f%% (%d); before: %.2f%% / %.1f%%", r.Pairs,
 		100*r.Rule.FalseFold, r.Rule.FalseFolds, 100*r.Rule.MissedFold, r.Rule.MissedFolds, 100*r.Guarded.FalseFold, 100*r.Guarded.MissedFold)
 	require.GreaterOrEqual(t, r.Pairs, 5000)
@@ -50,10 +60,12 @@ func TestFoldRuleOnFoldSet(t *testing.T) {
 func TestRenderFoldCalibration(t *testing.T) {
 	t.Parallel()
 	emb := embeddertest.Launch(t, testplugins.BM25(t))
-	r, err := bench.CalibrateFoldSet(t.Context(), emb)
+	c, err := bench.CalibrateFoldSet(t.Context(), emb)
 	require.NoError(t, err)
-	md := bench.Render(bench.Report{Calibration: bench.Calibration{Threshold: 0.65, Set: r}})
+	md := bench.Render(bench.Report{Calibration: c})
 	require.Contains(t, md, "| + statement check (memory.SameStatement, the write path) |")
+	require.Contains(t, md, "| statement check, dev half (the rule is tuned on it): ")
+	require.Contains(t, md, "| statement check, held-out test half: ")
 	require.Contains(t, md, "| speaker | near miss |")
 	require.Contains(t, md, "| turn-duplicate | restatement |")
 	require.NotContains(t, md, "False folds on the fold set", "no miss note while the target holds")

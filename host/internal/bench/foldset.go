@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -15,9 +16,10 @@ import (
 	"github.com/memhost/memhost/sdk/embedder/calibration"
 )
 
-// The fold set: several thousand labelled pairs of notes (calibration.Pair, one JSON object per
-// line in testdata/foldpairs.jsonl) on which `make bench` measures how often a write folds into
-// a different statement and how often a restatement stays apart. It is generated from the
+// The fold set: several thousand labelled pairs of notes (FoldPair: a calibration.Pair and the
+// seed it came from, one JSON object per line in testdata/foldpairs.jsonl) on which `make bench`
+// measures how often a write folds into a different statement and how often a restatement stays
+// apart, on the whole set and on its two halves (foldsplit.go). It is generated from the
 // hand-written seeds in foldseeds.go by GenerateFoldPairs(FoldSetSeed); TestFoldSetIsGenerated
 // keeps the committed file and the generator in step (regenerate with
 // `go test ./internal/bench -run TestFoldSetIsGenerated -update-foldset`).
@@ -40,6 +42,7 @@ import (
 //	  negation            a statement and its negation or opposite
 //	  contrast            a word swapped for its opposite, or an order reversed (hand-written)
 //	  topic               two facts about one subject sharing most words
+//	  relation            the same things related differently, one note reworded (hand-written)
 //	  prefix              two different notes under the same tag
 //	  speaker             two turns at the same time by different speakers (even the same words)
 //	  turn                two different turns by one speaker at the same time
@@ -50,13 +53,33 @@ const FoldSetSeed = 9
 //go:embed testdata/foldpairs.jsonl
 var foldPairsJSONL []byte
 
+// FoldPair is one labelled pair of the fold set and the hand-written seed it was generated
+// from ("family:12", "fact:3", "conversation:4"), which decides its half (foldHalfOf).
+type FoldPair struct {
+	calibration.Pair
+	Seed string `json:"seed"`
+}
+
 // FoldPairs returns the committed fold set.
-func FoldPairs() ([]calibration.Pair, error) {
-	return calibration.ReadPairs(bytes.NewReader(foldPairsJSONL))
+func FoldPairs() ([]FoldPair, error) {
+	var pairs []FoldPair
+	dec := json.NewDecoder(bytes.NewReader(foldPairsJSONL))
+	for dec.More() {
+		var p FoldPair
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("fold set pair %d: %w", len(pairs)+1, err)
+		}
+		if p.A == "" || p.B == "" || p.Seed == "" {
+			return nil, fmt.Errorf("fold set pair %d: a, b and seed are required", len(pairs)+1)
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs, nil
 }
 
 // foldQuota is how many pairs of each generated kind the set holds; hand-written pairs
-// (foldFacts, foldNegations, foldTopicPairs) come on top, all of them.
+// (foldFacts, foldNegations, foldTopicPairs, foldHardPairs, foldRelationPairs) come on top, all
+// of them.
 var foldQuota = map[string]int{
 	"exact": 120, "near-exact": 450, "paraphrase": 900, "negated-paraphrase": 160, "prefixed-paraphrase": 250,
 	"turn-duplicate": 300, "turn-paraphrase": 400,
@@ -66,7 +89,7 @@ var foldQuota = map[string]int{
 
 // GenerateFoldPairs expands the seeds into the labelled fold set. The same seed gives the same
 // pairs in the same order.
-func GenerateFoldPairs(seed uint64) []calibration.Pair {
+func GenerateFoldPairs(seed uint64) []FoldPair {
 	g := &foldGen{rng: rand.New(rand.NewPCG(seed, 0x5eed)), seen: map[[2]string]bool{}}
 	g.handWritten()
 	kinds := make([]string, 0, len(foldQuota))
@@ -76,10 +99,14 @@ func GenerateFoldPairs(seed uint64) []calibration.Pair {
 	sort.Strings(kinds)
 	for _, kind := range kinds {
 		for tries := 0; g.count[kind] < foldQuota[kind] && tries < 50*foldQuota[kind]; tries++ {
-			if a, b, ok := g.make(kind); ok {
-				g.add(a, b, kind)
+			if a, b, from, ok := g.make(kind); ok {
+				g.add(a, b, kind, from)
 			}
 		}
+	}
+	// Added after the generated kinds so that the pairs drawn before stay as they were.
+	for k, p := range foldRelationPairs {
+		g.add(p[0], p[1], "relation", fmt.Sprintf("relation:%d", k))
 	}
 	return g.pairs
 }
@@ -88,15 +115,15 @@ type foldGen struct {
 	rng   *rand.Rand
 	seen  map[[2]string]bool
 	count map[string]int
-	pairs []calibration.Pair
+	pairs []FoldPair
 }
 
 // foldSameKinds are the kinds labelled same: true.
 var foldSameKinds = map[string]bool{"exact": true, "near-exact": true, "paraphrase": true, "negated-paraphrase": true,
 	"prefixed-paraphrase": true, "turn-duplicate": true, "turn-paraphrase": true}
 
-// add records a pair once (in either order), A and B in random order.
-func (g *foldGen) add(a, b, kind string) {
+// add records a pair generated from seed once (in either order), A and B in random order.
+func (g *foldGen) add(a, b, kind, seed string) {
 	if a == b || (!foldSameKinds[kind] && store.NormalizeText(a) == store.NormalizeText(b)) {
 		return
 	}
@@ -115,103 +142,106 @@ func (g *foldGen) add(a, b, kind string) {
 		g.count = map[string]int{}
 	}
 	g.count[kind]++
-	g.pairs = append(g.pairs, calibration.Pair{A: a, B: b, Same: foldSameKinds[kind], Kind: kind})
+	g.pairs = append(g.pairs, FoldPair{Pair: calibration.Pair{A: a, B: b, Same: foldSameKinds[kind], Kind: kind}, Seed: seed})
 }
 
 // handWritten adds every pair the hand-written seeds state directly.
 func (g *foldGen) handWritten() {
-	for _, forms := range foldFacts {
+	for k, forms := range foldFacts {
 		for i := range forms {
 			for j := i + 1; j < len(forms); j++ {
-				g.add(forms[i], forms[j], "paraphrase")
+				g.add(forms[i], forms[j], "paraphrase", factSeed(k))
 			}
 		}
 	}
-	for _, n := range foldNegations {
-		g.add(n.pos[0], n.pos[1], "paraphrase")
-		g.add(n.neg[0], n.neg[1], "negated-paraphrase")
+	for k, n := range foldNegations {
+		g.add(n.pos[0], n.pos[1], "paraphrase", negationSeed(k))
+		g.add(n.neg[0], n.neg[1], "negated-paraphrase", negationSeed(k))
 		for _, p := range n.pos {
 			for _, q := range n.neg {
-				g.add(p, q, "negation")
+				g.add(p, q, "negation", negationSeed(k))
 			}
 		}
 	}
-	for _, p := range foldTopicPairs {
-		g.add(p[0], p[1], "topic")
+	for k, p := range foldTopicPairs {
+		g.add(p[0], p[1], "topic", fmt.Sprintf("topic:%d", k))
 	}
-	for _, p := range foldHardPairs {
-		g.add(p.a, p.b, p.kind)
+	for k, p := range foldHardPairs {
+		g.add(p.a, p.b, p.kind, fmt.Sprintf("hard:%d", k))
 	}
 }
 
-// make draws one pair of kind.
-func (g *foldGen) make(kind string) (string, string, bool) {
+// make draws one pair of kind and names the seed it came from.
+func (g *foldGen) make(kind string) (a, b, seed string, ok bool) {
 	switch kind {
 	case "exact":
-		a := g.anyFact()
+		a, seed := g.anyFact()
 		if g.rng.IntN(5) == 0 {
-			a = g.turnPrefix(foldPick(g.rng, foldSpeakers)) + g.anyTurn().text
+			pre := g.turnPrefix(foldPick(g.rng, foldSpeakers))
+			t, from := g.anyTurn()
+			a, seed = pre+t.text, from
 		}
-		return a, g.reformat(a), true
+		return a, g.reformat(a), seed, true
 	case "near-exact":
 		if g.rng.IntN(5) == 0 { // a turn: the words change, never who said them or when
-			pre, t := g.turnPrefix(foldPick(g.rng, foldSpeakers)), g.anyTurn().text
-			b, ok := g.perturb(t)
-			return pre + t, pre + b, ok
+			pre := g.turnPrefix(foldPick(g.rng, foldSpeakers))
+			t, from := g.anyTurn()
+			b, ok := g.perturb(t.text)
+			return pre + t.text, pre + b, from, ok
 		}
-		a := g.anyFact()
+		a, seed := g.anyFact()
 		b, ok := g.perturbNote(a)
-		return a, b, ok
+		return a, b, seed, ok
 	case "paraphrase":
-		f, slots := g.family()
+		f, slots, seed := g.family()
 		i, j := g.twoOf(len(f.forms))
-		return foldFill(f.forms[i], slots), foldFill(f.forms[j], slots), true
+		return foldFill(f.forms[i], slots), foldFill(f.forms[j], slots), seed, true
 	case "negated-paraphrase":
-		f, slots := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 1 })
+		f, slots, seed := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 1 })
 		i, j := g.twoOf(len(f.neg))
-		return foldFill(f.neg[i], slots), foldFill(f.neg[j], slots), true
+		return foldFill(f.neg[i], slots), foldFill(f.neg[j], slots), seed, true
 	case "prefixed-paraphrase":
 		p := foldPick(g.rng, foldPrefixes)
-		a, b := g.paraphrasePair()
-		return p + a, p + b, true
+		a, b, seed := g.paraphrasePair()
+		return p + a, p + b, seed, true
 	case "number", "identifier", "path", "template":
 		return g.slotMiss(kind)
 	case "negation":
-		f, slots := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 0 })
-		return foldFill(foldPick(g.rng, f.forms), slots), foldFill(foldPick(g.rng, f.neg), slots), true
+		f, slots, seed := g.familyWith(func(f foldFamily) bool { return len(f.neg) > 0 })
+		return foldFill(foldPick(g.rng, f.forms), slots), foldFill(foldPick(g.rng, f.neg), slots), seed, true
 	case "topic":
 		return g.siblings()
 	case "prefix":
 		p := foldPick(g.rng, foldPrefixes)
-		a, b, ok := g.nearMiss()
-		return p + a, p + b, ok
+		a, b, seed, ok := g.nearMiss()
+		return p + a, p + b, seed, ok
 	case "speaker":
 		return g.speakerPair()
 	case "turn":
 		return g.turnPair()
 	case "turn-duplicate":
 		pre := g.turnPrefix(foldPick(g.rng, foldSpeakers))
-		t := g.anyTurn()
+		t, seed := g.anyTurn()
 		b, ok := g.perturb(t.text)
-		return pre + t.text, pre + b, ok
+		return pre + t.text, pre + b, seed, ok
 	case "turn-paraphrase":
 		pre := g.turnPrefix(foldPick(g.rng, foldSpeakers))
-		t := g.anyTurn()
-		return pre + t.text, pre + t.para, true
+		t, seed := g.anyTurn()
+		return pre + t.text, pre + t.para, seed, true
 	}
 	panic("foldset: unknown kind " + kind)
 }
 
 // family draws a template family and fills every slot it uses.
-func (g *foldGen) family() (foldFamily, map[string]string) {
+func (g *foldGen) family() (foldFamily, map[string]string, string) {
 	return g.familyWith(func(foldFamily) bool { return true })
 }
 
-func (g *foldGen) familyWith(ok func(foldFamily) bool) (foldFamily, map[string]string) {
+func (g *foldGen) familyWith(ok func(foldFamily) bool) (foldFamily, map[string]string, string) {
 	for {
-		f := foldPick(g.rng, foldFamilies)
-		if ok(f) {
-			return f, g.fillSlots(f, map[string]string{})
+		i := g.rng.IntN(len(foldFamilies))
+		if f := foldFamilies[i]; ok(f) {
+			return f, g.fillSlots(f, map[string]string{}), familySeed(i)
 		}
 	}
 }
@@ -259,8 +289,9 @@ func foldFill(t string, slots map[string]string) string {
 
 // slotMiss is one family filled twice, the two fillings differing in one slot of kind; the
 // forms are the same template or two rewordings of it.
-func (g *foldGen) slotMiss(kind string) (string, string, bool) {
-	f := foldPick(g.rng, foldFamilies)
+func (g *foldGen) slotMiss(kind string) (a, b, seed string, ok bool) {
+	k := g.rng.IntN(len(foldFamilies))
+	f := foldFamilies[k]
 	var candidates []string
 	for _, s := range foldSlotsOf(f) {
 		if foldSlots[s].kind == kind {
@@ -268,7 +299,7 @@ func (g *foldGen) slotMiss(kind string) (string, string, bool) {
 		}
 	}
 	if len(candidates) == 0 {
-		return "", "", false
+		return "", "", "", false
 	}
 	slots := g.fillSlots(f, map[string]string{})
 	s := foldPick(g.rng, candidates)
@@ -288,27 +319,29 @@ func (g *foldGen) slotMiss(kind string) (string, string, bool) {
 	if g.rng.IntN(2) == 0 {
 		j = g.rng.IntN(len(texts))
 	}
-	return foldFill(texts[i], slots), foldFill(texts[j], other), true
+	return foldFill(texts[i], slots), foldFill(texts[j], other), familySeed(k), true
 }
 
 // siblings fills two sibling families with the same values: two facts sharing their specifics.
-func (g *foldGen) siblings() (string, string, bool) {
+func (g *foldGen) siblings() (a, b, seed string, ok bool) {
 	group := foldPick(g.rng, foldSiblings)
 	i, j := g.twoOf(len(group))
 	fa, fb := foldFamilies[group[i]], foldFamilies[group[j]]
 	slots := g.fillSlots(fb, g.fillSlots(fa, map[string]string{}))
-	return foldFill(foldPick(g.rng, fa.forms), slots), foldFill(foldPick(g.rng, fb.forms), slots), true
+	return foldFill(foldPick(g.rng, fa.forms), slots), foldFill(foldPick(g.rng, fb.forms), slots), familySeed(group[i]), true
 }
 
 // nearMiss is any distinct pair of notes that share most words.
-func (g *foldGen) nearMiss() (string, string, bool) {
+func (g *foldGen) nearMiss() (a, b, seed string, ok bool) {
 	switch g.rng.IntN(4) {
 	case 0:
-		p := foldPick(g.rng, foldTopicPairs)
-		return p[0], p[1], true
+		k := g.rng.IntN(len(foldTopicPairs))
+		p := foldTopicPairs[k]
+		return p[0], p[1], fmt.Sprintf("topic:%d", k), true
 	case 1:
-		n := foldPick(g.rng, foldNegations)
-		return foldPick(g.rng, n.pos), foldPick(g.rng, n.neg), true
+		k := g.rng.IntN(len(foldNegations))
+		n := foldNegations[k]
+		return foldPick(g.rng, n.pos), foldPick(g.rng, n.neg), negationSeed(k), true
 	case 2:
 		return g.siblings()
 	default:
@@ -317,76 +350,84 @@ func (g *foldGen) nearMiss() (string, string, bool) {
 }
 
 // paraphrasePair is two rewordings of one fact, templated or hand-written.
-func (g *foldGen) paraphrasePair() (string, string) {
+func (g *foldGen) paraphrasePair() (a, b, seed string) {
 	if g.rng.IntN(3) == 0 {
-		forms := foldPick(g.rng, foldFacts)
+		k := g.rng.IntN(len(foldFacts))
+		forms := foldFacts[k]
 		i, j := g.twoOf(len(forms))
-		return forms[i], forms[j]
+		return forms[i], forms[j], factSeed(k)
 	}
-	f, slots := g.family()
+	f, slots, seed := g.family()
 	i, j := g.twoOf(len(f.forms))
-	return foldFill(f.forms[i], slots), foldFill(f.forms[j], slots)
+	return foldFill(f.forms[i], slots), foldFill(f.forms[j], slots), seed
 }
 
 // anyFact is a project fact of any kind the seeds produce.
-func (g *foldGen) anyFact() string {
+func (g *foldGen) anyFact() (text, seed string) {
 	switch g.rng.IntN(4) {
 	case 0:
-		return foldPick(g.rng, foldPick(g.rng, foldFacts))
+		k := g.rng.IntN(len(foldFacts))
+		return foldPick(g.rng, foldFacts[k]), factSeed(k)
 	case 1:
-		n := foldPick(g.rng, foldNegations)
-		return foldPick(g.rng, append(append([]string(nil), n.pos...), n.neg...))
+		k := g.rng.IntN(len(foldNegations))
+		n := foldNegations[k]
+		return foldPick(g.rng, append(append([]string(nil), n.pos...), n.neg...)), negationSeed(k)
 	default:
-		f, slots := g.family()
-		return foldFill(foldPick(g.rng, f.forms), slots)
+		f, slots, seed := g.family()
+		return foldFill(foldPick(g.rng, f.forms), slots), seed
 	}
 }
 
 // speakerPair is two turns at one moment by two people: different turns of one conversation
 // topic, or the very same words said by both.
-func (g *foldGen) speakerPair() (string, string, bool) {
-	a, b := g.twoSpeakers()
+func (g *foldGen) speakerPair() (a, b, seed string, ok bool) {
+	sa, sb := g.twoSpeakers()
 	at := g.moment()
 	var ta, tb string
 	switch g.rng.IntN(4) {
 	case 0:
 		r := foldPick(g.rng, foldReplies)
-		ta, tb = r.text, r.text
+		ta, tb, seed = r.text, r.text, foldRepliesSeed
 		if g.rng.IntN(2) == 0 {
 			tb = r.para
 		}
 	case 1:
-		t := g.anyTurn()
+		var t foldTurn
+		t, seed = g.anyTurn()
 		ta, tb = t.text, t.text
 	default:
-		topic := foldPick(g.rng, foldTopics)
+		k := g.rng.IntN(len(foldTopics))
+		topic := foldTopics[k]
 		i, j := g.twoOf(len(topic))
-		ta, tb = topic[i].text, topic[j].text
+		ta, tb, seed = topic[i].text, topic[j].text, conversationSeed(k)
 		if g.rng.IntN(3) == 0 {
 			tb = topic[j].para
 		}
 	}
-	return at(a) + ta, at(b) + tb, true
+	return at(sa) + ta, at(sb) + tb, seed, true
 }
 
 // turnPair is two different turns by one speaker at one moment.
-func (g *foldGen) turnPair() (string, string, bool) {
+func (g *foldGen) turnPair() (a, b, seed string, ok bool) {
 	at := g.moment()
 	who := foldPick(g.rng, foldSpeakers)
 	if g.rng.IntN(5) == 0 {
 		i, j := g.twoOf(len(foldReplies))
-		return at(who) + foldReplies[i].text, at(who) + foldReplies[j].text, true
+		return at(who) + foldReplies[i].text, at(who) + foldReplies[j].text, foldRepliesSeed, true
 	}
-	topic := foldPick(g.rng, foldTopics)
+	k := g.rng.IntN(len(foldTopics))
+	topic := foldTopics[k]
 	i, j := g.twoOf(len(topic))
-	return at(who) + topic[i].text, at(who) + topic[j].para, true
+	return at(who) + topic[i].text, at(who) + topic[j].para, conversationSeed(k), true
 }
 
-func (g *foldGen) anyTurn() foldTurn {
+// anyTurn draws a turn of any conversation and names its seed.
+func (g *foldGen) anyTurn() (foldTurn, string) {
 	if g.rng.IntN(6) == 0 {
-		return foldPick(g.rng, foldReplies)
+		return foldPick(g.rng, foldReplies), foldRepliesSeed
 	}
-	return foldPick(g.rng, foldPick(g.rng, foldTopics))
+	k := g.rng.IntN(len(foldTopics))
+	return foldPick(g.rng, foldTopics[k]), conversationSeed(k)
 }
 
 func (g *foldGen) twoSpeakers() (string, string) {

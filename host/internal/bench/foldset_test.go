@@ -57,3 +57,31 @@ func TestFoldSetShape(t *testing.T) {
 	}
 	t.Logf("%d pairs: %v", len(pairs), byKind)
 }
+
+// TestFoldSetHalves: the split by seed gives two halves of comparable size, each holding every
+// kind, and every pair of one seed falls in one half.
+func TestFoldSetHalves(t *testing.T) {
+	t.Parallel()
+	pairs, err := FoldPairs()
+	require.NoError(t, err)
+	half := map[string]FoldHalf{}
+	size := map[FoldHalf]int{}
+	kinds := map[FoldHalf]map[string]bool{FoldDev: {}, FoldTest: {}}
+	for _, p := range pairs {
+		h := p.Half()
+		if prev, ok := half[p.Seed]; ok {
+			require.Equal(t, prev, h, "seed %s", p.Seed)
+		}
+		half[p.Seed] = h
+		size[h]++
+		kinds[h][p.Kind] = true
+	}
+	for _, h := range []FoldHalf{FoldDev, FoldTest} {
+		require.GreaterOrEqual(t, size[h], len(pairs)/3, "half %s", h)
+		for kind := range foldQuota {
+			require.True(t, kinds[h][kind], "half %s lacks kind %s", h, kind)
+		}
+	}
+	require.Equal(t, "family:3", familySeed(17), "siblings share a seed")
+	t.Logf("dev %d pairs, test %d pairs, %d seeds", size[FoldDev], size[FoldTest], len(half))
+}

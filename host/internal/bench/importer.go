@@ -39,6 +39,9 @@ func (s ImportStats) ImportRate() float64 {
 type importOptions struct {
 	batch, workers int
 	onBatch        func(done int) // progress after each committed batch
+	// replay draws the facts as a load would, for a layout an earlier run left in place, and
+	// neither embeds nor imports them (loadShared only).
+	replay bool
 }
 
 // bulkImport embeds facts through the plugin and loads them into one project with

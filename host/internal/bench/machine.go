@@ -22,6 +22,9 @@ type Machine struct {
 	OS       string
 	Postgres string
 	PGVector string
+	// SharedBuffers is Postgres's own page cache: whether memories and their graphs fit in it
+	// decides the latency of a large database more than anything else.
+	SharedBuffers string
 }
 
 func describeMachine(ctx context.Context, dbURL string) (Machine, error) {
@@ -39,6 +42,9 @@ func describeMachine(ctx context.Context, dbURL string) (Machine, error) {
 	defer conn.Close(ctx)
 	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&m.Postgres); err != nil {
 		return m, fmt.Errorf("postgres version: %w", err)
+	}
+	if err := conn.QueryRow(ctx, "SHOW shared_buffers").Scan(&m.SharedBuffers); err != nil {
+		return m, fmt.Errorf("postgres shared_buffers: %w", err)
 	}
 	// The extension may not exist yet in a fresh database; the available version is what the
 	// benchmark schemas will create.

@@ -56,7 +56,9 @@ memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh
   (host/internal/bench/testdata/foldpairs.jsonl: several thousand labelled pairs generated from
   hand-written seeds by ` + "`GenerateFoldPairs`" + `; restatements that must fold and near misses that
   must not: other speakers at the same timestamp, shared tags, negations, swapped numbers,
-  identifiers, paths and plain words), by kind, and on the plugin's own labelled pairs.
+  identifiers, paths and plain words, the same things related by another verb), by kind, on
+  each half of the set split by the seed a pair came from (dev, which the rule was tuned on,
+  and a held-out test half), and on the plugin's own labelled pairs.
 - **Retrieval quality**: host/internal/bench/testdata/quality.json (facts of one imaginary
   project and paraphrased questions labelled with the facts that answer them), stored through
   ` + "`memory.Service.Store`" + ` next to synthetic distractors, searched top 10. The same set without
@@ -109,7 +111,7 @@ func Render(r Report) string {
 	w("| | |\n| --- | --- |\n")
 	w("| date | %s |\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"))
 	w("| CPUs (nproc) | %d |\n| CPU | %s |\n| RAM | %s |\n", r.Machine.CPUs, r.Machine.CPUModel, r.Machine.RAM)
-	w("| Go | %s (%s) |\n| PostgreSQL | %s |\n| pgvector | %s |\n", r.Machine.Go, r.Machine.OS, r.Machine.Postgres, r.Machine.PGVector)
+	w("| Go | %s (%s) |\n| PostgreSQL | %s (shared_buffers %s) |\n| pgvector | %s |\n", r.Machine.Go, r.Machine.OS, r.Machine.Postgres, r.Machine.SharedBuffers, r.Machine.PGVector)
 	w("| embedder | %s (%d dims, fold threshold %.2f), plugin start %s |\n", r.Embedder.Name, r.Embedder.Dimensions, r.Embedder.SuggestedFoldThreshold, ms(r.PluginStart))
 	w("| redactor | %s |\n", r.Config.RedactNote)
 	w("| sizes | %s |\n| seed | %d |\n| total run time | %s |\n", joinInts(r.Config.Sizes), r.Config.Seed, r.Elapsed.Round(time.Second))

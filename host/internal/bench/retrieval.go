@@ -2,11 +2,14 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/memhost/memhost/host/internal/store"
 )
@@ -74,27 +77,54 @@ type RetrievalQuestion struct {
 	// Stale names superseded facts that still match the question (temporal questions): they
 	// are not answers, and the report counts how often one outranks the current fact.
 	Stale []string `json:"stale,omitempty"`
+	// Blind is set for questions loaded from the blind folder (see LoadRetrievalSet).
+	Blind bool `json:"-"`
 }
 
-// Split is the half of the set a question belongs to: "dev" questions may be looked at while
-// tuning the ranker, "test" questions are the held-out check. It is a fixed hash of the
-// question id, so adding questions never moves existing ones between halves.
+// Splits of the question set.
+const (
+	SplitDev   = "dev"   // may be looked at while tuning the ranker
+	SplitTest  = "test"  // the held-out half of the in-file questions: reported, never tuned on
+	SplitBlind = "blind" // written by someone else, never opened by whoever tunes the ranker
+)
+
+// Split is the part of the set a question belongs to. Blind questions are SplitBlind; the
+// others are SplitDev or SplitTest by a fixed hash of the question id, so adding questions
+// never moves existing ones between halves.
 func (q RetrievalQuestion) Split() string {
+	if q.Blind {
+		return SplitBlind
+	}
 	h := uint32(2166136261)
 	for i := 0; i < len(q.ID); i++ {
 		h ^= uint32(q.ID[i])
 		h *= 16777619
 	}
 	if h%2 == 0 {
-		return "dev"
+		return SplitDev
 	}
-	return "test"
+	return SplitTest
 }
 
-// LoadRetrievalSet reads every *.json file in dir and checks the labels: fact ids unique across
-// the set, every relevant and stale id naming a fact of the same project or a global one,
-// known kinds and categories, and questions only in evaluated projects. A typo in a label
-// fails loudly instead of silently lowering recall.
+// BlindDir is the folder of dir holding the blind questions.
+const BlindDir = "blind"
+
+// blindIDPrefix starts every blind question id, so a blind question is recognisable in any
+// output and can never collide with an in-file one.
+const blindIDPrefix = "b-"
+
+// blindFile is one file of the blind folder: questions about one evaluated project, in the
+// in-file question schema.
+type blindFile struct {
+	Project   string              `json:"project"`
+	Questions []RetrievalQuestion `json:"questions"`
+}
+
+// LoadRetrievalSet reads every *.json file in dir, then the blind questions in dir/blind when
+// that folder exists (see loadBlind), and checks the labels: fact and question ids unique
+// across the set, every relevant and stale id naming a fact of the same project or a global
+// one, known kinds and categories, and questions only in evaluated projects. A typo in a
+// label fails loudly instead of silently lowering recall.
 func LoadRetrievalSet(dir string) (RetrievalSet, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
@@ -116,10 +146,52 @@ func LoadRetrievalSet(dir string) (RetrievalSet, error) {
 		}
 		set.Projects = append(set.Projects, proj)
 	}
+	if err := set.loadBlind(filepath.Join(dir, BlindDir)); err != nil {
+		return RetrievalSet{}, err
+	}
 	if err := set.validate(); err != nil {
 		return RetrievalSet{}, fmt.Errorf("retrieval set %s: %w", dir, err)
 	}
 	return set, nil
+}
+
+// loadBlind adds the questions of every *.json file in dir (absent: none) to the evaluated
+// project each file names, marked Blind. Their labels are then validated with the in-file
+// questions'; their ids must start with "b-".
+func (s *RetrievalSet) loadBlind(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return fmt.Errorf("retrieval set: %w", err)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("retrieval set: %w", err)
+		}
+		var f blindFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return fmt.Errorf("retrieval set %s/%s: %w", BlindDir, filepath.Base(p), err)
+		}
+		i := slices.IndexFunc(s.Projects, func(x RetrievalProject) bool { return x.Role == RoleEvaluated && x.Project == f.Project })
+		if i < 0 {
+			return fmt.Errorf("retrieval set %s/%s: project %q is not an evaluated project of the set", BlindDir, filepath.Base(p), f.Project)
+		}
+		if len(f.Questions) == 0 {
+			return fmt.Errorf("retrieval set %s/%s: no questions", BlindDir, filepath.Base(p))
+		}
+		for _, q := range f.Questions {
+			if !strings.HasPrefix(q.ID, blindIDPrefix) {
+				return fmt.Errorf("retrieval set %s/%s: question %q: blind question ids must start with %q", BlindDir, filepath.Base(p), q.ID, blindIDPrefix)
+			}
+			q.Blind = true
+			s.Projects[i].Questions = append(s.Projects[i].Questions, q)
+		}
+	}
+	return nil
 }
 
 func (s RetrievalSet) validate() error {
@@ -210,14 +282,25 @@ func (s RetrievalSet) Only(projects ...string) RetrievalSet {
 	return out
 }
 
-// Counts returns the number of evaluated projects, facts and questions in the set.
+// Counts returns the number of evaluated projects, facts and in-file (not blind) questions
+// in the set.
 func (s RetrievalSet) Counts() (projects, facts, questions int) {
 	for _, p := range s.Projects {
 		if p.Role == RoleEvaluated {
 			projects++
 		}
 		facts += len(p.Facts)
-		questions += len(p.Questions)
+		questions += p.inFileQuestions()
 	}
 	return projects, facts, questions
+}
+
+func (p RetrievalProject) inFileQuestions() int {
+	n := 0
+	for _, q := range p.Questions {
+		if !q.Blind {
+			n++
+		}
+	}
+	return n
 }

@@ -35,6 +35,8 @@ type RetrievalOptions struct {
 
 // RetrievalResult is one run of the retrieval benchmark.
 type RetrievalResult struct {
+	// Questions counts the in-file questions (dev and test); the blind ones are
+	// Systems[i].Blind.N.
 	Projects, Facts, Questions   int
 	Filler                       int // synthetic memories per evaluated project
 	DistractorFacts, GlobalFacts int
@@ -43,16 +45,18 @@ type RetrievalResult struct {
 	Leaks   int
 	Systems []SystemResult // SystemMemhost, then SystemBM25
 	// Recall@10 of memhost against plain BM25 on the same questions (paired bootstrap):
-	// the absolute difference and the relative gain, on all questions and on the held-out
-	// test half only.
-	Diff, Gain, TestDiff, TestGain Interval
+	// the absolute difference and the relative gain, on all in-file questions, on the
+	// held-out test half only and on the blind questions.
+	Diff, Gain, TestDiff, TestGain, BlindDiff, BlindGain Interval
 }
 
-// SystemResult is one system's scores.
+// SystemResult is one system's scores. All, ByCategory and the stale counts cover the in-file
+// questions (dev and test), so the headline stays comparable whether or not a blind set is
+// present; Blind is empty (N = 0) without one.
 type SystemResult struct {
-	Name           string
-	All, Dev, Test Scores
-	ByCategory     []CategoryScores
+	Name                  string
+	All, Dev, Test, Blind Scores
+	ByCategory            []CategoryScores
 	// Questions with superseded facts, and how many of them ranked one above the current fact.
 	WithStale, StaleFirst int
 }
@@ -135,9 +139,9 @@ func Retrieval(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, red
 		return res, errors.New("retrieval: background hit recording failed")
 	}
 	res.Systems = []SystemResult{systemResult(SystemMemhost, mem, cats, splits), systemResult(SystemBM25, base, cats, splits)}
-	all, test := indices(len(mem), func(int) bool { return true }), indices(len(mem), func(i int) bool { return splits[i] == "test" })
-	res.Diff, res.Gain = pairedGain(mem, base, all)
-	res.TestDiff, res.TestGain = pairedGain(mem, base, test)
+	res.Diff, res.Gain = pairedGain(mem, base, indices(len(mem), func(i int) bool { return splits[i] != SplitBlind }))
+	res.TestDiff, res.TestGain = pairedGain(mem, base, indices(len(mem), func(i int) bool { return splits[i] == SplitTest }))
+	res.BlindDiff, res.BlindGain = pairedGain(mem, base, indices(len(mem), func(i int) bool { return splits[i] == SplitBlind }))
 	return res, nil
 }
 
@@ -217,7 +221,7 @@ func storeRetrievalFacts(ctx context.Context, pool *pgxpool.Pool, svc *memory.Se
 		case RoleEvaluated:
 			res.Projects++
 			res.Facts += len(p.Facts)
-			res.Questions += len(p.Questions)
+			res.Questions += p.inFileQuestions()
 		case RoleDistractor:
 			res.DistractorFacts += len(p.Facts)
 		case RoleGlobal:
@@ -257,18 +261,23 @@ func storeRetrievalFacts(ctx context.Context, pool *pgxpool.Pool, svc *memory.Se
 }
 
 func systemResult(name string, scores []questionScore, cats, splits []string) SystemResult {
+	inFile := func(i int) bool { return splits[i] != SplitBlind }
 	s := SystemResult{Name: name,
-		All:  summarise(scores, indices(len(scores), func(int) bool { return true })),
-		Dev:  summarise(scores, indices(len(scores), func(i int) bool { return splits[i] == "dev" })),
-		Test: summarise(scores, indices(len(scores), func(i int) bool { return splits[i] == "test" })),
+		All:   summarise(scores, indices(len(scores), inFile)),
+		Dev:   summarise(scores, indices(len(scores), func(i int) bool { return splits[i] == SplitDev })),
+		Test:  summarise(scores, indices(len(scores), func(i int) bool { return splits[i] == SplitTest })),
+		Blind: summarise(scores, indices(len(scores), func(i int) bool { return splits[i] == SplitBlind })),
 	}
 	for _, c := range Categories {
-		sel := indices(len(scores), func(i int) bool { return cats[i] == c })
+		sel := indices(len(scores), func(i int) bool { return inFile(i) && cats[i] == c })
 		if len(sel) > 0 {
 			s.ByCategory = append(s.ByCategory, CategoryScores{Category: c, Scores: summarise(scores, sel)})
 		}
 	}
-	for _, q := range scores {
+	for i, q := range scores {
+		if !inFile(i) {
+			continue
+		}
 		if q.hasStale {
 			s.WithStale++
 		}

@@ -65,3 +65,27 @@ func TestRenderRetrievalMarksTheGainGoal(t *testing.T) {
 	require.Len(t, notes, 1)
 	require.Contains(t, notes[0], "even a perfect ranker would gain at most +11.1%")
 }
+
+func TestRenderRetrievalShowsTheBlindSplit(t *testing.T) {
+	t.Parallel()
+	sys := func(name string, r10, blind float64) SystemResult {
+		s := Scores{N: 10, Recall10: Interval{Mean: r10}}
+		return SystemResult{Name: name, All: s, Dev: s, Test: s, Blind: Scores{N: 4, Recall10: Interval{Mean: blind, Lo: blind - 0.1, Hi: blind + 0.05}}}
+	}
+	render := func(r RetrievalResult) string {
+		var b strings.Builder
+		renderRetrieval(&b, []RetrievalResult{r}, func(string, ...any) {})
+		return b.String()
+	}
+	r := RetrievalResult{Projects: 1, Questions: 10, Systems: []SystemResult{sys(SystemMemhost, 0.95, 0.8), sys(SystemBM25, 0.9, 0.7)},
+		BlindGain: Interval{Mean: 0.143, Lo: 0.02, Hi: 0.3}}
+	md := render(r)
+	require.Contains(t, md, "| recall@10, blind questions (4; written apart, never looked at while tuning) | | 0.800 [0.700, 0.850] | 0.700 [0.600, 0.750] | |")
+	require.Contains(t, md, "| - recall@10 gain over plain BM25 on the blind questions | | +14.3% [+2.0, +30.0] | | |")
+	require.Contains(t, md, "| recall@10, held-out test half (10) | | 0.950 [0.000, 0.000] | 0.900 [0.000, 0.000] | |")
+
+	for i := range r.Systems {
+		r.Systems[i].Blind = Scores{}
+	}
+	require.NotContains(t, render(r), "blind", "without blind questions there is no blind row")
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -83,6 +84,83 @@ func TestLoadRetrievalSetRejectsBadLabels(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.json"), b, 0o600))
 	_, err = bench.LoadRetrievalSet(dir)
 	require.NoError(t, err, "the unedited project is valid")
+}
+
+// blindSetup writes a valid one-project set to a temp folder and the given blind files to
+// its blind folder, and returns the folder.
+func blindSetup(t *testing.T, blind map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := bench.RetrievalProject{Project: "github.com/acme/app", Role: bench.RoleEvaluated,
+		Facts:     []bench.RetrievalFact{{ID: "a-1", Kind: "convention", Text: "Use pnpm."}, {ID: "a-2", Kind: "fact", Text: "Port 8080."}},
+		Questions: []bench.RetrievalQuestion{{ID: "a-q1", Category: bench.CategoryVocab, Query: "which package manager?", Relevant: []string{"a-1"}}}}
+	other := bench.RetrievalProject{Project: "github.com/acme/other", Role: bench.RoleDistractor,
+		Facts: []bench.RetrievalFact{{ID: "o-1", Kind: "fact", Text: "Port 9090."}}}
+	for name, proj := range map[string]bench.RetrievalProject{"app.json": p, "other.json": other} {
+		b, err := json.Marshal(proj)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o600))
+	}
+	if len(blind) > 0 {
+		require.NoError(t, os.Mkdir(filepath.Join(dir, bench.BlindDir), 0o700))
+	}
+	for name, text := range blind {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, bench.BlindDir, name), []byte(text), 0o600))
+	}
+	return dir
+}
+
+func TestLoadRetrievalSetAddsBlindQuestions(t *testing.T) {
+	t.Parallel()
+	dir := blindSetup(t, map[string]string{
+		"app.json": `{"project": "github.com/acme/app", "questions": [
+			{"id": "b-1", "category": "direct", "query": "what port?", "relevant": ["a-2"]},
+			{"id": "b-2", "category": "temporal", "query": "package manager now?", "relevant": ["a-1"], "stale": ["a-2"]}]}`,
+	})
+	set, err := bench.LoadRetrievalSet(dir)
+	require.NoError(t, err)
+	_, _, questions := set.Counts()
+	require.Equal(t, 1, questions, "blind questions are not counted with the in-file ones")
+	var splits []string
+	for _, p := range set.Projects {
+		for _, q := range p.Questions {
+			splits = append(splits, q.ID+":"+q.Split())
+		}
+	}
+	require.ElementsMatch(t, []string{"a-q1:" + bench.RetrievalQuestion{ID: "a-q1"}.Split(), "b-1:blind", "b-2:blind"}, splits)
+}
+
+func TestLoadRetrievalSetRejectsBadBlindQuestions(t *testing.T) {
+	t.Parallel()
+	q := func(id, relevant string) string {
+		return `{"id": "` + id + `", "category": "direct", "query": "what port?", "relevant": ["` + relevant + `"]}`
+	}
+	file := func(project string, questions ...string) string {
+		return `{"project": "` + project + `", "questions": [` + strings.Join(questions, ",") + `]}`
+	}
+	cases := []struct {
+		name, want string
+		blind      map[string]string
+	}{
+		{"unknown fact", `question "b-1" names unknown fact "a-9"`, map[string]string{"x.json": file("github.com/acme/app", q("b-1", "a-9"))}},
+		{"fact of another project", `question "b-1" names fact "o-1" of another project`, map[string]string{"x.json": file("github.com/acme/app", q("b-1", "o-1"))}},
+		{"unknown project", `project "github.com/acme/nope" is not an evaluated project`, map[string]string{"x.json": file("github.com/acme/nope", q("b-1", "a-1"))}},
+		{"distractor project", `project "github.com/acme/other" is not an evaluated project`, map[string]string{"x.json": file("github.com/acme/other", q("b-1", "o-1"))}},
+		{"id without prefix", `question "q-1": blind question ids must start with "b-"`, map[string]string{"x.json": file("github.com/acme/app", q("q-1", "a-1"))}},
+		{"id twice across files", `question "b-1": a unique id`, map[string]string{"x.json": file("github.com/acme/app", q("b-1", "a-1")), "y.json": file("github.com/acme/app", q("b-1", "a-2"))}},
+		{"bad category", `category "easy"`, map[string]string{"x.json": strings.Replace(file("github.com/acme/app", q("b-1", "a-1")), "direct", "easy", 1)}},
+		{"no questions", "blind/x.json: no questions", map[string]string{"x.json": file("github.com/acme/app")}},
+		{"not JSON", "blind/x.json", map[string]string{"x.json": "{"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := bench.LoadRetrievalSet(blindSetup(t, c.blind))
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+	_, err := bench.LoadRetrievalSet(blindSetup(t, nil))
+	require.NoError(t, err, "a set without a blind folder loads")
 }
 
 // Floors for the subset below, measured when the ranker was tuned (see docs/ranking.md) minus a

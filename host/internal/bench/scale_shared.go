@@ -150,6 +150,11 @@ func loadShared(ctx context.Context, st store.Store, e embedder.Embedder, info e
 			if len(facts) == 0 {
 				return nil
 			}
+			if opt.replay {
+				queued += len(facts)
+				facts, owner = facts[:0], owner[:0]
+				return nil
+			}
 			texts := make([]string, len(facts))
 			for i, f := range facts {
 				texts[i] = f.Text

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,8 +32,10 @@ least %d memories its own HNSW graph (pgstore.DefaultGraphMinRows); smaller proj
 answered by an exact scan of their rows.
 
 A real ` + "`memhost serve`" + ` is then started on the database, and the official MCP Go SDK client
-(streamable HTTP, bearer token) calls the tools sequentially, as one agent does: after one
-untimed search in every project, per class of project, memory_store calls (one in seven
+(streamable HTTP, bearer token) calls the tools sequentially, as one agent does: after five
+untimed searches in every project (a host that has served its projects for a while has their
+hot pages cached; the layout is loaded and indexed just before, with a checkpoint after), per
+class of project, memory_store calls (one in seven
 restates a fact the project holds, which should fold) and memory_search calls (top 10, a
 question of three to five content words of a stored fact), each in a project of the class
 picked at random. Client times are wall times around
@@ -60,10 +63,14 @@ func renderShared(b *strings.Builder, s Shared, note func(string, ...any)) {
 	w("| large project | %d memories |\n", l.Sizes[0])
 	w("| other projects: largest / median / smallest | %d / %d / %d |\n", sizes[len(sizes)-1], sizes[len(sizes)/2], sizes[0])
 	w("| projects with a graph of their own (large included) / scanned exactly | %d / %d |\n", l.ByClass[classGraph]+l.ByClass[classLarge], l.ByClass[classExact])
-	w("| bulk import (COPY, %d workers, batch %d) | %.0f/s (%s wall; embedding %s busy) |\n", s.Import.Workers, s.Import.Batch, s.Import.Rate(),
-		s.Import.Wall.Round(time.Millisecond), s.Import.EmbedBusy.Round(time.Millisecond))
-	w("| deferred queue drained (one indexer, no graphs yet) | %d rows in %s |\n", s.Drained, s.DrainTime.Round(time.Millisecond))
-	w("| scope graphs built (IndexScopes, m=%d, ef_construction=%d) | %d in %s |\n", pgstore.HNSWM, pgstore.HNSWEfConstruction, l.Graphs, s.GraphBuild.Round(time.Millisecond))
+	if s.Reused {
+		w("| load and graph build | not measured: the layout a -keep-shared run left (-reuse-shared) |\n")
+	} else {
+		w("| bulk import (COPY, %d workers, batch %d) | %.0f/s (%s wall; embedding %s busy) |\n", s.Import.Workers, s.Import.Batch, s.Import.Rate(),
+			s.Import.Wall.Round(time.Millisecond), s.Import.EmbedBusy.Round(time.Millisecond))
+		w("| deferred queue drained (one indexer, no graphs yet) | %d rows in %s |\n", s.Drained, s.DrainTime.Round(time.Millisecond))
+		w("| scope graphs built (IndexScopes, m=%d, ef_construction=%d) | %d in %s |\n", pgstore.HNSWM, pgstore.HNSWEfConstruction, l.Graphs, s.GraphBuild.Round(time.Millisecond))
+	}
 	w("| `memhost serve` start to ready (lexical index rebuilt from the feed) | %s |\n", s.Boot.Round(time.Millisecond))
 	w("| machine load (1/5/15-min load average) before / after the timed calls | %s / %s |\n", s.LoadAvg[0], s.LoadAvg[1])
 
@@ -94,6 +101,7 @@ func renderShared(b *strings.Builder, s Shared, note func(string, ...any)) {
 	})
 	row("calls (store / search)", "", func(c SharedClass) string { return fmt.Sprintf("%d / %d", c.Store.N, c.Search.N) })
 	row("restatements folded", "", func(c SharedClass) string { return fmt.Sprintf("%d of %d", c.Folded, c.Paraphrases) })
+	row("other writes that folded (a sentence the project already holds)", "", func(c SharedClass) string { return strconv.Itoa(c.OtherFolds) })
 	row("source fact in the top 10", "", func(c SharedClass) string { return fmt.Sprintf("%d of %d", c.SearchSelfHit, c.Search.N) })
 	w("| *where the time goes (server side)* | | %s|\n", strings.Repeat(" |", len(s.Classes)))
 	server := func(t ServerTime) string { return fmt.Sprintf("%s / %s / %s", ms(t.Mean), ms(t.P50), ms(t.P99)) }

@@ -32,13 +32,38 @@ type docRef struct {
 	seq  int64
 }
 
+// doc is what a slot holds beyond the hot fields the scoring loop reads (partition.lengths and
+// partition.flags, kept apart so a pass over a long posting list touches 8 bytes per document).
 type doc struct {
-	id       uuid.UUID
-	kind     store.Kind
-	length   int32
-	archived bool
-	dead     bool     // superseded by a newer version of the same memory
-	terms    []string // distinct terms, so removal touches only this document's df entries
+	id    uuid.UUID
+	kind  store.Kind
+	terms []string // distinct terms, so removal touches only this document's df entries
+}
+
+// A slot's flags: its kind's bit (kindBit) and whether it is archived or dead (superseded by a
+// newer version of the same memory). Eligibility is then two mask tests, not a map lookup per
+// posting.
+const (
+	flagOtherKind uint32 = 1 << 28 // a kind without a bit of its own: compared by name
+	flagArchived  uint32 = 1 << 29
+	flagDead      uint32 = 1 << 30
+	allKinds      uint32 = flagOtherKind - 1 | flagOtherKind
+)
+
+// kindBits gives every known kind a bit of its own.
+var kindBits = func() map[store.Kind]uint32 {
+	m := map[store.Kind]uint32{}
+	for i, k := range append(append([]store.Kind(nil), store.Kinds...), store.LayerKinds...) {
+		m[k] = 1 << i
+	}
+	return m
+}()
+
+func kindBit(k store.Kind) uint32 {
+	if bit, ok := kindBits[k]; ok {
+		return bit
+	}
+	return flagOtherKind
 }
 
 type posting struct {
@@ -48,6 +73,8 @@ type posting struct {
 
 type partition struct {
 	docs     []doc
+	lengths  []int32  // terms per slot
+	flags    []uint32 // per slot, see flagDead
 	postings map[string][]posting
 	df       map[string]int32 // live (not dead) documents containing the term
 	totalLen int64
@@ -111,7 +138,13 @@ func (p *partition) add(id uuid.UUID, kind store.Kind, archived bool, terms []st
 		p.df[t]++
 		distinct = append(distinct, t)
 	}
-	p.docs = append(p.docs, doc{id: id, kind: kind, length: int32(len(terms)), archived: archived, terms: distinct})
+	flags := kindBit(kind)
+	if archived {
+		flags |= flagArchived
+	}
+	p.docs = append(p.docs, doc{id: id, kind: kind, terms: distinct})
+	p.lengths = append(p.lengths, int32(len(terms)))
+	p.flags = append(p.flags, flags)
 	p.totalLen += int64(len(terms))
 	p.live++
 	return slot
@@ -120,11 +153,11 @@ func (p *partition) add(id uuid.UUID, kind store.Kind, archived bool, terms []st
 // remove marks a slot dead; its postings are skipped until the partition is compacted.
 func (p *partition) remove(slot int32) {
 	d := &p.docs[slot]
-	if d.dead {
+	if p.flags[slot]&flagDead != 0 {
 		return
 	}
-	d.dead = true
-	p.totalLen -= int64(d.length)
+	p.flags[slot] |= flagDead
+	p.totalLen -= int64(p.lengths[slot])
 	p.live--
 	p.dead++
 	for _, t := range d.terms {
@@ -139,13 +172,15 @@ func (p *partition) remove(slot int32) {
 func (p *partition) compact(refs map[uuid.UUID]docRef) {
 	remap := make([]int32, len(p.docs))
 	docs := make([]doc, 0, p.live)
+	lengths, flags := make([]int32, 0, p.live), make([]uint32, 0, p.live)
 	for i, d := range p.docs {
-		if d.dead {
+		if p.flags[i]&flagDead != 0 {
 			remap[i] = -1
 			continue
 		}
 		remap[i] = int32(len(docs))
 		docs = append(docs, d)
+		lengths, flags = append(lengths, p.lengths[i]), append(flags, p.flags[i])
 		r := refs[d.id]
 		r.slot = remap[i]
 		refs[d.id] = r
@@ -163,7 +198,7 @@ func (p *partition) compact(refs map[uuid.UUID]docRef) {
 			p.postings[t] = kept
 		}
 	}
-	p.docs, p.dead = docs, 0
+	p.docs, p.lengths, p.flags, p.dead = docs, lengths, flags, 0
 }
 
 // Query is one lexical search.
@@ -195,11 +230,15 @@ func (ix *Index) Search(q Query) []Hit {
 	if len(concepts) == 0 || q.Limit <= 0 {
 		return nil
 	}
-	var kinds map[store.Kind]bool
+	f := filter{want: allKinds, reject: flagDead}
+	if !q.IncludeArchived {
+		f.reject |= flagArchived
+	}
 	if len(q.Kinds) > 0 {
-		kinds = make(map[store.Kind]bool, len(q.Kinds))
+		f.want, f.kinds = 0, make(map[store.Kind]bool, len(q.Kinds))
 		for _, k := range q.Kinds {
-			kinds[k] = true
+			f.want |= kindBit(k)
+			f.kinds[k] = true
 		}
 	}
 	ix.mu.RLock()
@@ -210,7 +249,7 @@ func (ix *Index) Search(q Query) []Hit {
 		if p == nil || p.live == 0 {
 			continue
 		}
-		hits = append(hits, p.search(concepts, kinds, q.IncludeArchived, q.Limit)...)
+		hits = append(hits, p.search(concepts, f, q.Limit)...)
 	}
 	sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
 	if len(hits) > q.Limit {
@@ -244,7 +283,29 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 
-func (p *partition) search(concepts []concept, kinds map[store.Kind]bool, includeArchived bool, limit int) []Hit {
+// filter is which slots a query may see.
+type filter struct {
+	want   uint32 // kind bits asked for (allKinds: any)
+	reject uint32 // flags that hide a slot
+	kinds  map[store.Kind]bool
+}
+
+// eligible reports whether the query may see the slot with these flags; p resolves kinds
+// without a bit of their own.
+func (f filter) eligible(p *partition, slot int32, flags uint32) bool {
+	switch {
+	case flags&f.reject != 0:
+		return false
+	case flags&f.want&^flagOtherKind != 0:
+		return true
+	case flags&flagOtherKind == 0 || f.want&flagOtherKind == 0:
+		return false
+	default:
+		return f.kinds == nil || f.kinds[p.docs[slot].kind]
+	}
+}
+
+func (p *partition) search(concepts []concept, f filter, limit int) []Hit {
 	n := float64(p.live)
 	avg := float64(p.totalLen) / n
 	if avg == 0 {
@@ -265,10 +326,6 @@ func (p *partition) search(concepts []concept, kinds map[store.Kind]bool, includ
 	sc.phraseSum, sc.phraseN = sc.phraseSum[:size], sc.phraseN[:size]
 	sc.touched, sc.expanded, sc.phrased = sc.touched[:0], sc.expanded[:0], sc.phrased[:0]
 
-	// eligible reports whether the query may see the document at slot.
-	eligible := func(d *doc) bool {
-		return !d.dead && (!d.archived || includeArchived) && (kinds == nil || kinds[d.kind])
-	}
 	idf := func(t string) float64 {
 		df := float64(p.df[t])
 		if df == 0 {
@@ -297,18 +354,17 @@ func (p *partition) search(concepts []concept, kinds map[store.Kind]bool, includ
 				continue
 			}
 			for _, ps := range p.postings[t] {
-				d := &p.docs[ps.slot]
-				if !eligible(d) {
+				if flags := p.flags[ps.slot]; flags&f.reject != 0 || (flags&f.want&^flagOtherKind == 0 && !f.eligible(p, ps.slot, flags)) {
 					continue
 				}
 				tf := float64(ps.tf)
-				sc.score[ps.slot] += w * tf * (k1 + 1) / (tf + base + lenNorm*float64(d.length))
+				sc.score[ps.slot] += w * tf * (k1 + 1) / (tf + base + lenNorm*float64(p.lengths[ps.slot]))
 				credit(ps.slot)
 			}
 		}
 		// Thesaurus expansions: a memory scores the best one, weighted.
 		for _, a := range c.adds {
-			p.expansion(a, eligible, idf, lenNorm, base, sc)
+			p.expansion(a, f, idf, lenNorm, base, sc)
 		}
 		for _, slot := range sc.expanded {
 			sc.score[slot] += sc.best[slot]
@@ -335,7 +391,7 @@ func (p *partition) search(concepts []concept, kinds map[store.Kind]bool, includ
 
 // expansion offers one thesaurus expansion's weighted BM25 score to sc.best for every eligible
 // memory that contains all of its terms.
-func (p *partition) expansion(a expansion, eligible func(*doc) bool, idf func(string) float64, lenNorm, base float64, sc *scratch) {
+func (p *partition) expansion(a expansion, f filter, idf func(string) float64, lenNorm, base float64, sc *scratch) {
 	offer := func(slot int32, v float64) {
 		if v *= a.weight; v > sc.best[slot] {
 			if sc.best[slot] == 0 {
@@ -350,12 +406,11 @@ func (p *partition) expansion(a expansion, eligible func(*doc) bool, idf func(st
 			break // a phrase with a term no memory has matches nothing
 		}
 		for _, ps := range p.postings[t] {
-			d := &p.docs[ps.slot]
-			if !eligible(d) {
+			if flags := p.flags[ps.slot]; flags&f.reject != 0 || (flags&f.want&^flagOtherKind == 0 && !f.eligible(p, ps.slot, flags)) {
 				continue
 			}
 			tf := float64(ps.tf)
-			v := w * tf * (k1 + 1) / (tf + base + lenNorm*float64(d.length))
+			v := w * tf * (k1 + 1) / (tf + base + lenNorm*float64(p.lengths[ps.slot]))
 			switch {
 			case len(a.terms) == 1:
 				offer(ps.slot, v)
@@ -401,4 +456,17 @@ func distinct(terms []string) []string {
 		}
 	}
 	return out
+}
+
+// IDF is the BM25 inverse document frequency of term among the live memories of one scope,
+// the weight the supersession rule (rank.DemoteSuperseded) gives a term two memories share.
+// A term the scope does not hold weighs as much as one held by a single memory.
+func (ix *Index) IDF(scope store.ScopeRef, term string) float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n, df := 1.0, 1.0
+	if p := ix.parts[scope]; p != nil && p.live > 0 {
+		n, df = float64(p.live), float64(max(p.df[term], 1))
+	}
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }

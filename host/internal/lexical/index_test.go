@@ -34,6 +34,26 @@ func TestBM25UsesIDF(t *testing.T) {
 	require.InDelta(t, 0.5, hits[1].Coverage, 1e-9)
 }
 
+func TestIDFIsPerScopeAndIgnoresRemovedMemories(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	p := store.Project("p")
+	for i, text := range []string{"the build uses make", "the build runs tests", "postgres in the build"} {
+		ix.Apply(change(int64(i+1), "p", text))
+	}
+	ix.Apply(change(4, "q", "postgres everywhere"))
+	require.Greater(t, ix.IDF(p, "postgr"), ix.IDF(p, "build"), "a rare term weighs more than a common one")
+	require.Equal(t, ix.IDF(p, "postgr"), ix.IDF(p, "absent"), "a term the scope lacks weighs like one held once")
+	require.Positive(t, ix.IDF(store.Project("none"), "build"), "an empty scope still gives a weight")
+
+	gone := change(5, "p", "postgres replication notes")
+	ix.Apply(gone)
+	before := ix.IDF(p, "postgr")
+	gone.Seq, gone.Text = 6, "replication notes"
+	ix.Apply(gone)
+	require.Greater(t, ix.IDF(p, "postgr"), before, "a rewritten memory no longer counts its old terms")
+}
+
 func TestLengthNormalisation(t *testing.T) {
 	t.Parallel()
 	ix := lexical.New()
@@ -121,7 +141,8 @@ func TestTopKMatchesFullRanking(t *testing.T) {
 func BenchmarkSearch100K(b *testing.B) {
 	ix := index100K("service", "port", "listen", "deploy", "helm", "kafka", "redis", "postgres", "test", "build",
 		"lint", "config", "yaml", "docker", "api", "grpc", "proto", "schema", "migration", "cache")
-	q := lexical.Query{Text: "which port does the api service listen on", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 100}
+	// The read path asks for the fact kinds, so the kind filter is part of the cost.
+	q := lexical.Query{Text: "which port does the api service listen on", Scopes: []store.ScopeRef{store.Project("p")}, Kinds: store.Kinds, Limit: 100}
 	b.ResetTimer()
 	for b.Loop() {
 		ix.Search(q)
@@ -132,7 +153,7 @@ func BenchmarkSearch100K(b *testing.B) {
 func BenchmarkSearchExpanded100K(b *testing.B) {
 	ix := index100K("service", "port", "listen", "deploy", "helm", "kafka", "redis", "postgres", "test", "build",
 		"lint", "config", "yaml", "docker", "api", "grpc", "proto", "schema", "migration", "cache", "pnpm", "npm")
-	q := lexical.Query{Text: "which package manager and container setup does the api service use", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 100, Expand: true}
+	q := lexical.Query{Text: "which package manager and container setup does the api service use", Scopes: []store.ScopeRef{store.Project("p")}, Kinds: store.Kinds, Limit: 100, Expand: true}
 	b.ResetTimer()
 	for b.Loop() {
 		ix.Search(q)
@@ -149,4 +170,30 @@ func index100K(words ...string) *lexical.Index {
 		ix.Apply(change(int64(i+1), "p", text+"unique"+string(rune('a'+i%26))))
 	}
 	return ix
+}
+
+func TestKindFilter(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	ids := map[store.Kind]uuid.UUID{}
+	// "runbook" is no kind memhost knows: it has no bit of its own and is compared by name.
+	for i, k := range []store.Kind{store.KindFact, store.KindGotcha, store.KindJournal, "runbook", "playbook"} {
+		c := change(int64(i+1), "p", "the deploy needs a green build")
+		c.Kind = k
+		ids[k] = c.ID
+		ix.Apply(c)
+	}
+	found := func(kinds ...store.Kind) []uuid.UUID {
+		var out []uuid.UUID
+		for _, h := range ix.Search(lexical.Query{Text: "deploy build", Scopes: []store.ScopeRef{store.Project("p")}, Kinds: kinds, Limit: 10}) {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	require.ElementsMatch(t, []uuid.UUID{ids[store.KindGotcha]}, found(store.KindGotcha))
+	require.ElementsMatch(t, []uuid.UUID{ids[store.KindFact], ids[store.KindJournal]}, found(store.KindFact, store.KindJournal))
+	require.ElementsMatch(t, []uuid.UUID{ids["runbook"]}, found("runbook"))
+	require.ElementsMatch(t, []uuid.UUID{ids["runbook"], ids[store.KindFact]}, found("runbook", store.KindFact))
+	require.Len(t, found(), 5, "no kinds asked: every kind")
+	require.Empty(t, found("handbook"))
 }

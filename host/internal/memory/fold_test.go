@@ -102,9 +102,17 @@ func setupFold(t *testing.T) foldBundle {
 	return foldBundle{store: s, rule: FoldRule{Threshold: 0.9, MergedFromMax: 3}}
 }
 
+// write folds w with every live memory of its scope as a candidate: these tests are about the
+// policy, not about which memories the lexical index offers (TestStoreFoldsThroughLexicalCandidates).
 func (b foldBundle) write(t *testing.T, w store.Write) WriteResult {
 	t.Helper()
-	res, err := FoldOrInsert(context.Background(), b.store, w, b.rule)
+	live, err := b.store.List(context.Background(), store.ListQuery{Scopes: []store.ScopeRef{w.Ref()}, Limit: 1000})
+	require.NoError(t, err)
+	ids := make([]uuid.UUID, len(live))
+	for i, m := range live {
+		ids[i] = m.ID
+	}
+	res, err := FoldOrInsert(context.Background(), b.store, w, b.rule, ids)
 	require.NoError(t, err)
 	return res
 }
@@ -287,7 +295,9 @@ func TestFoldOrInsertConcurrentWritesOfOneFactEndInOneRow(t *testing.T) {
 			if i%2 == 1 {
 				text = "the tests need TZ=UTC set " + string(rune('a'+i))
 			}
-			res, err := FoldOrInsert(context.Background(), b.store, storetest.NewWrite("p", text, storetest.Vec(8, 0.001*float64(i))), b.rule)
+			// No candidates: none exists when the writers start, and the one the first of them
+			// writes reaches the others through the lookup's newest rows.
+			res, err := FoldOrInsert(context.Background(), b.store, storetest.NewWrite("p", text, storetest.Vec(8, 0.001*float64(i))), b.rule, nil)
 			ids[i], errs[i] = res.Memory.ID, err
 		})
 	}

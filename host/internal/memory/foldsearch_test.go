@@ -10,6 +10,8 @@ import (
 	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
 // TestFoldedTextStaysFindable: a fold keeps the losing text only in merged_from; a search for
@@ -40,4 +42,34 @@ func TestFoldedTextStaysFindable(t *testing.T) {
 	hits := other.Search(lexical.Query{Text: "ledger", Scopes: []store.ScopeRef{store.Project(alice.Project)}, Limit: 10})
 	require.Len(t, hits, 1, "and on a host that follows the change feed")
 	require.Equal(t, first.ID, hits[0].ID)
+}
+
+// TestStoreFoldsThroughLexicalCandidates: a write finds what it may fold into through the
+// lexical index, however old the memory is and however many were written since (the store
+// adds only the scope's few newest rows itself), in a small project and on a host that
+// learned the memory from the change feed.
+func TestStoreFoldsThroughLexicalCandidates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	old, err := b.svc.Store(ctx, alice, memory.StoreRequest{Text: "The billing worker retries failed webhooks five times with backoff."})
+	require.NoError(t, err)
+	for i, topic := range []string{"deploys", "migrations", "linting", "releases", "docs", "fixtures", "tracing", "caching", "queues", "metrics"} {
+		_, err := b.svc.Store(ctx, alice, memory.StoreRequest{Text: "Note " + string(rune('a'+i)) + ": " + topic + " are owned by the platform team and reviewed weekly."})
+		require.NoError(t, err)
+	}
+	again, err := b.svc.Store(ctx, alice, memory.StoreRequest{Text: "The billing worker retries failed webhooks five times, with backoff."})
+	require.NoError(t, err)
+	require.True(t, again.Folded, "similarity %.3f", again.Similarity)
+	require.Equal(t, old.ID, again.ID)
+
+	// A second host on the same database knows the memory from the feed alone.
+	ix := lexical.New()
+	_, err = lexical.NewFollower(b.store, ix, time.Second).CatchUp(ctx)
+	require.NoError(t, err)
+	other := memory.New(b.store, ix, memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig())
+	third, err := other.Store(ctx, alice, memory.StoreRequest{Text: "the billing worker retries failed webhooks five times with backoff"})
+	require.NoError(t, err)
+	require.True(t, third.Folded)
+	require.Equal(t, old.ID, third.ID)
 }

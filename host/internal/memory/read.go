@@ -52,7 +52,8 @@ type SearchResult struct {
 const DegradedLexicalOnly = "lexical only: the embedder is unavailable, so results come from keyword (BM25) search alone"
 
 // Search is the read path: BM25 (with the thesaurus's expansions) and ANN candidates (each up
-// to Config.CandidatePool), fused, ranked by rank.Score, cut to top_k. It records nothing:
+// to Config.CandidatePool), fused, ranked by rank.Score (a statement a newer one replaces
+// moved below it by rank.DemoteSuperseded), cut to top_k. It records nothing:
 // being shown is not being used, and counting it would let the order of past queries decide
 // today's ranking (a memory counts as used when Get reads it). When the embedder cannot
 // serve, it answers from the lexical path and says so in Degraded.
@@ -90,9 +91,15 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	}
 	pool := max(s.cfg.CandidatePool, k)
 
-	lex := s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool, Expand: true})
+	// The lexical path is this process's CPU and the vector path the plugin's and Postgres's, so
+	// they run side by side: a search costs the slower of the two, not their sum.
+	lexDone := make(chan []lexical.Hit, 1)
+	go func() {
+		lexDone <- s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool, Expand: true})
+	}()
 	var out SearchResult
-	vec, err := s.queryVector(ctx, req.Query)
+	ann, vec, err := s.vectorCandidates(ctx, req, scopes, kinds, pool)
+	lex := <-lexDone
 	switch {
 	case errors.Is(err, ErrUnavailable):
 		out.Degraded = DegradedLexicalOnly
@@ -100,58 +107,35 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	case err != nil:
 		return SearchResult{}, err
 	}
-	var ann []store.VectorHit
-	if vec != nil {
-		if ann, err = s.store.Nearest(ctx, store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool}); err != nil {
-			return SearchResult{}, err
-		}
-	}
 	if len(lex) == 0 && vec == nil {
 		if lex, err = s.exactMatches(ctx, store.TextQuery{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool}); err != nil {
 			return SearchResult{}, err
 		}
 	}
 
-	lexScore := map[uuid.UUID]float64{}
-	var best float64
-	for _, h := range lex {
-		best = max(best, h.Score)
-	}
-	ids := make([]uuid.UUID, 0, len(lex)+len(ann))
-	for _, h := range lex {
-		lexScore[h.ID] = rank.NormalizeBM25(h.Score, best, h.Coverage)
-		ids = append(ids, h.ID)
-	}
-	for _, h := range ann {
-		if _, dup := lexScore[h.ID]; !dup {
-			ids = append(ids, h.ID)
-		}
-	}
-	loaded, err := s.store.GetMany(ctx, ids, vec)
-	if err != nil {
-		return SearchResult{}, err
-	}
 	weight := 0.0 // without a query vector the lexical score is all the relevance there is
 	if vec != nil {
 		weight = vectorWeight(vec.Embedder)
 	}
 	now := s.now()
-	hits := make([]SearchHit, 0, len(loaded))
-	for _, l := range loaded {
+	score := func(l store.Loaded, lexPtr *float64) (SearchHit, bool) {
 		// The index may briefly lag an archive made on another host; the row is the truth.
 		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) {
-			continue
-		}
-		var lexPtr *float64
-		if v, ok := lexScore[l.ID]; ok {
-			lexPtr = &v
+			return SearchHit{}, false
 		}
 		relevance := rank.Fuse(l.Similarity, lexPtr, weight)
 		score := rank.Score(s.signals(l.Memory, true, relevance, now))
 		if score < req.MinScore {
-			continue
+			return SearchHit{}, false
 		}
-		hits = append(hits, SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr})
+		return SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr}, true
+	}
+	get := func(ctx context.Context, ids []uuid.UUID) ([]store.Loaded, error) {
+		return s.store.GetMany(ctx, ids, vec)
+	}
+	hits, err := loadBest(ctx, newCandidates(lex, ann, weight), max(k, rank.SupersedeWindow), get, score)
+	if err != nil {
+		return SearchResult{}, err
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
@@ -159,6 +143,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		}
 		return hits[i].ID.String() < hits[j].ID.String()
 	})
+	hits = demoteSuperseded(hits, s.index, scopes[0])
 	if len(hits) > k {
 		hits = hits[:k]
 	}
@@ -333,4 +318,38 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 		page.Memories = append(page.Memories, ViewOf(m))
 	}
 	return page, nil
+}
+
+// demoteSuperseded applies rank.DemoteSuperseded to hits sorted by score: a statement that a
+// newer one near the top replaces ranks directly below it, and its score is lowered to that
+// statement's, so the scores stay in rank order.
+func demoteSuperseded(hits []SearchHit, ix *lexical.Index, scope store.ScopeRef) []SearchHit {
+	st := make([]rank.Statement, len(hits))
+	for i, h := range hits {
+		st[i] = rank.Statement{Text: h.Text, Written: h.UpdatedAt}
+	}
+	order := rank.DemoteSuperseded(st, func(t string) float64 { return ix.IDF(scope, t) })
+	out := make([]SearchHit, len(hits))
+	for i, j := range order {
+		out[i] = hits[j]
+		if i > 0 && out[i].Score > out[i-1].Score {
+			out[i].Score = out[i-1].Score
+		}
+	}
+	return out
+}
+
+// vectorCandidates embeds the query and returns its nearest neighbours in scopes, with the
+// query vector. ErrUnavailable (the embedder is down) comes back with neither, so the search
+// answers from the lexical path alone.
+func (s *Service) vectorCandidates(ctx context.Context, req SearchRequest, scopes []store.ScopeRef, kinds []store.Kind, pool int) ([]store.VectorHit, *store.Vector, error) {
+	vec, err := s.queryVector(ctx, req.Query)
+	if err != nil || vec == nil {
+		return nil, nil, err
+	}
+	ann, err := s.store.Nearest(ctx, store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ann, vec, nil
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/sdk/tokenize"
 )
 
 // TestSameStatementKeepsNearMissesApart: pairs the BM25 embedder scores at or above its fold
@@ -32,6 +34,16 @@ func TestSameStatementKeepsNearMissesApart(t *testing.T) {
 		"out of":                         {"The worker processes jobs in order.", "The worker processes jobs out of order."},
 		"two words added":                {"How was your interview with the startup?", "I have a final-round interview at a fintech startup on Thursday."},
 		"tag":                            {"Decision: use Postgres for the queue.", "Gotcha: use Postgres for the queue."},
+		// Cues that are words themselves ("before", "over") govern what follows them.
+		"swapped around before": {"Run migrations before starting the API.", "Start the API before running migrations."},
+		"swapped around over":   {"Prefer pnpm over npm.", "Prefer npm over pnpm."},
+		"prohibition":           {"Use npm.", "Never use npm."},
+		// Rewording swaps only synonyms: another verb relates the same things differently.
+		"other verb, reworded":      {"The importer skips rows with invalid emails.", "Rows with invalid emails are reported by the importer."},
+		"opposite, reworded":        {"The billing service writes invoices to S3.", "Invoices are read from S3 by the billing service."},
+		"other owner, reworded":     {"The platform team owns billing.", "Search is owned by the platform team."},
+		"other number, spelled out": {"Keep two replicas of the worker in staging.", "Keep 3 replicas of the worker in staging."},
+		"other tool, reworded":      {"Format code with rustfmt before committing.", "Code must be formatted with ruff before each commit."},
 	} {
 		require.False(t, SameStatement(p[0], p[1]), "%s: %q / %q", name, p[0], p[1])
 		require.False(t, SameStatement(p[1], p[0]), "%s (reversed)", name)
@@ -54,6 +66,19 @@ func TestSameStatementFoldsRestatements(t *testing.T) {
 		"head formatting":   {"[`2023-04-10` 02:39] Felix: I love hiking.", "[2023-04-10 02:39] Felix: I love hiking."},
 		"pronoun contraction": {"[session 4] Grace: I'm nervous about the coding interview.",
 			"[session 4] Grace: I am nervous about the coding interview."},
+		"synonym":                 {"Vault holds our secrets.", "Vault keeps our secrets."},
+		"synonyms, reordered":     {"Search belongs to the platform team.", "Search is owned by the platform team."},
+		"irregular participle":    {"Vite builds the frontend.", "The frontend is built with Vite."},
+		"quantifier and synonym":  {"Every table has created_at and updated_at columns.", "Each table includes created_at and updated_at columns."},
+		"compound written apart":  {"Requests to billing time out after 5 seconds.", "The billing request timeout is 5 seconds."},
+		"prohibition, never":      {"Never use npm.", "Do not use npm."},
+		"prohibition reworded":    {"The catalog test suite must not use mocha.", "Do not write catalog tests with mocha."},
+		"no need to":              {"There is no need to run make lint before you push, CI does it.", "Do not run make lint before pushing; CI runs it."},
+		"lead-in read as a tag":   {"Keep in mind: the scheduler retries failed jobs.", "The scheduler retries failed jobs."},
+		"lead-in before a tag":    {"Remember that gotcha: the cache is cold after a deploy.", "Gotcha: the cache is cold after a deploy."},
+		"identifier lower-cased":  {"JSEscaper returns the escaped value.", "Note: jSEscaper returns the escaped value."},
+		"number spelled out":      {"Keep two replicas of the worker in staging.", "Keep 2 replicas of the worker in staging."},
+		"same turn, synonym verb": {"[session 4] Grace: I made two raised beds from old pallets.", "[session 4] Grace: From old pallets I built two raised beds."},
 	} {
 		require.True(t, SameStatement(p[0], p[1]), "%s: %q / %q", name, p[0], p[1])
 		require.True(t, SameStatement(p[1], p[0]), "%s (reversed)", name)
@@ -67,6 +92,9 @@ func TestSplitHead(t *testing.T) {
 		"Tim (21 May 2023, 7:48 pm): Sounds good!":      {"tim 21 may 2023 7 48 pm", "Sounds good!"},
 		"[2024-03-02] Use pnpm.":                        {"2024 03 02", "Use pnpm."},
 		"Decision: use pnpm.":                           {"decision", "use pnpm."},
+		"Keep in mind: use pnpm.":                       {"", "use pnpm."},
+		"Remember that gotcha: use pnpm.":               {"gotcha", "use pnpm."},
+		"Note: gotcha: use pnpm.":                       {"gotcha", "use pnpm."},
 		"FYI: use pnpm.":                                {"", "use pnpm."},
 		"Use pnpm.":                                     {"", "Use pnpm."},
 		"See http://example.test: it explains":          {"", "See http://example.test: it explains"},
@@ -86,6 +114,14 @@ func TestTypoOf(t *testing.T) {
 	}
 	for _, p := range [][2]string{{"dev", "dep"}, {"v1.2", "v1.3"}, {"staging", "sandbox"}, {"hourly", "daily"}, {"reads", "write"}} {
 		require.False(t, typoOf(p[0], p[1]), "%v", p)
+	}
+}
+
+func TestSynonymsAreNeverOpposites(t *testing.T) {
+	t.Parallel()
+	for _, p := range [][2]string{{"read", "write"}, {"send", "receive"}, {"start", "stop"}, {"allow", "reject"},
+		{"increase", "decrease"}, {"own", "use"}, {"skip", "report"}, {"store", "send"}} {
+		require.False(t, synonyms(tokenize.Terms(p[0])[0], tokenize.Terms(p[1])[0]), "%v", p)
 	}
 }
 

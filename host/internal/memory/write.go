@@ -46,11 +46,17 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 		s.metrics.write("unavailable", start)
 		return StoreResult{}, err
 	}
-	if w.Vector, err = s.embed(ctx, e, info, embedder.PurposeDocument, w.Text); err != nil {
+	// The fold candidates come from this process's index while the plugin embeds the text.
+	candidates := make(chan []uuid.UUID, 1)
+	text, scope := w.Text, w.Ref()
+	go func() { candidates <- s.foldCandidates(text, scope) }()
+	w.Vector, err = s.embed(ctx, e, info, embedder.PurposeDocument, w.Text)
+	folds := <-candidates
+	if err != nil {
 		s.metrics.write("unavailable", start)
 		return StoreResult{}, err
 	}
-	res, err := FoldOrInsert(ctx, s.store, w, FoldRule{Threshold: s.foldThreshold(info), MergedFromMax: s.cfg.MergedFromMax})
+	res, err := FoldOrInsert(ctx, s.store, w, FoldRule{Threshold: s.foldThreshold(info), MergedFromMax: s.cfg.MergedFromMax}, folds)
 	if err != nil {
 		s.metrics.write("error", start)
 		return StoreResult{}, err

@@ -126,6 +126,9 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	return c, nil
 }
 
+// poolPingIdle is how long a pooled connection may sit idle before it is pinged on acquire.
+const poolPingIdle = 30 * time.Second
+
 // Connect opens the pool and checks the database answers.
 func Connect(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	pc, err := pgxpool.ParseConfig(cfg.Database.URL)
@@ -133,6 +136,11 @@ func Connect(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("database.url: %w", err)
 	}
 	pc.MaxConns = int32(cfg.Database.MaxConns)
+	// pgxpool pings a connection idle for over a second before lending it, a round trip an
+	// agent's occasional call would pay on every acquire (a search takes three). The pool's
+	// health check already tests idle connections every minute; a ping after 30 s idle still
+	// catches most connections a database restart broke before a request meets one.
+	pc.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool { return p.IdleDuration > poolPingIdle }
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)

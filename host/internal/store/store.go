@@ -17,10 +17,11 @@ var (
 
 // Store is the durable memory store.
 type Store interface {
-	// WithScopeLock runs fn in one transaction that holds the write lock of scope. Writes to one
-	// scope serialise on it across every host sharing the store, so what fn reads through tx
-	// stays true until it commits: the same fact written twice at once ends in one row. An
-	// error from fn rolls everything fn wrote back.
+	// WithScopeLock runs fn in one transaction that holds the write lock of scope from fn's
+	// first call on tx until the commit. Writes to one scope serialise on it across every host
+	// sharing the store, so what fn reads through tx stays true until it commits: the same fact
+	// written twice at once ends in one row. ScopeTx says when the write commits; an error
+	// before that rolls everything back.
 	WithScopeLock(ctx context.Context, scope ScopeRef, fn func(tx ScopeTx) error) error
 	Get(ctx context.Context, id uuid.UUID) (Memory, error)
 	// GetMany returns the memories that exist among ids, in no particular order. With
@@ -73,15 +74,31 @@ type Store interface {
 
 // ScopeTx is what a write may do under its scope's lock; every method works in that scope
 // only, on live (not archived) memories.
+//
+// A write is a lookup and then one final change: the store may send the lock, the
+// transaction's start and the lookup together, and commit with the final change, so a write
+// costs two round trips. Insert and Fold are final: they commit when they succeed, and no
+// method may be called on tx after one of them (it returns an error). An error from Lookup,
+// from the final change, or from fn before the final change rolls the write back.
 type ScopeTx interface {
-	// FindExact returns the live memory whose text is text (compared by NormalizeText), or
-	// ErrNotFound.
-	FindExact(ctx context.Context, text string) (Memory, error)
-	// Nearest returns up to limit live memories of v's embedder closest to v, best first. A
-	// zero vector has no direction and so no neighbours; rows with one are never returned.
-	Nearest(ctx context.Context, v Vector, limit int) ([]Neighbour, error)
-	// Insert adds w as a new row with an add entry in history. w must be of the locked scope.
+	// Lookup returns what a write of text with vector v may fold into: the live memory whose
+	// text is text (compared by NormalizeText), if any, and its neighbours: those of the
+	// candidates (memory ids the caller chose, from an index that may lag) and of the scope's
+	// few newest facts (which a concurrent write may have added since) that are live facts of
+	// the locked scope holding a vector of v's embedder, with their similarity to v, best
+	// first. A zero vector has no direction, so it has no neighbours; nor do rows holding one.
+	// A nil v (Vector{}) looks up the exact match alone.
+	Lookup(ctx context.Context, text string, v Vector, candidates []uuid.UUID) (Candidates, error)
+	// Insert adds w as a new row with an add entry in history, and commits. w must be of the
+	// locked scope.
 	Insert(ctx context.Context, w Write) (Memory, error)
-	// Fold updates a live row of the locked scope as p says and records the fold in history.
+	// Fold updates a live row of the locked scope as p says, records the fold in history, and
+	// commits. A row that is not live in the locked scope is ErrNotFound, and nothing changes.
 	Fold(ctx context.Context, p FoldParams) (Memory, error)
+}
+
+// Candidates is what ScopeTx.Lookup found.
+type Candidates struct {
+	Exact      *Memory     // the live memory with the same text, nil if none
+	Neighbours []Neighbour // the candidates that may absorb the write, most similar first
 }

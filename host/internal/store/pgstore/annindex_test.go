@@ -278,7 +278,7 @@ func TestWritesJoinTheirGraphInTheBackground(t *testing.T) {
 // TestNearestPathFollowsScopeSize pins the access path with EXPLAIN: a scope with a graph is
 // answered by a walk of its own graph, a smaller one by an exact scan of its rows through the
 // (scope, scope_key) btree, and no query walks a graph under another scope's filter. It checks
-// search's query and the write path's neighbour lookup, which joins the rows on.
+// search's query.
 func TestNearestPathFollowsScopeSize(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -296,7 +296,7 @@ func TestNearestPathFollowsScopeSize(t *testing.T) {
 		t.Helper()
 		q := store.VectorQuery{Vector: storetest.RandomVec(b.r), Scopes: []store.ScopeRef{scope, store.Global}, Kinds: store.Kinds, Limit: 10}
 		var plans []string
-		for _, render := range []func(store.VectorQuery) (string, []any){pgstore.NearestSQL, pgstore.NeighboursSQL} {
+		for _, render := range []func(store.VectorQuery) (string, []any){pgstore.NearestSQL} {
 			// The plan the store keeps: a generic plan of the prepared query.
 			require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
 				sql, args := render(q)

@@ -2,7 +2,6 @@ package pgstore_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 
@@ -41,14 +40,15 @@ func TestScopeLockHoldsAcrossHosts(t *testing.T) {
 	for i := range writers {
 		wg.Go(func() {
 			errs[i] = hosts[i%2].WithScopeLock(ctx, store.Project("p"), func(tx store.ScopeTx) error {
-				m, err := tx.FindExact(ctx, "tests need TZ=UTC")
-				if errors.Is(err, store.ErrNotFound) {
-					_, err = tx.Insert(ctx, storetest.NewWrite("p", "tests need TZ=UTC", storetest.Vec(1, 0)))
-					return err
-				}
+				c, err := tx.Lookup(ctx, "tests need TZ=UTC", storetest.Vec(1, 0), nil)
 				if err != nil {
 					return err
 				}
+				if c.Exact == nil {
+					_, err = tx.Insert(ctx, storetest.NewWrite("p", "tests need TZ=UTC", storetest.Vec(1, 0)))
+					return err
+				}
+				m := *c.Exact
 				_, err = tx.Fold(ctx, store.FoldParams{ID: m.ID, Kind: m.Kind, Importance: m.Importance, Confidence: m.Confidence,
 					DedupedCount: m.DedupedCount + 1, Before: m.Text, After: m.Text})
 				return err

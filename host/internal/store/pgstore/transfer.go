@@ -82,7 +82,7 @@ func flushExport(ctx context.Context, tx pgx.Tx, recs []store.ExportRecord, fn f
 		at[r.Memory.ID] = i
 	}
 	rows, err := tx.Query(ctx, `SELECT id, memory_id, event, before_text, after_text, actor, detail, created_at
-		FROM memory_history WHERE memory_id = ANY($1) ORDER BY id`, ids)
+		FROM memory_history WHERE memory_id = ANY($1) ORDER BY id`, uuidArray(ids))
 	if err != nil {
 		return fmt.Errorf("read history: %w", err)
 	}

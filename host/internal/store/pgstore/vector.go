@@ -20,10 +20,6 @@ import (
 // extends the walk when the kind filter drops rows.
 const DefaultEfSearch = 100
 
-// foldEfSearch is the walk of the write path's neighbour lookup: a fold only needs texts at or
-// above the fold threshold, which are close enough that a narrow walk finds them.
-const foldEfSearch = 100
-
 // resortWindow is how many rows each scope's graph scan hands over for exact re-sorting.
 const resortWindow = 40
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/memhost/memhost/host/internal/store"
 )
@@ -30,86 +31,176 @@ const scopeLock = `pg_advisory_xact_lock(hashtextextended($1, 7420))`
 // scopeLockSQL takes the scope lock.
 const scopeLockSQL = `SELECT ` + scopeLock
 
-// writeLockSQL takes the scope lock and, in the same round trip, the planner settings of the
-// neighbour lookup that usually follows (see nearestSettingsSQL): SET LOCAL as set_config calls.
-const writeLockSQL = `SELECT ` + scopeLock + `,
-	set_config('plan_cache_mode', 'force_generic_plan', true),
-	set_config('hnsw.iterative_scan', 'relaxed_order', true),
-	set_config('hnsw.ef_search', $2, true)`
-
 func scopeLockKey(scope store.Scope, key string) string { return string(scope) + ":" + key }
 
-// WithScopeLock implements store.Store. A write through it costs six round trips: begin, the
-// lock, the exact and neighbour lookups, one batch with the row and its history entry, commit.
+// WithScopeLock implements store.Store. A write through it costs two round trips on one
+// pooled connection, each a pipelined batch: the first call on tx sends BEGIN, the lock with
+// the lookup's queries; the final Insert or Fold
+// sends the row, its history entry and COMMIT. If fn ends without a final change, the
+// transaction commits (or, on an error, rolls back) on its own round trip.
+//
+// A connection goes back to the pool outside any transaction: after a failed batch, or an
+// error from fn, WithScopeLock sends ROLLBACK, and the pool discards a connection that cannot
+// take it (a cancelled context closes the connection, for one).
 func (s *Store) WithScopeLock(ctx context.Context, scope store.ScopeRef, fn func(store.ScopeTx) error) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, writeLockSQL, scopeLockKey(scope.Scope, scope.Key), strconv.Itoa(foldEfSearch)); err != nil {
-			return fmt.Errorf("lock scope: %w", err)
-		}
-		return fn(&scopeTx{tx: tx, scope: scope})
-	})
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
+		return fmt.Errorf("write memory: %w", err)
+	}
+	defer conn.Release()
+	tx := &scopeTx{conn: conn, scope: scope}
+	if err := fn(tx); err != nil {
+		tx.rollback(ctx)
+		return fmt.Errorf("write memory: %w", err)
+	}
+	if err := tx.commit(ctx); err != nil {
+		tx.rollback(ctx)
 		return fmt.Errorf("write memory: %w", err)
 	}
 	return nil
 }
 
-// scopeTx is store.ScopeTx on a transaction holding the scope lock.
+// rollbackTimeout bounds the ROLLBACK that cleans a connection up after a failed write; it
+// runs even when the write's own context is done.
+const rollbackTimeout = 5 * time.Second
+
+// errWriteFinished is a call on a ScopeTx after its final change.
+var errWriteFinished = errors.New("the write is finished: no call may follow Insert or Fold")
+
+// scopeTx is store.ScopeTx on a pooled connection that begins its transaction, and takes the
+// scope lock, with the first batch it sends.
 type scopeTx struct {
-	tx    pgx.Tx
+	conn  *pgxpool.Conn
 	scope store.ScopeRef
+	begun bool // BEGIN and the lock went out
+	final bool // Insert or Fold ran: nothing may follow
 }
 
 var _ store.ScopeTx = (*scopeTx)(nil)
 
-// FindExact implements store.ScopeTx through the unique index on live texts.
-func (t *scopeTx) FindExact(ctx context.Context, text string) (store.Memory, error) {
-	m, err := scanMemory(t.tx.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories
-		WHERE scope = $1 AND scope_key = $2 AND text_hash = $3 AND archived_at IS NULL AND `+factKinds, string(t.scope.Scope), t.scope.Key, TextHash(text)))
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return m, fmt.Errorf("look up exact duplicate: %w", err)
+// batch starts a batch for tx: on the first one, BEGIN and the lock lead it.
+func (t *scopeTx) batch() *pgx.Batch {
+	b := &pgx.Batch{}
+	if !t.begun {
+		b.Queue(`BEGIN`)
+		b.Queue(scopeLockSQL, scopeLockKey(t.scope.Scope, t.scope.Key))
 	}
-	return m, err
+	return b
 }
 
-// Nearest implements store.ScopeTx: the ANN query of Store.Nearest joined to the rows, so the
-// candidates arrive loaded in one round trip.
-func (t *scopeTx) Nearest(ctx context.Context, v store.Vector, limit int) ([]store.Neighbour, error) {
-	if err := checkVector(v); err != nil {
-		return nil, err
+// send sends b in one round trip; final adds COMMIT and ends the write. Postgres runs a
+// pipelined batch up to its one sync point, so an error skips everything after it, COMMIT
+// included, and leaves the transaction aborted for rollback to end.
+func (t *scopeTx) send(ctx context.Context, b *pgx.Batch, final bool) error {
+	if t.final {
+		return errWriteFinished
 	}
-	if v.IsZero() {
-		return nil, nil
+	if final {
+		b.Queue(`COMMIT`)
+		t.final = true
 	}
-	// Facts fold into facts only: a goal, plan or journal entry never absorbs one.
-	sql, args := neighboursSQL(store.VectorQuery{Vector: v, Scopes: []store.ScopeRef{t.scope}, Kinds: store.Kinds, Limit: limit})
-	rows, err := t.tx.Query(ctx, sql, args...)
+	t.begun = true
+	return t.conn.SendBatch(ctx, b).Close()
+}
+
+// commit ends a transaction fn left open without a final change (it only looked).
+func (t *scopeTx) commit(ctx context.Context) error {
+	if t.conn.Conn().PgConn().TxStatus() == 'I' {
+		return nil
+	}
+	tag, err := t.conn.Exec(ctx, `COMMIT`)
 	if err != nil {
-		return nil, fmt.Errorf("find nearest neighbours: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
-	defer rows.Close()
-	var out []store.Neighbour
-	for rows.Next() {
-		var n store.Neighbour
-		if n.Memory, err = scanMemory(scanExtra{rows, []any{&n.Similarity}}); err != nil {
-			return nil, fmt.Errorf("find nearest neighbours: %w", err)
+	// COMMIT of a transaction a failed statement aborted rolls it back without an error.
+	if tag.String() == "ROLLBACK" {
+		return errors.New("commit: a failed statement had aborted the transaction, which rolled back")
+	}
+	return nil
+}
+
+// rollback ends whatever transaction a failed write left on the connection, so the pool gets
+// it back clean. A connection the rollback cannot reach is left for Release to discard.
+func (t *scopeTx) rollback(ctx context.Context) {
+	c := t.conn.Conn()
+	if c.IsClosed() || c.PgConn().TxStatus() == 'I' {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	_, _ = c.Exec(ctx, `ROLLBACK`) // on failure the connection stays outside 'I' and is discarded
+}
+
+// exactSQL finds the live fact with a text through the unique index on live texts.
+const exactSQL = `SELECT ` + memoryColumns + ` FROM memories
+	WHERE scope = $1 AND scope_key = $2 AND text_hash = $3 AND archived_at IS NULL AND ` + factKinds
+
+// Lookup implements store.ScopeTx in one round trip (with BEGIN and the lock when it is the
+// first call): the exact lookup, and the candidates read by primary key with their exact
+// cosine.
+func (t *scopeTx) Lookup(ctx context.Context, text string, v store.Vector, candidates []uuid.UUID) (store.Candidates, error) {
+	var c store.Candidates
+	neighbours := v.Embedder != ""
+	if neighbours {
+		if err := checkVector(v); err != nil {
+			return c, err
 		}
-		out = append(out, n)
+		neighbours = !v.IsZero()
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find nearest neighbours: %w", err)
+	b := t.batch()
+	b.Queue(exactSQL, string(t.scope.Scope), t.scope.Key, TextHash(text)).QueryRow(func(row pgx.Row) error {
+		m, err := scanMemory(row)
+		switch {
+		case err == nil:
+			c.Exact = &m
+		case !errors.Is(err, store.ErrNotFound):
+			return fmt.Errorf("look up exact duplicate: %w", err)
+		}
+		return nil
+	})
+	if neighbours {
+		// Facts fold into facts only: a goal, plan or journal entry never absorbs one.
+		b.Queue(candidatesSQL(v), uuidArray(candidates), string(t.scope.Scope), t.scope.Key, v.Embedder, vectorText(v.Values)).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var n store.Neighbour
+				var err error
+				if n.Memory, err = scanMemory(scanExtra{rows, []any{&n.Similarity}}); err != nil {
+					return fmt.Errorf("find nearest neighbours: %w", err)
+				}
+				c.Neighbours = append(c.Neighbours, n)
+			}
+			return rows.Err()
+		})
 	}
-	return out, nil
+	if err := t.send(ctx, b, false); err != nil {
+		return store.Candidates{}, fmt.Errorf("look up fold candidates: %w", err)
+	}
+	return c, nil
 }
 
-// neighboursSQL is NearestSQL with the rows joined on.
-func neighboursSQL(q store.VectorQuery) (string, []any) {
-	sql, args := NearestSQL(q)
-	return `SELECT ` + memoryColumns + `, n.similarity FROM (` + sql + `) AS n (id, similarity)
-		JOIN memories USING (id) ORDER BY n.similarity DESC`, args
+// recentCandidates is how many of its scope's newest facts a write's lookup adds to the
+// caller's candidates (store.ScopeTx.Lookup).
+const recentCandidates = 5
+
+// candidatesSQL loads a write's fold candidates — the ids the caller chose ($1) and the
+// scope's newest facts — that are live facts of the scope ($2, $3) holding a vector of the
+// embedder ($4), with their cosine to the write's vector ($5), most similar first. CASE keeps
+// the cast away from rows of other embedders (their widths differ) whatever order the planner
+// gives the filters, and a zero vector's NaN cosine drops its row.
+func candidatesSQL(v store.Vector) string {
+	return `SELECT * FROM (
+		SELECT ` + memoryColumns + `, CASE WHEN embedder = $4 THEN 1 - (` + vecExpr(v.Dimensions) + fmt.Sprintf(` <=> $5::vector(%d)) END`, v.Dimensions) + ` AS similarity
+		FROM memories WHERE id IN (
+			SELECT unnest($1::uuid[])
+			UNION
+			SELECT id FROM (SELECT id FROM memories WHERE scope = $2 AND scope_key = $3 AND archived_at IS NULL AND ` + factKinds + `
+				ORDER BY created_at DESC, id DESC LIMIT ` + strconv.Itoa(recentCandidates) + `) recent
+		) AND scope = $2 AND scope_key = $3 AND embedder = $4
+			AND archived_at IS NULL AND ann_error IS NULL AND ` + factKinds + `
+	) c WHERE similarity <> 'NaN' ORDER BY similarity DESC`
 }
 
-// Insert implements store.ScopeTx: the row and its add entry go in one batch.
+// Insert implements store.ScopeTx: the row, its add entry and COMMIT go in one batch.
 func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, error) {
 	if w.Ref() != t.scope {
 		return store.Memory{}, fmt.Errorf("insert memory: its scope is not the locked one")
@@ -126,9 +217,9 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 	if m.ID == uuid.Nil {
 		m.ID = uuid.Must(uuid.NewV7())
 	}
-	var b pgx.Batch
+	b := t.batch()
 	after := w.Text
-	if err := queueHistory(&b, m, store.EventAdd, nil, &after, w.Actor, provenanceDetail(w.Provenance), now); err != nil {
+	if err := queueHistory(b, m, store.EventAdd, nil, &after, w.Actor, provenanceDetail(w.Provenance), now); err != nil {
 		return m, err
 	}
 	// In a scope with a graph of its own the row joins it later, through the background indexer
@@ -142,7 +233,7 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 		m.Provenance.Agent, m.Provenance.Session, m.Provenance.Source, m.Embedder, vectorText(w.Vector.Values), now,
 		GraphName(m.Embedder, t.scope),
 	).QueryRow(func(row pgx.Row) error { return row.Scan(&m.Seq) })
-	if err := t.tx.SendBatch(ctx, &b).Close(); err != nil {
+	if err := t.send(ctx, b, true); err != nil {
 		if isUniqueViolation(err) {
 			return m, fmt.Errorf("insert memory: %w: the same text is live", store.ErrConflict)
 		}
@@ -151,7 +242,9 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 	return m, nil
 }
 
-// Fold implements store.ScopeTx: the update and its fold entry go in one batch. Every fold
+// Fold implements store.ScopeTx: the update, its fold entry and COMMIT go in one batch. The
+// entry is written by the update's statement from the row it returns, so a row that is not
+// live in the locked scope changes nothing and records nothing, though COMMIT runs. Every fold
 // gives the row a new change seq so followers re-index it.
 func (t *scopeTx) Fold(ctx context.Context, p store.FoldParams) (store.Memory, error) {
 	meta, err := json.Marshal(metadata{DedupedCount: p.DedupedCount, MergedFrom: p.MergedFrom})
@@ -159,35 +252,41 @@ func (t *scopeTx) Fold(ctx context.Context, p store.FoldParams) (store.Memory, e
 		return store.Memory{}, fmt.Errorf("encode metadata: %w", err)
 	}
 	now := time.Now().UTC()
-	args := []any{p.ID, string(t.scope.Scope), t.scope.Key, string(p.Kind), p.Importance, p.Confidence, p.Pinned, meta, now}
+	target := store.Memory{ID: p.ID, Scope: t.scope.Scope, ScopeKey: t.scope.Key}
+	entry, err := historyArgs(target, store.EventFold, &p.Before, &p.After, p.Actor, p.Detail, now)
+	if err != nil {
+		return store.Memory{}, err
+	}
+	// $1..$9: the row and the time; $10..$14: the entry (event, before, after, actor, detail).
+	args := append([]any{p.ID, string(t.scope.Scope), t.scope.Key, string(p.Kind), p.Importance, p.Confidence, p.Pinned, meta, now}, entry[3:8]...)
 	set := `kind = $4, importance = $5, confidence = $6, pinned = $7, metadata = $8, updated_at = $9, seq = next_change_seq()`
+	embedder := "embedder"
 	if r := p.Replacement; r != nil {
 		if err := checkVector(r.Vector); err != nil {
 			return store.Memory{}, err
 		}
 		args = append(args, r.Text, TextHash(r.Text), r.Vector.Embedder, vectorText(r.Vector.Values), r.Provenance.Agent, r.Provenance.Session, r.Provenance.Source)
-		set += `, text = $10, text_hash = $11, embedder = $12, embedding = $13::vector, agent = $14, session_id = $15, source = $16`
+		set += `, text = $15, text_hash = $16, embedder = $17, embedding = $18::vector, agent = $19, session_id = $20, source = $21`
+		embedder = "$17"
 	}
 	// Any fold rewrites the row (a new change seq at least), which would put it into its scope's
 	// graph again on the write's time: defer that to the background indexer, as Insert does.
-	embedder := "embedder"
-	if p.Replacement != nil {
-		embedder = "$12"
-	}
 	set += `, ann_deferred = ann_deferred OR to_regclass(` + graphNameSQL(embedder) + `) IS NOT NULL`
-	var b pgx.Batch
+	b := t.batch()
 	var m store.Memory
-	target := store.Memory{ID: p.ID, Scope: t.scope.Scope, ScopeKey: t.scope.Key}
-	if err := queueHistory(&b, target, store.EventFold, &p.Before, &p.After, p.Actor, p.Detail, now); err != nil {
-		return m, err
-	}
-	b.Queue(`UPDATE memories SET `+set+`
-		WHERE id = $1 AND scope = $2 AND scope_key = $3 AND archived_at IS NULL RETURNING `+memoryColumns, args...,
+	b.Queue(`WITH folded AS (
+			UPDATE memories SET `+set+`
+			WHERE id = $1 AND scope = $2 AND scope_key = $3 AND archived_at IS NULL RETURNING `+memoryColumns+`
+		), entry AS (
+			INSERT INTO memory_history (memory_id, scope, scope_key, event, before_text, after_text, actor, detail, created_at)
+			SELECT id, scope, scope_key, $10::text, $11::text, $12::text, $13::text, $14::jsonb, $9 FROM folded
+		)
+		SELECT `+memoryColumns+` FROM folded`, args...,
 	).QueryRow(func(row pgx.Row) error {
 		m, err = scanMemory(row)
 		return err
 	})
-	if err := t.tx.SendBatch(ctx, &b).Close(); err != nil {
+	if err := t.send(ctx, b, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return m, fmt.Errorf("fold into %s: not a live memory of the locked scope: %w", p.ID, err)
 		}

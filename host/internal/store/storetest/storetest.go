@@ -110,6 +110,14 @@ func Run(t *testing.T, newStore NewStore) {
 		require.NoError(t, err)
 		return m
 	}
+	// exact looks text up under tx, without neighbours.
+	exact := func(t *testing.T, tx store.ScopeTx, text string) *store.Memory {
+		t.Helper()
+		c, err := tx.Lookup(ctx, text, store.Vector{}, nil)
+		require.NoError(t, err)
+		require.Empty(t, c.Neighbours, "no candidates, no neighbours")
+		return c.Exact
+	}
 	// locked runs fn under the lock of project p.
 	locked := func(t *testing.T, s store.Store, p string, fn func(tx store.ScopeTx) error) {
 		t.Helper()
@@ -138,33 +146,30 @@ func Run(t *testing.T, newStore NewStore) {
 		require.Equal(t, "suite", h[0].Detail["agent"])
 	})
 
-	t.Run("FindExactMatchesNormalisedLiveTextOfTheScope", func(t *testing.T) {
+	t.Run("LookupFindsTheNormalisedLiveTextOfTheScope", func(t *testing.T) {
 		t.Parallel()
 		s := setup(t)
 		m := insert(t, s, NewWrite("p", "Use pnpm, not npm.", Vec(1, 0)))
 		locked(t, s, "p", func(tx store.ScopeTx) error {
-			got, err := tx.FindExact(ctx, "use   PNPM, not npm.")
-			require.NoError(t, err)
+			got := exact(t, tx, "use   PNPM, not npm.")
+			require.NotNil(t, got)
 			require.Equal(t, m.ID, got.ID)
-			_, err = tx.FindExact(ctx, "Use pnpm, not yarn.")
-			require.ErrorIs(t, err, store.ErrNotFound)
+			require.Nil(t, exact(t, tx, "Use pnpm, not yarn."), "a lookup may follow a lookup")
 			return nil
 		})
 		locked(t, s, "q", func(tx store.ScopeTx) error {
-			_, err := tx.FindExact(ctx, "Use pnpm, not npm.")
-			require.ErrorIs(t, err, store.ErrNotFound, "another project's text is not a duplicate")
+			require.Nil(t, exact(t, tx, "Use pnpm, not npm."), "another project's text is not a duplicate")
 			return nil
 		})
 		_, err := s.SetArchived(ctx, m.ID, true, "old", "t")
 		require.NoError(t, err)
 		locked(t, s, "p", func(tx store.ScopeTx) error {
-			_, err := tx.FindExact(ctx, "Use pnpm, not npm.")
-			require.ErrorIs(t, err, store.ErrNotFound, "archived rows are not duplicates")
+			require.Nil(t, exact(t, tx, "Use pnpm, not npm."), "archived rows are not duplicates")
 			return nil
 		})
 	})
 
-	t.Run("NearestLoadsLiveNeighboursOfTheScope", func(t *testing.T) {
+	t.Run("LookupLoadsLiveNeighboursOfTheScope", func(t *testing.T) {
 		t.Parallel()
 		s := setup(t)
 		a := insert(t, s, NewWrite("p", "a", Vec(2, 0)))
@@ -175,10 +180,15 @@ func Run(t *testing.T, newStore NewStore) {
 		require.NoError(t, err)
 		other := NewWrite("p", "other embedder", store.Vector{Embedder: "suite-other-16", Dimensions: Dims, Values: Vec(2, 0).Values})
 		insert(t, s, other)
+		unknown := uuid.Must(uuid.NewV7())
+		all := []uuid.UUID{b.ID, archived.ID, other.ID, a.ID, unknown}
 		locked(t, s, "p", func(tx store.ScopeTx) error {
-			got, err := tx.Nearest(ctx, Vec(2, 0.05), 3)
+			c, err := tx.Lookup(ctx, "a", Vec(2, 0.05), all)
 			require.NoError(t, err)
-			require.Len(t, got, 2)
+			require.NotNil(t, c.Exact, "the exact match comes with the neighbours")
+			require.Equal(t, a.ID, c.Exact.ID)
+			got := c.Neighbours
+			require.Len(t, got, 2, "archived rows, other embedders' and unknown ids are no candidates")
 			require.Equal(t, []uuid.UUID{a.ID, b.ID}, []uuid.UUID{got[0].ID, got[1].ID}, "best first")
 			require.Equal(t, "a", got[0].Text, "neighbours arrive loaded")
 			require.InDelta(t, math.Cos(0.05), got[0].Similarity, 1e-4)
@@ -244,8 +254,8 @@ func Run(t *testing.T, newStore NewStore) {
 		require.False(t, again.Pinned)
 		require.Greater(t, again.Seq, got.Seq)
 		locked(t, s, "p", func(tx store.ScopeTx) error {
-			ex, err := tx.FindExact(ctx, "this repo uses PNPM")
-			require.NoError(t, err, "the text hash followed the replaced text")
+			ex := exact(t, tx, "this repo uses PNPM")
+			require.NotNil(t, ex, "the text hash followed the replaced text")
 			require.Equal(t, m.ID, ex.ID)
 			return nil
 		})
@@ -278,26 +288,56 @@ func Run(t *testing.T, newStore NewStore) {
 		require.Len(t, live, 1)
 	})
 
-	t.Run("AnErrorRollsTheWriteBack", func(t *testing.T) {
+	t.Run("AFailedWriteLeavesNothing", func(t *testing.T) {
 		t.Parallel()
 		s := setup(t)
-		var id uuid.UUID
+		live := insert(t, s, NewWrite("p", "written once", Vec(5, 0)))
 		boom := errors.New("boom")
 		err := s.WithScopeLock(ctx, store.Project("p"), func(tx store.ScopeTx) error {
-			m, err := tx.Insert(ctx, NewWrite("p", "never committed", Vec(5, 0)))
+			_, err := tx.Lookup(ctx, "written once", Vec(5, 0), []uuid.UUID{live.ID})
 			require.NoError(t, err)
-			id = m.ID
 			return boom
 		})
-		require.ErrorIs(t, err, boom)
-		_, err = s.Get(ctx, id)
+		require.ErrorIs(t, err, boom, "fn's error comes back")
+		// The insert fails after its add entry went out in the same batch: both go back.
+		dup := NewWrite("p", "written once", Vec(5, 0))
+		err = s.WithScopeLock(ctx, store.Project("p"), func(tx store.ScopeTx) error {
+			_, err := tx.Insert(ctx, dup)
+			return err
+		})
+		require.ErrorIs(t, err, store.ErrConflict)
+		_, err = s.Get(ctx, dup.ID)
 		require.ErrorIs(t, err, store.ErrNotFound)
-		h, err := s.History(ctx, id)
+		h, err := s.History(ctx, dup.ID)
 		require.NoError(t, err)
-		require.Empty(t, h)
+		require.Empty(t, h, "the add entry went back with the row")
 		changes, err := s.Changes(ctx, 0, 10)
 		require.NoError(t, err)
-		require.Empty(t, changes)
+		require.Len(t, changes, 1)
+		require.Equal(t, live.ID, changes[0].ID)
+	})
+
+	t.Run("NothingFollowsTheFinalChange", func(t *testing.T) {
+		t.Parallel()
+		s := setup(t)
+		var first store.Memory
+		locked(t, s, "p", func(tx store.ScopeTx) error {
+			var err error
+			first, err = tx.Insert(ctx, NewWrite("p", "the final change", Vec(10, 0)))
+			require.NoError(t, err)
+			_, err = tx.Insert(ctx, NewWrite("p", "a second change", Vec(11, 0)))
+			require.Error(t, err, "no call may follow Insert or Fold")
+			_, err = tx.Fold(ctx, store.FoldParams{ID: first.ID, Kind: first.Kind, DedupedCount: 1, Before: first.Text, After: first.Text})
+			require.Error(t, err)
+			_, err = tx.Lookup(ctx, "the final change", Vec(10, 0), []uuid.UUID{first.ID})
+			require.Error(t, err)
+			return nil
+		})
+		live, err := s.List(ctx, store.ListQuery{Scopes: []store.ScopeRef{store.Project("p")}, Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, live, 1)
+		require.Equal(t, first.ID, live[0].ID)
+		require.Zero(t, live[0].DedupedCount)
 	})
 
 	t.Run("ZeroVectorsNeverYieldNaN", func(t *testing.T) {
@@ -311,16 +351,15 @@ func Run(t *testing.T, newStore NewStore) {
 			Kind: imported.Kind, Text: imported.Text, Importance: 0.5, Confidence: 0.5}, Vector: imported.Vector}})
 		require.NoError(t, err)
 		locked(t, s, "p", func(tx store.ScopeTx) error {
-			got, err := tx.Nearest(ctx, Vec(6, 0.1), 10)
+			c, err := tx.Lookup(ctx, "deploys go through argo cd", Vec(6, 0.1), []uuid.UUID{party.ID, fact.ID, imported.ID})
 			require.NoError(t, err)
-			require.Len(t, got, 1, "a zero-vector row has no similarity to anything")
-			require.Equal(t, fact.ID, got[0].ID)
-			none, err := tx.Nearest(ctx, ZeroVec(), 10)
+			require.Len(t, c.Neighbours, 1, "a zero-vector row has no similarity to anything")
+			require.Equal(t, fact.ID, c.Neighbours[0].ID)
+			c, err = tx.Lookup(ctx, "🎉🎉🎉", ZeroVec(), []uuid.UUID{party.ID, fact.ID, imported.ID})
 			require.NoError(t, err)
-			require.Empty(t, none, "a zero vector has no neighbours")
-			ex, err := tx.FindExact(ctx, "🎉🎉🎉")
-			require.NoError(t, err, "identical texts still match")
-			require.Equal(t, party.ID, ex.ID)
+			require.Empty(t, c.Neighbours, "a zero vector has no neighbours")
+			require.NotNil(t, c.Exact, "identical texts still match")
+			require.Equal(t, party.ID, c.Exact.ID)
 			return nil
 		})
 		scopes := []store.ScopeRef{store.Project("p")}
@@ -385,14 +424,15 @@ func Run(t *testing.T, newStore NewStore) {
 		for i := range writers {
 			wg.Go(func() {
 				errs[i] = s.WithScopeLock(ctx, store.Project("p"), func(tx store.ScopeTx) error {
-					m, err := tx.FindExact(ctx, "tests need TZ=UTC")
-					if errors.Is(err, store.ErrNotFound) {
-						_, err = tx.Insert(ctx, NewWrite("p", "tests need TZ=UTC", Vec(8, 0)))
-						return err
-					}
+					c, err := tx.Lookup(ctx, "tests need TZ=UTC", Vec(8, 0), nil)
 					if err != nil {
 						return err
 					}
+					if c.Exact == nil {
+						_, err = tx.Insert(ctx, NewWrite("p", "tests need TZ=UTC", Vec(8, 0)))
+						return err
+					}
+					m := *c.Exact
 					_, err = tx.Fold(ctx, store.FoldParams{ID: m.ID, Kind: m.Kind, Importance: m.Importance, Confidence: m.Confidence,
 						DedupedCount: m.DedupedCount + 1, Before: m.Text, After: m.Text, Actor: "suite"})
 					return err
@@ -415,7 +455,11 @@ func Run(t *testing.T, newStore NewStore) {
 		holding, release := make(chan struct{}), make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			done <- s.WithScopeLock(ctx, store.Project("p"), func(store.ScopeTx) error {
+			done <- s.WithScopeLock(ctx, store.Project("p"), func(tx store.ScopeTx) error {
+				// The lock is taken with the first call on tx.
+				if _, err := tx.Lookup(ctx, "anything", Vec(9, 0), nil); err != nil {
+					return err
+				}
 				close(holding)
 				<-release
 				return nil
@@ -656,11 +700,11 @@ func Run(t *testing.T, newStore NewStore) {
 			require.InDelta(t, 1, hits[0].Similarity, 1e-4)
 		}
 		nearestIs(recs[17])
-		// A write's neighbour lookup finds an imported fact while it is still deferred, and may
-		// fold into it.
+		// A write may fold into an imported fact while it is still deferred.
 		locked(t, s, "p", func(tx store.ScopeTx) error {
-			got, err := tx.Nearest(ctx, recs[5].Vector, 3)
+			c, err := tx.Lookup(ctx, "a new text", recs[5].Vector, []uuid.UUID{recs[5].Memory.ID, recs[6].Memory.ID})
 			require.NoError(t, err)
+			got := c.Neighbours
 			require.Equal(t, recs[5].Memory.ID, got[0].ID)
 			_, err = tx.Fold(ctx, store.FoldParams{ID: got[0].ID, Kind: got[0].Kind, DedupedCount: 1,
 				Before: got[0].Text, After: got[0].Text})
