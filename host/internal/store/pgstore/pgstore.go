@@ -151,7 +151,7 @@ func (s *Store) Get(ctx context.Context, id uuid.UUID) (store.Memory, error) {
 	return m, nil
 }
 
-// GetMany implements store.Store.
+// GetMany implements store.Store in one round trip, its plan kept (genericPlans).
 func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID, similarTo *store.Vector) ([]store.Loaded, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -166,22 +166,25 @@ func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID, similarTo *store.V
 		sim = fmt.Sprintf("CASE WHEN embedder = '%s' AND ann_error IS NULL THEN NULLIF(1 - (%s <=> $2::vector(%d)), 'NaN') END", similarTo.Embedder, vecExpr(similarTo.Dimensions), similarTo.Dimensions)
 		args = append(args, vectorText(similarTo.Values))
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+memoryColumns+`, `+sim+` FROM memories WHERE id = ANY($1)`, args...)
-	if err != nil {
+	var out []store.Loaded
+	b := &pgx.Batch{}
+	b.Queue(genericPlansSQL)
+	b.Queue(`SELECT `+memoryColumns+`, `+sim+` FROM memories WHERE id = ANY($1)`, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var l store.Loaded
+			m, err := scanMemory(scanExtra{rows, []any{&l.Similarity}})
+			if err != nil {
+				return err
+			}
+			l.Memory = m
+			out = append(out, l)
+		}
+		return rows.Err()
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
-	defer rows.Close()
-	var out []store.Loaded
-	for rows.Next() {
-		var l store.Loaded
-		m, err := scanMemory(scanExtra{rows, []any{&l.Similarity}})
-		if err != nil {
-			return nil, fmt.Errorf("get memories: %w", err)
-		}
-		l.Memory = m
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // uuidArray is ids as pgx encodes them natively: uuid.UUID implements driver.Valuer, which

@@ -102,11 +102,21 @@ func scopeLiteral(s store.Scope) string {
 	return "project"
 }
 
+// genericPlans makes the planner keep one plan per connection for each query text until the
+// end of the transaction: memories carries a partial graph per large project, and planning a
+// query on it weighs every index, so a custom plan per call costs more than most queries take
+// to run. Queries that run under it inline what a plan must know (NearestSQL) or look rows up
+// by key.
+const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`
+
+// genericPlansSQL sets genericPlans for the batch (an implicit transaction) it leads.
+const genericPlansSQL = `SELECT ` + genericPlans
+
 // nearestSettingsSQL makes the planner keep one plan per connection for each query text
 // (NearestSQL inlines all but the vector, so that plan walks the scope's graph) and turns on
 // iterative scans, so rows the kind and archive filters drop do not starve the result. $1 is
 // the walk width. set_config(..., true) lasts until the end of the transaction.
-const nearestSettingsSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+const nearestSettingsSQL = `SELECT ` + genericPlans + `,
 	set_config('hnsw.iterative_scan', 'relaxed_order', true),
 	set_config('hnsw.ef_search', $1, true)`
 

@@ -31,6 +31,11 @@ const scopeLock = `pg_advisory_xact_lock(hashtextextended($1, 7420))`
 // scopeLockSQL takes the scope lock.
 const scopeLockSQL = `SELECT ` + scopeLock
 
+// writeLockSQL takes the scope lock and keeps the write's plans: a custom plan of a query on
+// memories costs a millisecond and more once the table has a few dozen graphs (the planner
+// weighs every index), while the lookups' generic plans are as good (see genericPlansSQL).
+const writeLockSQL = `SELECT ` + scopeLock + `, ` + genericPlans
+
 func scopeLockKey(scope store.Scope, key string) string { return string(scope) + ":" + key }
 
 // WithScopeLock implements store.Store. A write through it costs two round trips on one
@@ -83,7 +88,7 @@ func (t *scopeTx) batch() *pgx.Batch {
 	b := &pgx.Batch{}
 	if !t.begun {
 		b.Queue(`BEGIN`)
-		b.Queue(scopeLockSQL, scopeLockKey(t.scope.Scope, t.scope.Key))
+		b.Queue(writeLockSQL, scopeLockKey(t.scope.Scope, t.scope.Key))
 	}
 	return b
 }
