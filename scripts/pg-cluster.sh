@@ -57,20 +57,19 @@ max_connections = 200
 fsync = on
 CONF
 fi
-# Memory settings follow the machine and are rewritten at every start, so a cluster made on a
-# smaller machine (or by an older version of this script) picks them up at its next start.
-# shared_buffers is a quarter of RAM (at most 8 GiB), the usual starting point: memories and
-# their HNSW graphs must stay in Postgres's own cache, or every search and fold pays a copy
-# from the OS cache per page it touches (docs/benchmarks.md, shared database at 1M).
+# Memory settings live in memhost.conf, rewritten at every start, so a cluster made by an older
+# version of this script picks up new ones at its next start. shared_buffers stays at 256MB:
+# measured on 2 cores without huge pages (docs/benchmarks.md, shared database at 1M), a quarter
+# of RAM bought nothing at 1M memories (the OS cache holds the rest) and cost every new
+# connection its page faults (memhost run's spawn, a fresh pool). effective_cache_size tells
+# the planner what the OS cache holds.
 ram_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
-buffers_mb=$(( ram_kb / 4 / 1024 )); [ "$buffers_mb" -gt 8192 ] && buffers_mb=8192; [ "$buffers_mb" -lt 128 ] && buffers_mb=128
 as_owner tee "$data/memhost.conf" >/dev/null <<CONF
 # Written by memhost's scripts/pg-cluster.sh at every start. To override a setting, set it again
 # in postgresql.conf below the include_if_exists line that reads this file.
-shared_buffers = ${buffers_mb}MB
+shared_buffers = 256MB
 effective_cache_size = $(( ram_kb / 2 / 1024 ))MB
 maintenance_work_mem = 256MB
-wal_compression = on
 CONF
 # The include is appended once, after initdb's settings, so it overrides them; lines an operator
 # adds below it win over it.
