@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -57,15 +58,7 @@ func newCandidates(lex []lexical.Hit, ann []store.VectorHit, weight float64) []c
 		cos := h.Similarity
 		out = append(out, candidate{id: h.ID, bound: rank.Fuse(&cos, nil, weight)})
 	}
-	slices.SortStableFunc(out, func(a, b candidate) int {
-		switch {
-		case a.bound > b.bound:
-			return -1
-		case a.bound < b.bound:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b candidate) int { return cmp.Compare(b.bound, a.bound) })
 	return out
 }
 

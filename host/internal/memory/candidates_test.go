@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -93,13 +94,7 @@ func TestLoadBestKeepsTheTopResults(t *testing.T) {
 func top(hits []SearchHit, n int) []uuid.UUID {
 	hits = slices.Clone(hits)
 	slices.SortFunc(hits, func(a, b SearchHit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return slices.Compare(a.ID[:], b.ID[:])
+		return cmp.Or(cmp.Compare(b.Score, a.Score), slices.Compare(a.ID[:], b.ID[:]))
 	})
 	out := make([]uuid.UUID, 0, n)
 	for _, h := range hits[:min(n, len(hits))] {
