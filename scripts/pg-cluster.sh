@@ -62,7 +62,9 @@ fi
 # measured on 2 cores without huge pages (docs/benchmarks.md, shared database at 1M), a quarter
 # of RAM bought nothing at 1M memories (the OS cache holds the rest) and cost every new
 # connection its page faults (memhost run's spawn, a fresh pool). effective_cache_size tells
-# the planner what the OS cache holds.
+# the planner what the OS cache holds. wal_compression: after each checkpoint a write's first
+# change to a page logs the whole page, and at 1M memories most writes touch pages no write has
+# touched since, so most commits flush several such images; lz4 shrinks them for little CPU.
 ram_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 as_owner tee "$data/memhost.conf" >/dev/null <<CONF
 # Written by memhost's scripts/pg-cluster.sh at every start. To override a setting, set it again
@@ -70,6 +72,7 @@ as_owner tee "$data/memhost.conf" >/dev/null <<CONF
 shared_buffers = 256MB
 effective_cache_size = $(( ram_kb / 2 / 1024 ))MB
 maintenance_work_mem = 256MB
+wal_compression = lz4
 CONF
 # The include is appended once, after initdb's settings, so it overrides them; lines an operator
 # adds below it win over it.
