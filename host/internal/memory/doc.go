@@ -2,8 +2,9 @@
 // embed, fold or insert — no LLM, ever) and the read path (hybrid BM25 + vector retrieval, then
 // the one ranker over a candidate pool larger than top_k). MCP and REST both call Service, so
 // validation, access rules and ranking are written once: the input rules in validate.go, the
-// fold policy in fold.go (the store only offers the scope lock and its primitives) and, in
-// statement.go, when two similar texts are one statement.
+// fold policy in fold.go (the store only offers the scope lock and its primitives; a write's
+// fold candidates come from the lexical index), in statement*.go when two similar texts are one
+// statement, and in candidates.go which of a search's candidate rows are worth reading.
 //
 // Access is decided here too: a caller works in one project (resolved by the surface from its
 // token or arguments); memories of another project are invisible ("not found"), global

@@ -3,8 +3,9 @@
 //
 // The store decides nothing about folding: in the spirit of River's riverdriver it offers a
 // transaction under a per-scope write lock (WithScopeLock) and parameter structs for what may
-// happen there (ScopeTx: one lookup of the exact match and the nearest in scope, then one final
-// insert or fold that commits); the fold policy lives in package memory.
+// happen there (ScopeTx: one lookup of the exact match and of the candidates the caller chose,
+// with the scope's newest rows, then one final insert or fold that commits); the fold policy,
+// and the choice of candidates, live in package memory.
 //
 // Postgres is the only source of truth. The one implementation lives in store/pgstore; the
 // conformance suite in store/storetest pins the contract (scope lock serialisation, lossless

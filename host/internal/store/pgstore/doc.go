@@ -17,7 +17,7 @@
 // Writes to one scope serialise on a transaction advisory lock keyed by the scope, which is what
 // makes "the same fact written by two agents at once ends in one row" hold across hosts. A write
 // under it costs two round trips on one pooled connection, each a pipelined batch: BEGIN, the
-// lock (with the neighbour lookup's planner settings), the exact lookup and the neighbour lookup
-// (rows joined on); then the row change, its history entry and COMMIT. A failed batch is rolled
+// lock (keeping generic plans), the exact lookup and the candidates read by key with their
+// cosine; then the row change, its history entry and COMMIT. A failed batch is rolled
 // back before the connection returns to the pool.
 package pgstore
