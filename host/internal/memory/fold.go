@@ -31,8 +31,8 @@ type WriteResult struct {
 	Similarity float64      // cosine to the nearest neighbour (0 when there was none)
 }
 
-// FoldCandidates is how many memories a write considers for its fold.
-const FoldCandidates = 5
+// foldCandidateCount is how many memories a write considers for its fold.
+const foldCandidateCount = 5
 
 // FoldOrInsert writes w under its scope's lock: an identical live text absorbs it; else the
 // most similar of candidates (memory ids, see Service.foldCandidates) at or above
@@ -49,19 +49,19 @@ func FoldOrInsert(ctx context.Context, st store.Store, w store.Write, rule FoldR
 	return res, err
 }
 
-// foldCandidates picks the memories a write of text to scope may fold into: the FoldCandidates best plain
-// BM25 matches of its text among the live facts of its scope, from the lexical index. A fold
-// needs SameStatement, which only holds between texts that share nearly all their words, so
-// the texts that can absorb a write are among its best lexical matches; the embedder's cosine
-// then decides among them as before. Finding them in the in-process index costs tens of
-// microseconds in a small project and a millisecond or two at 100K memories, where a
-// nearest-neighbour query on every write cost milliseconds (an exact scan of a small
-// project's rows, a graph walk in a large one). The index holds this host's writes at once
-// and other hosts' within the change feed's lag, so two near-identical texts written at the
-// same instant on two hosts may both be kept; identical texts still fold (Lookup's exact
-// match runs under the lock).
+// foldCandidates picks the memories a write of text to scope may fold into: the
+// foldCandidateCount best plain BM25 matches of its text among the live facts of its scope,
+// from the lexical index. A fold needs SameStatement, which only holds between texts that share
+// nearly all their words, so the texts that can absorb a write are among its best lexical
+// matches; the embedder's cosine then decides among them as before. Finding them in the
+// in-process index costs tens of microseconds in a small project and a millisecond or two at
+// 100K memories, where a nearest-neighbour query on every write cost milliseconds (an exact
+// scan of a small project's rows, a graph walk in a large one). The index holds this host's
+// writes at once and other hosts' within the change feed's lag; the store's lookup adds the
+// scope's newest rows under the lock, so what another host wrote a moment ago is a candidate
+// too.
 func (s *Service) foldCandidates(text string, scope store.ScopeRef) []uuid.UUID {
-	hits := s.index.Search(lexical.Query{Text: text, Scopes: []store.ScopeRef{scope}, Kinds: store.Kinds, Limit: FoldCandidates})
+	hits := s.index.Search(lexical.Query{Text: text, Scopes: []store.ScopeRef{scope}, Kinds: store.Kinds, Limit: foldCandidateCount})
 	ids := make([]uuid.UUID, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
