@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/memhost/memhost/sdk/jsonc"
 )
 
 // The CLIs' JSON settings files are the user's: an edit must change what memhost adds and
@@ -67,7 +68,7 @@ func (o *object) child(key string) (*object, error) {
 // parseDocument reads a settings file: a JSON object, with // and /* */ comments allowed (as
 // Gemini CLI allows them; they do not survive an edit). Empty content is an empty object.
 func parseDocument(data []byte) (*object, error) {
-	data = stripComments(data)
+	data = jsonc.StripComments(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return newObject(), nil
 	}
@@ -195,43 +196,4 @@ func writeScalar(b *bytes.Buffer, v any) error {
 	}
 	b.Write(bytes.TrimSuffix(s.Bytes(), []byte("\n")))
 	return nil
-}
-
-// stripComments blanks out // and /* */ comments outside strings.
-func stripComments(data []byte) []byte {
-	out := bytes.Clone(data)
-	inString, escaped := false, false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
-			end := strings.Index(string(out[i+2:]), "*/")
-			stop := len(out)
-			if end >= 0 {
-				stop = i + 2 + end + 2
-			}
-			for ; i < stop; i++ {
-				if out[i] != '\n' {
-					out[i] = ' '
-				}
-			}
-			i--
-		}
-	}
-	return out
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/sdk/jsonc"
 	"github.com/memhost/memhost/sdk/provider"
 )
 
@@ -133,7 +134,7 @@ func mergeSettings(path string, mcp *provider.MCPServer) (settings []byte, conte
 	case err != nil:
 		return nil, "", fmt.Errorf("read the user's settings.json: %w", err)
 	default:
-		if err := json.Unmarshal(stripComments(raw), &doc); err != nil {
+		if err := json.Unmarshal(jsonc.StripComments(raw), &doc); err != nil {
 			return nil, "", fmt.Errorf("the user's settings.json does not parse: %w", err)
 		}
 		if doc == nil {
@@ -194,47 +195,6 @@ func contextFileName(doc map[string]any) string {
 		return "GEMINI.md"
 	}
 	return name
-}
-
-// stripComments blanks out // and /* */ comments outside strings, as
-// Gemini CLI does before parsing its settings, keeping offsets for errors.
-func stripComments(b []byte) []byte {
-	out := make([]byte, len(b))
-	copy(out, b)
-	inString, escaped := false, false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
-			end := strings.Index(string(out[i+2:]), "*/")
-			stop := len(out)
-			if end >= 0 {
-				stop = i + 2 + end + 2
-			}
-			for ; i < stop; i++ {
-				if out[i] != '\n' {
-					out[i] = ' '
-				}
-			}
-			i--
-		}
-	}
-	return out
 }
 
 // hasFlag reports whether args hold one of flags, alone or as --flag=value.
