@@ -87,13 +87,25 @@ func bulkImport(ctx context.Context, st store.Store, e embedder.Embedder, info e
 		}
 		return nil
 	})
+	startImporters(gctx, g, st, batches, opt, &stats)
+	if err := g.Wait(); err != nil {
+		return stats, fmt.Errorf("bulk import: %w", err)
+	}
+	stats.Wall = time.Since(start)
+	return stats, nil
+}
+
+// startImporters starts opt.workers loaders in g, each loading batches with store.Import until
+// the channel closes; they add their busy time and inserted rows to stats and report progress
+// through opt.onBatch.
+func startImporters(ctx context.Context, g *errgroup.Group, st store.Store, batches <-chan []store.ExportRecord, opt importOptions, stats *ImportStats) {
 	var mu sync.Mutex
 	done := 0
 	for range opt.workers {
 		g.Go(func() error {
 			for recs := range batches {
 				t := time.Now()
-				res, err := st.Import(gctx, recs)
+				res, err := st.Import(ctx, recs)
 				if err != nil {
 					return err
 				}
@@ -109,11 +121,6 @@ func bulkImport(ctx context.Context, st store.Store, e embedder.Embedder, info e
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return stats, fmt.Errorf("bulk import: %w", err)
-	}
-	stats.Wall = time.Since(start)
-	return stats, nil
 }
 
 // embedAll embeds texts in chunks the embedder accepts.

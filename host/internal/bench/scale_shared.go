@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -212,28 +211,7 @@ func loadShared(ctx context.Context, st store.Store, e embedder.Embedder, info e
 		}
 		return flush()
 	})
-	var mu sync.Mutex
-	done := 0
-	for range opt.workers {
-		g.Go(func() error {
-			for recs := range batches {
-				t := time.Now()
-				res, err := st.Import(gctx, recs)
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				stats.ImportBusy += time.Since(t)
-				stats.Inserted += res.Inserted
-				done += len(recs)
-				if opt.onBatch != nil {
-					opt.onBatch(done)
-				}
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
+	startImporters(gctx, g, st, batches, opt, &stats)
 	if err := g.Wait(); err != nil {
 		return stats, fmt.Errorf("load shared layout: %w", err)
 	}
