@@ -290,19 +290,22 @@ type filter struct {
 	kinds  map[store.Kind]bool
 }
 
-// eligible reports whether the query may see the slot with these flags; p resolves kinds
-// without a bit of their own.
-func (f filter) eligible(p *partition, slot int32, flags uint32) bool {
-	switch {
-	case flags&f.reject != 0:
+// sees reports whether the query may see slot. It is the scoring loops' test for every
+// posting, small enough to inline; only kinds without a bit of their own take the slow path.
+func (f filter) sees(p *partition, slot int32) bool {
+	flags := p.flags[slot]
+	if flags&f.reject != 0 {
 		return false
-	case flags&f.want&^flagOtherKind != 0:
-		return true
-	case flags&flagOtherKind == 0 || f.want&flagOtherKind == 0:
-		return false
-	default:
-		return f.kinds == nil || f.kinds[p.docs[slot].kind]
 	}
+	return flags&f.want&^flagOtherKind != 0 || f.seesOtherKind(p, slot, flags)
+}
+
+// seesOtherKind decides for a slot whose kind has no bit: by the kind's name.
+func (f filter) seesOtherKind(p *partition, slot int32, flags uint32) bool {
+	if flags&flagOtherKind == 0 || f.want&flagOtherKind == 0 {
+		return false
+	}
+	return f.kinds == nil || f.kinds[p.docs[slot].kind]
 }
 
 func (p *partition) search(concepts []concept, f filter, limit int) []Hit {
@@ -354,7 +357,7 @@ func (p *partition) search(concepts []concept, f filter, limit int) []Hit {
 				continue
 			}
 			for _, ps := range p.postings[t] {
-				if flags := p.flags[ps.slot]; flags&f.reject != 0 || (flags&f.want&^flagOtherKind == 0 && !f.eligible(p, ps.slot, flags)) {
+				if !f.sees(p, ps.slot) {
 					continue
 				}
 				tf := float64(ps.tf)
@@ -406,7 +409,7 @@ func (p *partition) expansion(a expansion, f filter, idf func(string) float64, l
 			break // a phrase with a term no memory has matches nothing
 		}
 		for _, ps := range p.postings[t] {
-			if flags := p.flags[ps.slot]; flags&f.reject != 0 || (flags&f.want&^flagOtherKind == 0 && !f.eligible(p, ps.slot, flags)) {
+			if !f.sees(p, ps.slot) {
 				continue
 			}
 			tf := float64(ps.tf)
