@@ -2,8 +2,10 @@ package lexical
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -212,6 +214,11 @@ type Query struct {
 	// thesaurusLines), each counting for half a literal match. Without it the score is plain
 	// Okapi BM25.
 	Expand bool
+	// Rarest, when positive, scores only the query's Rarest least frequent terms in each
+	// partition (those it holds at all). It is for finding a text's near-duplicates, which
+	// share nearly all its terms: the rare ones find them, and the common ones, whose long
+	// posting lists are most of a long query's cost, only reorder what the rare ones found.
+	Rarest int
 }
 
 // Hit is one lexical match.
@@ -249,13 +256,36 @@ func (ix *Index) Search(q Query) []Hit {
 		if p == nil || p.live == 0 {
 			continue
 		}
-		hits = append(hits, p.search(concepts, f, q.Limit)...)
+		cs := concepts
+		if q.Rarest > 0 && !q.Expand {
+			cs = p.rarest(concepts, q.Rarest)
+		}
+		hits = append(hits, p.search(cs, f, q.Limit)...)
 	}
 	sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
 	if len(hits) > q.Limit {
 		hits = hits[:q.Limit]
 	}
 	return hits
+}
+
+// rarest keeps the n concepts (single terms: the query is not expanded) that the fewest of
+// the partition's documents contain, among those it holds at all.
+func (p *partition) rarest(concepts []concept, n int) []concept {
+	if len(concepts) <= n {
+		return concepts
+	}
+	held := make([]concept, 0, len(concepts))
+	for _, c := range concepts {
+		if p.df[c.terms[0]] > 0 {
+			held = append(held, c)
+		}
+	}
+	if len(held) <= n {
+		return held
+	}
+	slices.SortStableFunc(held, func(a, b concept) int { return cmp.Compare(p.df[a.terms[0]], p.df[b.terms[0]]) })
+	return held[:n]
 }
 
 // better orders hits by score, then id, so results are deterministic.
@@ -282,6 +312,23 @@ type scratch struct {
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+// fit sizes the per-slot accumulators to a partition of size slots. They grow with room to
+// spare: every write adds a slot, and space sized to the partition exactly would be
+// reallocated (megabytes in a large project) by the search after each write.
+func (sc *scratch) fit(size int) {
+	if cap(sc.score) < size {
+		room := size + size/4 + 64
+		sc.score = make([]float64, room)
+		sc.best = make([]float64, room)
+		sc.matched = make([]uint16, room)
+		sc.credited = make([]int32, room)
+		sc.phraseSum = make([]float64, room)
+		sc.phraseN = make([]uint16, room)
+	}
+	sc.score, sc.best, sc.matched, sc.credited = sc.score[:size], sc.best[:size], sc.matched[:size], sc.credited[:size]
+	sc.phraseSum, sc.phraseN = sc.phraseSum[:size], sc.phraseN[:size]
+}
 
 // filter is which slots a query may see.
 type filter struct {
@@ -316,17 +363,7 @@ func (p *partition) search(concepts []concept, f filter, limit int) []Hit {
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	if cap(sc.score) < len(p.docs) {
-		sc.score = make([]float64, len(p.docs))
-		sc.best = make([]float64, len(p.docs))
-		sc.matched = make([]uint16, len(p.docs))
-		sc.credited = make([]int32, len(p.docs))
-		sc.phraseSum = make([]float64, len(p.docs))
-		sc.phraseN = make([]uint16, len(p.docs))
-	}
-	size := len(p.docs)
-	sc.score, sc.best, sc.matched, sc.credited = sc.score[:size], sc.best[:size], sc.matched[:size], sc.credited[:size]
-	sc.phraseSum, sc.phraseN = sc.phraseSum[:size], sc.phraseN[:size]
+	sc.fit(len(p.docs))
 	sc.touched, sc.expanded, sc.phrased = sc.touched[:0], sc.expanded[:0], sc.phrased[:0]
 
 	idf := func(t string) float64 {

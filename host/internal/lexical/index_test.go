@@ -197,3 +197,33 @@ func TestKindFilter(t *testing.T) {
 	require.Len(t, found(), 5, "no kinds asked: every kind")
 	require.Empty(t, found("handbook"))
 }
+
+// TestRarestScoresOnlyTheRareTerms: with Rarest, a long text finds what shares its rare terms
+// (its near-duplicates), and a memory sharing only its common terms is not even touched.
+func TestRarestScoresOnlyTheRareTerms(t *testing.T) {
+	t.Parallel()
+	ix := lexical.New()
+	seq := int64(0)
+	add := func(text string) store.Change {
+		seq++
+		c := change(seq, "p", text)
+		ix.Apply(c)
+		return c
+	}
+	for i := range 40 {
+		add("the service returns an error when the request fails " + string(rune('a'+i%26)))
+	}
+	dup := add("the scheduler retries webhook deliveries when the request fails")
+	add("the scheduler returns an error") // shares only common terms and "scheduler"
+	q := lexical.Query{Text: "Note: the scheduler retries webhook deliveries when the request fails", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 5}
+
+	q.Rarest = 3 // webhook, deliveries, retries (scheduler and note are next)
+	hits := ix.Search(q)
+	require.Len(t, hits, 1, "only what holds a rare term is scored")
+	require.Equal(t, dup.ID, hits[0].ID)
+
+	q.Rarest = 0
+	hits = ix.Search(q)
+	require.Len(t, hits, 5, "every term: the common ones touch every memory")
+	require.Equal(t, dup.ID, hits[0].ID)
+}

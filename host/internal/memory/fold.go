@@ -34,6 +34,13 @@ type WriteResult struct {
 // foldCandidateCount is how many memories a write considers for its fold.
 const foldCandidateCount = 5
 
+// foldRareTerms is how many of a write's terms find its fold candidates: its rarest in the
+// scope (lexical.Query.Rarest). A text that can absorb the write shares nearly all its terms,
+// the rare ones included, up to a synonym, typo or lead-in word or two; the common terms'
+// long posting lists cost milliseconds per write in a project of 100K memories and would only
+// reorder what the rare ones find.
+const foldRareTerms = 8
+
 // FoldOrInsert writes w under its scope's lock: an identical live text absorbs it; else the
 // most similar of candidates (memory ids, see Service.foldCandidates) at or above
 // rule.Threshold that states the same thing (SameStatement) does; else it becomes a new
@@ -51,7 +58,7 @@ func FoldOrInsert(ctx context.Context, st store.Store, w store.Write, rule FoldR
 
 // foldCandidates picks the memories a write of text to scope may fold into: the
 // foldCandidateCount best plain BM25 matches of its text among the live facts of its scope,
-// from the lexical index. A fold needs SameStatement, which only holds between texts that share
+// from the lexical index, ranked by its foldRareTerms rarest terms. A fold needs SameStatement, which only holds between texts that share
 // nearly all their words, so the texts that can absorb a write are among its best lexical
 // matches; the embedder's cosine then decides among them as before. Finding them in the
 // in-process index costs tens of microseconds in a small project and a millisecond or two at
@@ -61,7 +68,7 @@ func FoldOrInsert(ctx context.Context, st store.Store, w store.Write, rule FoldR
 // scope's newest rows under the lock, so what another host wrote a moment ago is a candidate
 // too.
 func (s *Service) foldCandidates(text string, scope store.ScopeRef) []uuid.UUID {
-	hits := s.index.Search(lexical.Query{Text: text, Scopes: []store.ScopeRef{scope}, Kinds: store.Kinds, Limit: foldCandidateCount})
+	hits := s.index.Search(lexical.Query{Text: text, Scopes: []store.ScopeRef{scope}, Kinds: store.Kinds, Limit: foldCandidateCount, Rarest: foldRareTerms})
 	ids := make([]uuid.UUID, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
