@@ -65,55 +65,80 @@ func newCandidates(lex []lexical.Hit, ann []store.VectorHit, weight float64) []c
 // firstLoad is how many candidates a search reads in its first round, per result it needs.
 const firstLoad = 4
 
-// loadBest reads candidates' rows with get, best bound first, and scores them with score
-// (false: the row may not be shown), until the want-th best score so far beats every bound not
-// yet read: those rows cannot enter the first want results, whatever their rows hold, because
-// a score never exceeds its relevance (rank.Score). Usually one round trip of firstLoad·want
-// rows decides; otherwise the rest are read too. The hits come back unordered.
-func loadBest(ctx context.Context, cands []candidate, want int, get func(context.Context, []uuid.UUID) ([]store.Loaded, error), score func(store.Loaded, *float64) (SearchHit, bool)) ([]SearchHit, error) {
-	lexOf := make(map[uuid.UUID]*float64, len(cands))
-	for _, c := range cands {
-		lexOf[c.id] = c.lexical
-	}
-	var hits []SearchHit
-	read := func(part []candidate) error {
-		if len(part) == 0 {
-			return nil
-		}
-		ids := make([]uuid.UUID, len(part))
-		for i, c := range part {
-			ids[i] = c.id
-		}
-		loaded, err := get(ctx, ids)
-		if err != nil {
-			return err
-		}
-		for _, l := range loaded {
-			if h, ok := score(l, lexOf[l.ID]); ok {
-				hits = append(hits, h)
-			}
-		}
-		return nil
-	}
-	first := min(len(cands), firstLoad*want)
-	if err := read(cands[:first]); err != nil {
-		return nil, err
-	}
-	if first == len(cands) || wantedScore(hits, want) > cands[first].bound {
-		return hits, nil
-	}
-	return hits, read(cands[first:])
+// loader reads one search's candidate rows and keeps the hits, so that candidates found later
+// (the vector path's, when it runs) are weighed against what was already read.
+type loader struct {
+	want  int
+	get   func(context.Context, []uuid.UUID) ([]store.Loaded, error)
+	score func(store.Loaded, *float64) (SearchHit, bool) // false: the row may not be shown
+	read  map[uuid.UUID]bool
+	hits  []SearchHit
 }
 
-// wantedScore is the want-th best score among hits, or -1 when there are fewer.
-func wantedScore(hits []SearchHit, want int) float64 {
-	if len(hits) < want {
+func newLoader(want int, get func(context.Context, []uuid.UUID) ([]store.Loaded, error), score func(store.Loaded, *float64) (SearchHit, bool)) *loader {
+	return &loader{want: want, get: get, score: score, read: map[uuid.UUID]bool{}}
+}
+
+// load reads candidates' rows, best bound first and skipping rows already read, until the
+// want-th best score so far beats every bound not yet read: those rows cannot enter the first
+// want results, whatever they hold, because a score never exceeds its relevance (rank.Score).
+// Usually one round trip of firstLoad·want rows decides; otherwise the rest are read too.
+func (l *loader) load(ctx context.Context, cands []candidate) error {
+	cands = slices.DeleteFunc(slices.Clone(cands), func(c candidate) bool { return l.read[c.id] })
+	first := min(len(cands), firstLoad*l.want)
+	if err := l.fetch(ctx, cands[:first]); err != nil {
+		return err
+	}
+	if first == len(cands) || l.wanted() > cands[first].bound {
+		return nil
+	}
+	return l.fetch(ctx, cands[first:])
+}
+
+func (l *loader) fetch(ctx context.Context, part []candidate) error {
+	if len(part) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(part))
+	lexOf := make(map[uuid.UUID]*float64, len(part))
+	for i, c := range part {
+		ids[i] = c.id
+		lexOf[c.id] = c.lexical
+		l.read[c.id] = true
+	}
+	loaded, err := l.get(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, row := range loaded {
+		if h, ok := l.score(row, lexOf[row.ID]); ok {
+			l.hits = append(l.hits, h)
+		}
+	}
+	return nil
+}
+
+// wanted is the want-th best score read so far, or -1 when fewer rows could be shown.
+func (l *loader) wanted() float64 {
+	if len(l.hits) < l.want {
 		return -1
 	}
-	scores := make([]float64, len(hits))
-	for i, h := range hits {
+	scores := make([]float64, len(l.hits))
+	for i, h := range l.hits {
 		scores[i] = h.Score
 	}
 	slices.Sort(scores)
-	return scores[len(scores)-want]
+	return scores[len(scores)-l.want]
 }
+
+// needsVector reports whether a memory only the vector path can find might still enter the
+// first want results. The search scores such a memory on its cosine alone (it has no lexical
+// score), so its score is at most rank.Fuse of cosine 1 and nothing: the vector path's weight.
+// With the BM25 floor's weight (a tie-breaker, rank.VectorWeightLexical) the lexical hits
+// usually settle the result and the nearest-neighbour lookup is never run; with a semantic
+// embedder's it usually runs.
+func (l *loader) needsVector(weight float64) bool {
+	return l.wanted() <= rank.Fuse(&one, nil, weight)
+}
+
+var one = 1.0

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/rank"
 	"github.com/memhost/memhost/host/internal/store"
 )
 
@@ -73,8 +74,9 @@ func TestLoadBestKeepsTheTopResults(t *testing.T) {
 			h.ID, h.Score = l.ID, actual[l.ID]
 			return h, true
 		}
-		got, err := loadBest(context.Background(), cands, want, get, score)
-		require.NoError(t, err)
+		l := newLoader(want, get, score)
+		require.NoError(t, l.load(context.Background(), cands))
+		got := l.hits
 		var all []SearchHit
 		for id, s := range actual {
 			if s >= 0 {
@@ -89,6 +91,77 @@ func TestLoadBestKeepsTheTopResults(t *testing.T) {
 		}
 	}
 	require.Greater(t, pruned, 100, "most large pools are decided without reading every row")
+}
+
+// TestVectorLookupRunsOnlyWhenItCanChangeTheResult checks the deferred nearest-neighbour
+// lookup against running it always: for random universes of memories (a BM25 score, a
+// cosine, a quality factor, some hidden), the lexical hits are read first and the vector
+// path's hits only when needsVector says a memory only they hold could rank, and the first
+// want results equal those of reading both paths' candidates. With the floor's weight most
+// lookups are skipped; with a semantic weight most run.
+func TestVectorLookupRunsOnlyWhenItCanChangeTheResult(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 3))
+	skipped := map[float64]int{}
+	for trial := range 600 {
+		weight := []float64{0.1, 0.6, 0}[trial%3]
+		want := 10
+		type mem struct {
+			bm25, cosine, quality float64
+			hidden                bool
+		}
+		universe := map[uuid.UUID]mem{}
+		for range 1 + r.IntN(300) {
+			m := mem{cosine: r.Float64(), quality: 0.5 + 0.5*r.Float64(), hidden: r.IntN(12) == 0}
+			if r.IntN(3) > 0 {
+				m.bm25 = r.Float64() * 10
+			}
+			universe[uuid.New()] = m
+		}
+		// Each path's pool holds its best 40.
+		var lex []lexical.Hit
+		var ann []store.VectorHit
+		for id, m := range universe {
+			if m.bm25 > 0 {
+				lex = append(lex, lexical.Hit{ID: id, Score: m.bm25, Coverage: 1})
+			}
+			ann = append(ann, store.VectorHit{ID: id, Similarity: m.cosine})
+		}
+		slices.SortFunc(lex, func(a, b lexical.Hit) int { return cmp.Compare(b.Score, a.Score) })
+		slices.SortFunc(ann, func(a, b store.VectorHit) int { return cmp.Compare(b.Similarity, a.Similarity) })
+		lex, ann = lex[:min(40, len(lex))], ann[:min(40, len(ann))]
+
+		get := func(_ context.Context, ids []uuid.UUID) ([]store.Loaded, error) {
+			out := make([]store.Loaded, len(ids))
+			for i, id := range ids {
+				cos := universe[id].cosine
+				out[i].ID, out[i].Similarity = id, &cos
+			}
+			return out, nil
+		}
+		score := func(l store.Loaded, lexical *float64) (SearchHit, bool) {
+			m := universe[l.ID]
+			if m.hidden {
+				return SearchHit{}, false
+			}
+			var h SearchHit
+			h.ID, h.Score = l.ID, rank.Fuse(l.Similarity, lexical, weight)*m.quality
+			return h, true
+		}
+		always := newLoader(want, get, score)
+		require.NoError(t, always.load(context.Background(), newCandidates(lex, ann, weight)))
+
+		deferred := newLoader(want, get, score)
+		require.NoError(t, deferred.load(context.Background(), newCandidates(lex, nil, weight)))
+		if deferred.needsVector(weight) {
+			require.NoError(t, deferred.load(context.Background(), newCandidates(lex, ann, weight)))
+		} else {
+			skipped[weight]++
+		}
+		require.Equal(t, top(always.hits, want), top(deferred.hits, want), "trial %d, weight %v", trial, weight)
+	}
+	require.Greater(t, skipped[0.1], 120, "the floor's lookups are mostly skipped (of 200)")
+	require.Less(t, skipped[0.6], 80, "a semantic embedder's lookups mostly run (of 200)")
 }
 
 func top(hits []SearchHit, n int) []uuid.UUID {

@@ -12,6 +12,7 @@ type Metrics struct {
 	searches    prometheus.Histogram
 	hitsDropped prometheus.Counter
 	degraded    prometheus.Counter
+	lookups     *prometheus.CounterVec
 }
 
 // NewMetrics registers the series on reg.
@@ -26,8 +27,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Use records (memory reads) dropped because the hit recorder was saturated."}),
 		degraded: prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_memory_search_degraded_total",
 			Help: "Searches answered from the lexical path alone because the embedder was unavailable."}),
+		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "memhost_memory_search_vector_lookups_total",
+			Help: "Searches with a query vector, by whether they ran the nearest-neighbour lookup (skipped: the lexical hits already outscore anything only it could find)."}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.writes, m.searches, m.hitsDropped, m.degraded)
+	reg.MustRegister(m.writes, m.searches, m.hitsDropped, m.degraded, m.lookups)
 	return m
 }
 
@@ -52,5 +55,15 @@ func (m *Metrics) droppedHits() {
 func (m *Metrics) degradedSearch() {
 	if m != nil {
 		m.degraded.Inc()
+	}
+}
+
+func (m *Metrics) vectorLookup(ran bool) {
+	if m != nil {
+		outcome := "skipped"
+		if ran {
+			outcome = "ran"
+		}
+		m.lookups.WithLabelValues(outcome).Inc()
 	}
 }

@@ -58,6 +58,7 @@ const DegradedLexicalOnly = "lexical only: the embedder is unavailable, so resul
 // today's ranking (a memory counts as used when Get reads it). When the embedder cannot
 // serve, it answers from the lexical path and says so in Degraded.
 func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (SearchResult, error) {
+	s.called()
 	start := s.now()
 	if err := a.check(); err != nil {
 		return SearchResult{}, err
@@ -91,14 +92,16 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	}
 	pool := max(s.cfg.CandidatePool, k)
 
-	// The lexical path is this process's CPU and the vector path the plugin's and Postgres's, so
-	// they run side by side: a search costs the slower of the two, not their sum.
+	// The lexical path is this process's CPU and the query's embedding the plugin's, so they run
+	// side by side. The nearest-neighbour lookup (a graph walk in Postgres, the costliest step
+	// in a large database) runs only when the lexical hits leave room for a memory only it can
+	// find (loader.needsVector).
 	lexDone := make(chan []lexical.Hit, 1)
 	go func() {
 		lexDone <- s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool, Expand: true})
 	}()
 	var out SearchResult
-	ann, vec, err := s.vectorCandidates(ctx, req, scopes, kinds, pool)
+	vec, err := s.queryVector(ctx, req.Query)
 	lex := <-lexDone
 	switch {
 	case errors.Is(err, ErrUnavailable):
@@ -133,10 +136,24 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	get := func(ctx context.Context, ids []uuid.UUID) ([]store.Loaded, error) {
 		return s.store.GetMany(ctx, ids, vec)
 	}
-	hits, err := loadBest(ctx, newCandidates(lex, ann, weight), max(k, rank.SupersedeWindow), get, score)
-	if err != nil {
+	l := newLoader(max(k, rank.SupersedeWindow), get, score)
+	if err := l.load(ctx, newCandidates(lex, nil, weight)); err != nil {
 		return SearchResult{}, err
 	}
+	if vec != nil {
+		walk := l.needsVector(weight)
+		s.metrics.vectorLookup(walk)
+		if walk {
+			ann, err := s.store.Nearest(ctx, store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
+			if err != nil {
+				return SearchResult{}, err
+			}
+			if err := l.load(ctx, newCandidates(lex, ann, weight)); err != nil {
+				return SearchResult{}, err
+			}
+		}
+	}
+	hits := l.hits
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
 			return hits[i].Score > hits[j].Score
@@ -337,19 +354,4 @@ func demoteSuperseded(hits []SearchHit, ix *lexical.Index, scope store.ScopeRef)
 		}
 	}
 	return out
-}
-
-// vectorCandidates embeds the query and returns its nearest neighbours in scopes, with the
-// query vector. ErrUnavailable (the embedder is down) comes back with neither, so the search
-// answers from the lexical path alone.
-func (s *Service) vectorCandidates(ctx context.Context, req SearchRequest, scopes []store.ScopeRef, kinds []store.Kind, pool int) ([]store.VectorHit, *store.Vector, error) {
-	vec, err := s.queryVector(ctx, req.Query)
-	if err != nil || vec == nil {
-		return nil, nil, err
-	}
-	ann, err := s.store.Nearest(ctx, store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
-	if err != nil {
-		return nil, nil, err
-	}
-	return ann, vec, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,10 +60,24 @@ type Service struct {
 	metrics   *Metrics
 	now       func() time.Time
 
-	indexed sync.Map // embedder name -> struct{}: ANN index ensured
-	hits    chan []uuid.UUID
-	onError func(error)
+	indexed  sync.Map // embedder name -> struct{}: ANN index ensured
+	hits     chan []uuid.UUID
+	onError  func(error)
+	lastCall atomic.Int64 // unix nanoseconds when the last Store or Search began
 }
+
+// LastCall is when the last Store or Search began (zero before the first): background work
+// that competes for the CPU, such as graph insertions, waits for a pause in an agent's calls.
+func (s *Service) LastCall() time.Time {
+	if n := s.lastCall.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// called records that a call began (LastCall). It reads the wall clock, not s.now, which
+// tests may fix.
+func (s *Service) called() { s.lastCall.Store(time.Now().UnixNano()) }
 
 // Option configures a Service.
 type Option func(*Service)

@@ -34,6 +34,7 @@ type StoreResult struct {
 // Store is the write path: validate, redact, embed, then fold into the nearest neighbour or
 // insert (FoldOrInsert). There is no LLM call here.
 func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreResult, error) {
+	s.called()
 	start := s.now()
 	w, err := s.validateStore(a, req)
 	if err != nil {

@@ -27,11 +27,32 @@ func (c *Core) Background() *lifecycle.Group {
 	)
 }
 
-// runIndexer drains the rows imports left out of the ANN index. Until it reaches them they are
-// found by exact scan, so this only moves cost out of the import, never visibility.
+// The indexer yields to an agent's calls: a graph insertion costs milliseconds of CPU, which
+// on a small machine a burst of memory_store and memory_search calls would otherwise share. It
+// moves rows only once no call has begun for indexQuiet, indexStep rows at a time, so a call
+// that arrives meanwhile waits for a few insertions at most. A host that is never that quiet
+// still moves a full batch every indexMaxWait. Until a row is in its graph, searches find it
+// by the exact scan of deferred rows, so the wait costs only that scan.
+const (
+	indexQuiet   = 250 * time.Millisecond
+	indexMaxWait = 10 * time.Second
+	indexStep    = 5
+)
+
+// runIndexer drains the rows left out of the ANN index: bulk imports, and writes to scopes
+// with a graph of their own. Until it reaches them they are found by exact scan, so this only
+// moves cost off the write, never visibility.
 func (c *Core) runIndexer(ctx context.Context) error {
 	for {
-		n, err := c.Store.IndexDeferred(ctx, store.IndexDeferredBatch)
+		forced, err := waitQuiet(ctx, c.Service.LastCall, indexQuiet, indexMaxWait)
+		if err != nil {
+			return nil
+		}
+		limit := indexStep
+		if forced {
+			limit = store.IndexDeferredBatch
+		}
+		n, err := c.Store.IndexDeferred(ctx, limit)
 		if err != nil && ctx.Err() == nil {
 			c.Log.Warn("ann indexer", "err", err)
 		}
@@ -43,6 +64,27 @@ func (c *Core) runIndexer(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(indexIdle):
+		}
+	}
+}
+
+// waitQuiet returns once no call has begun for quiet (last is when the latest began), or, with
+// forced set, once it has waited max for that; the error is ctx's.
+func waitQuiet(ctx context.Context, last func() time.Time, quiet, max time.Duration) (forced bool, err error) {
+	deadline := time.Now().Add(max)
+	for {
+		idle := time.Since(last())
+		if idle >= quiet {
+			return false, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(min(quiet-idle, left)):
 		}
 	}
 }
