@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -109,11 +111,49 @@ func (b *bundle) connect(t *testing.T, token, client, version string) *mcp.Clien
 }
 
 // call calls a tool; protocol errors fail the test, tool errors are returned in the result.
+// A successful result's structured output must match the tool's advertised output schema: the
+// server does not check it per call (addTool), so every test that calls a tool checks it.
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	require.NoError(t, err)
+	if !res.IsError {
+		requireOutputMatchesSchema(t, cs, tool, res.StructuredContent)
+	}
 	return res
+}
+
+// outputSchemas caches each session's tools' resolved output schemas.
+var outputSchemas sync.Map // *mcp.ClientSession -> map[string]*jsonschema.Resolved
+
+func requireOutputMatchesSchema(t *testing.T, cs *mcp.ClientSession, tool string, out any) {
+	t.Helper()
+	cached, ok := outputSchemas.Load(cs)
+	if !ok {
+		list, err := cs.ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		schemas := map[string]*jsonschema.Resolved{}
+		for _, tl := range list.Tools {
+			if tl.OutputSchema == nil {
+				continue
+			}
+			raw, err := json.Marshal(tl.OutputSchema)
+			require.NoError(t, err)
+			var s jsonschema.Schema
+			require.NoError(t, json.Unmarshal(raw, &s))
+			r, err := s.Resolve(nil)
+			require.NoError(t, err)
+			schemas[tl.Name] = r
+		}
+		cached, _ = outputSchemas.LoadOrStore(cs, schemas)
+	}
+	schema, ok := cached.(map[string]*jsonschema.Resolved)[tool]
+	require.True(t, ok, "%s advertises an output schema", tool)
+	raw, err := json.Marshal(out)
+	require.NoError(t, err)
+	var v any
+	require.NoError(t, json.Unmarshal(raw, &v))
+	require.NoError(t, schema.Validate(v), "%s output %s", tool, raw)
 }
 
 // ok calls a tool that must succeed and decodes its structured output.

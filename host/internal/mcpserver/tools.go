@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
@@ -207,45 +206,6 @@ func (t *tools) register(srv *mcp.Server) {
 
 // runFunc serves one tool call once the caller, scope, project and rate limit are settled.
 type runFunc[In, Out any] func(ctx context.Context, c caller, a memory.Access, in In) (Out, error)
-
-// addTool registers a tool whose handler authorises the caller before running.
-func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, need auth.Scope, write bool, run runFunc[In, Out]) {
-	in := schemaFor[In]()
-	describeLimits(in, t.limits)
-	tool.InputSchema = in
-	tool.OutputSchema = schemaFor[Out]()
-	mcp.AddTool(srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		var zero Out
-		c, ok := t.identify(req)
-		if !ok {
-			t.log.ErrorContext(ctx, "mcp tool call without a principal", "tool", tool.Name)
-			return nil, zero, toolErrorf("unauthenticated: this call carries no memhost token")
-		}
-		if !c.can(need) {
-			return nil, zero, toolErrorf("forbidden: %s needs a token with the %s scope; token %q has %s",
-				tool.Name, need, c.principal.Name, scopeList(c.principal.Scopes))
-		}
-		a, err := c.access(in.where())
-		if err != nil {
-			return nil, zero, t.reportable(ctx, tool.Name, err)
-		}
-		if write && t.limiter != nil {
-			if err := access.Limit(t.limiter, c.principal); err != nil {
-				return nil, zero, t.reportable(ctx, tool.Name, err)
-			}
-		}
-		out, err := run(ctx, c, a, in)
-		if err != nil {
-			return nil, zero, t.reportable(ctx, tool.Name, err)
-		}
-		// What the model reads is compact (agents pay for every token); programs get the
-		// full structured output.
-		if text := Brief(out); text != "" {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
-		}
-		return nil, out, nil
-	})
-}
 
 // limitReplacer fills the {placeholders} of input descriptions with the limits this host
 // enforces (they are configurable), so an agent reads the real ones rather than the defaults.
