@@ -44,7 +44,12 @@ type sharedProject struct {
 	class string
 	prose *proseProject
 	facts []Fact // a uniform sample of its loaded facts, for queries and paraphrases
+	fresh []Fact // facts held out of the layout, which the timed writes store as new ones
 }
+
+// sharedFreshRuns is how many timed rounds (each two passes of SharedOps writes at most per
+// project) the facts held out of a layout serve: the first run and two -reuse-shared runs.
+const sharedFreshRuns = 3
 
 // sharedSample is how many loaded facts each project keeps for the workload.
 const sharedSample = 300

@@ -161,7 +161,7 @@ type histogram struct {
 	buckets map[float64]float64 // upper bound -> cumulative count
 }
 
-// scrape reads the named histograms from the host's /metrics.
+// scrape reads the named histograms (and counters, as counts) from the host's /metrics.
 func (h *benchHost) scrape(ctx context.Context, names map[string]string) (map[string]histogram, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url+"/metrics", nil)
 	if err != nil {
@@ -205,6 +205,8 @@ func parseHistograms(r io.Reader, names map[string]string) (map[string]histogram
 				hist.buckets = map[float64]float64{}
 			}
 			switch suffix {
+			case "": // a counter: its value is the count
+				hist.count += v
 			case "_sum":
 				hist.sum += v
 			case "_count":

@@ -101,14 +101,23 @@ func renderShared(b *strings.Builder, s Shared, note func(string, ...any)) {
 	})
 	row("calls (store / search)", "", func(c SharedClass) string { return fmt.Sprintf("%d / %d", c.Store.N, c.Search.N) })
 	row("restatements folded", "", func(c SharedClass) string { return fmt.Sprintf("%d of %d", c.Folded, c.Paraphrases) })
-	row("other writes that folded (a sentence the project already holds)", "", func(c SharedClass) string { return strconv.Itoa(c.OtherFolds) })
+	row("new facts that folded into a statement the project holds", "", func(c SharedClass) string { return strconv.Itoa(c.OtherFolds) })
 	row("source fact in the top 10", "", func(c SharedClass) string { return fmt.Sprintf("%d of %d", c.SearchSelfHit, c.Search.N) })
 	w("| *where the time goes (server side)* | | %s|\n", strings.Repeat(" |", len(s.Classes)))
 	server := func(t ServerTime) string { return fmt.Sprintf("%s / %s / %s", ms(t.Mean), ms(t.P50), ms(t.P99)) }
 	row("memory_store in the service: mean / p50 / p99", "", func(c SharedClass) string { return server(c.StoreServer) })
+	row("- WAL per memory_store: bytes / full-page images (background indexing included)", "", func(c SharedClass) string {
+		if c.Store.N == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.1f KB / %.1f", float64(c.WAL.Bytes)/1024/float64(c.Store.N), float64(c.WAL.FPI)/float64(c.Store.N))
+	})
 	row("memory_search in the service: mean / p50 / p99", "", func(c SharedClass) string { return server(c.SearchServer) })
 	row("- of which Embed plugin calls: mean", "", func(c SharedClass) string { return ms(c.EmbedServer.Mean) })
-	row("- of which Nearest (store alone): p50 / p99", "", func(c SharedClass) string {
+	row("- searches that ran the nearest-neighbour lookup (the others' lexical hits settled the result)", "", func(c SharedClass) string {
+		return fmt.Sprintf("%d of %d", c.Lookups, c.Search.N)
+	})
+	row("- Nearest when it runs (store alone): p50 / p99", "", func(c SharedClass) string {
 		if c.Nearest.N == 0 {
 			return ""
 		}

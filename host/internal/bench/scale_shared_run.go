@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,7 +56,9 @@ type SharedClass struct {
 	Nearest       Latency    // store.Nearest alone, as search calls it
 	Folded        int        // restatements that folded (they should)
 	Paraphrases   int        // restatements written
-	OtherFolds    int        // other writes that folded: the prose repeats a sentence the project holds
+	WAL           walStats   // written while the class's stores ran (the host's background work included)
+	Lookups       int        // searches that ran the nearest-neighbour lookup (the rest skipped it)
+	OtherFolds    int        // new facts (held out of the layout) that folded into another statement
 	SearchSelfHit int        // searches whose source fact came back in the top 10
 }
 
@@ -72,9 +75,10 @@ const (
 	metricStore  = "memhost_memory_store_duration_seconds"
 	metricSearch = "memhost_memory_search_duration_seconds"
 	metricPlugin = "memhost_plugin_call_duration_seconds"
+	metricLookup = "memhost_memory_search_vector_lookups_total"
 )
 
-var scraped = map[string]string{metricStore: "", metricSearch: "", metricPlugin: `method="Embed"`}
+var scraped = map[string]string{metricStore: "", metricSearch: "", metricPlugin: `method="Embed"`, metricLookup: `outcome="ran"`}
 
 // measureShared runs the shared-layout round in a fresh schema.
 func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, p progress) (Shared, error) {
@@ -90,6 +94,7 @@ func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info 
 	res.Layout = SharedLayout{GraphMinRows: pgstore.DefaultGraphMinRows, ByClass: map[string]int{}}
 	for i := range plan {
 		plan[i].prose = text.project(cfg.Seed + uint64(i))
+		plan[i].fresh = plan[i].prose.hold(sharedFreshRuns * 2 * cfg.SharedOps)
 		projects[i] = &plan[i]
 		res.Layout.Total += plan[i].size
 		res.Layout.Sizes = append(res.Layout.Sizes, plan[i].size)
@@ -123,7 +128,7 @@ func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info 
 	res.Boot = time.Since(start)
 	p.logf("shared: memhost ready in %s; timing %d stores and %d searches per class through MCP", res.Boot.Round(time.Millisecond), cfg.SharedOps, cfg.SharedOps)
 	res.LoadAvg[0] = loadAvg()
-	res.Classes, res.All, err = measureClasses(ctx, host, token, st, emb, info, projects, cfg.SharedOps, r, p)
+	res.Classes, res.All, err = measureClasses(ctx, host, token, pool, st, emb, info, projects, cfg.SharedOps, r, p)
 	host.stop()
 	if err != nil {
 		return res, err
@@ -136,7 +141,7 @@ func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info 
 	if host, err = startHost(ctx, cfg.HostPath, dbURL+"&synchronous_commit=off", filepath.Dir(cfg.PluginPath), dir); err != nil {
 		return res, err
 	}
-	async, asyncAll, err := measureClasses(ctx, host, token, st, emb, info, projects, cfg.SharedOps, r, p)
+	async, asyncAll, err := measureClasses(ctx, host, token, pool, st, emb, info, projects, cfg.SharedOps, r, p)
 	host.stop()
 	if err != nil {
 		return res, fmt.Errorf("synchronous_commit=off: %w", err)
@@ -197,6 +202,10 @@ func loadSharedLayout(ctx context.Context, cfg Config, emb embedder.Embedder, in
 			pool.Close()
 			return nil, nil, nil, err
 		}
+		if err := dropStoredFresh(ctx, pool, projects); err != nil {
+			pool.Close()
+			return nil, nil, nil, err
+		}
 		p.logf("shared: reusing the kept layout (%d memories)", rows)
 		return pool, pgstore.New(pool), pool.Close, nil
 	}
@@ -250,12 +259,55 @@ func loadSharedLayout(ctx context.Context, cfg Config, emb embedder.Embedder, in
 	return pool, st, release, nil
 }
 
+// walStats are pg_stat_wal's counters: what commits cost in WAL (a full-page image is a whole
+// page, written the first time a page changes after a checkpoint).
+type walStats struct {
+	Records, FPI, Bytes int64
+}
+
+func readWAL(ctx context.Context, pool *pgxpool.Pool) (walStats, error) {
+	var w walStats
+	if err := pool.QueryRow(ctx, `SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal`).Scan(&w.Records, &w.FPI, &w.Bytes); err != nil {
+		return w, fmt.Errorf("read pg_stat_wal: %w", err)
+	}
+	return w, nil
+}
+
+func (w walStats) since(before walStats) walStats {
+	return walStats{Records: w.Records - before.Records, FPI: w.FPI - before.FPI, Bytes: w.Bytes - before.Bytes}
+}
+
+// dropStoredFresh removes from each project's held-out facts those that the timed writes of
+// an earlier run on the kept layout stored, so that every timed write stays a new fact.
+func dropStoredFresh(ctx context.Context, pool *pgxpool.Pool, projects []*sharedProject) error {
+	for _, p := range projects {
+		texts := make([]string, len(p.fresh))
+		for i, f := range p.fresh {
+			texts[i] = f.Text
+		}
+		rows, err := pool.Query(ctx, `SELECT text FROM memories WHERE scope = 'project' AND scope_key = $1 AND text = ANY($2)`, p.key, texts)
+		if err != nil {
+			return fmt.Errorf("reuse shared layout: facts stored by earlier runs: %w", err)
+		}
+		stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("reuse shared layout: facts stored by earlier runs: %w", err)
+		}
+		done := make(map[string]bool, len(stored))
+		for _, t := range stored {
+			done[t] = true
+		}
+		p.fresh = slices.DeleteFunc(p.fresh, func(f Fact) bool { return done[f.Text] })
+	}
+	return nil
+}
+
 // measureClasses connects to the host and measures every class of project in turn; it
 // returns each class and all of them together.
 // sharedWarmup is how many untimed searches every project gets before the timed calls.
 const sharedWarmup = 5
 
-func measureClasses(ctx context.Context, host *benchHost, token string, st store.Store, emb embedder.Embedder, info embedder.Info, projects []*sharedProject, ops int, r *rand.Rand, p progress) ([]SharedClass, SharedClass, error) {
+func measureClasses(ctx context.Context, host *benchHost, token string, pool *pgxpool.Pool, st store.Store, emb embedder.Embedder, info embedder.Info, projects []*sharedProject, ops int, r *rand.Rand, p progress) ([]SharedClass, SharedClass, error) {
 	var classes []SharedClass
 	var all SharedClass
 	var allStore, allSearch []time.Duration
@@ -283,7 +335,7 @@ func measureClasses(ctx context.Context, host *benchHost, token string, st store
 		if len(members) == 0 {
 			continue
 		}
-		c, server, stores, searches, err := measureClass(ctx, host, st, emb, info, class, members, ops, r)
+		c, server, stores, searches, err := measureClass(ctx, host, pool, st, emb, info, class, members, ops, r)
 		if err != nil {
 			return nil, all, fmt.Errorf("class %s: %w\n%s", class, err, host.tail())
 		}
@@ -293,6 +345,8 @@ func measureClasses(ctx context.Context, host *benchHost, token string, st store
 		allStore, allSearch = append(allStore, stores...), append(allSearch, searches...)
 		all.Folded += c.Folded
 		all.OtherFolds += c.OtherFolds
+		all.Lookups += c.Lookups
+		all.WAL = walStats{Records: all.WAL.Records + c.WAL.Records, FPI: all.WAL.FPI + c.WAL.FPI, Bytes: all.WAL.Bytes + c.WAL.Bytes}
 		all.Paraphrases += c.Paraphrases
 		all.SearchSelfHit += c.SearchSelfHit
 		all.Projects += c.Projects
@@ -320,12 +374,16 @@ func largest(projects []*sharedProject, class string) *sharedProject {
 // random, through MCP, and reads the host's histograms around each phase.
 // It returns the host's store, search and Embed histograms of the class's calls, and the
 // client times of its stores and searches.
-func measureClass(ctx context.Context, h *benchHost, st store.Store, emb embedder.Embedder, info embedder.Info, class string, members []*sharedProject, ops int, r *rand.Rand) (c SharedClass, server [3]histogram, stores, searches []time.Duration, err error) {
+func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st store.Store, emb embedder.Embedder, info embedder.Info, class string, members []*sharedProject, ops int, r *rand.Rand) (c SharedClass, server [3]histogram, stores, searches []time.Duration, err error) {
 	c = SharedClass{Class: class, Projects: len(members), MinRows: members[0].size, MaxRows: members[0].size}
 	for _, m := range members {
 		c.MinRows, c.MaxRows = min(c.MinRows, m.size), max(c.MaxRows, m.size)
 	}
 	before, err := h.scrape(ctx, scraped)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	walBefore, err := readWAL(ctx, pool)
 	if err != nil {
 		return c, server, nil, nil, err
 	}
@@ -340,10 +398,11 @@ func measureClass(ctx context.Context, h *benchHost, st store.Store, emb embedde
 			text, kind = f.Paraphrase, f.Kind
 			c.Paraphrases++
 		} else {
-			f, ok := m.prose.fact()
-			if !ok {
-				return c, server, nil, nil, fmt.Errorf("project %s: the prose ran out", m.key)
+			if len(m.fresh) == 0 {
+				return c, server, nil, nil, fmt.Errorf("project %s: no new facts left for timed writes; earlier runs stored them in the kept layout, so build it again with -keep-shared", m.key)
 			}
+			f := m.fresh[0]
+			m.fresh = m.fresh[1:]
 			text, kind = f.Text, f.Kind
 		}
 		var out memory.StoreResult
@@ -357,7 +416,7 @@ func measureClass(ctx context.Context, h *benchHost, st store.Store, emb embedde
 		case out.Folded && restatement:
 			c.Folded++
 		case out.Folded:
-			// The prose repeats sentences, so a new write can meet one its project holds.
+			// A new fact folded into a different statement the project holds.
 			c.OtherFolds++
 		}
 	}
@@ -365,6 +424,11 @@ func measureClass(ctx context.Context, h *benchHost, st store.Store, emb embedde
 	if err != nil {
 		return c, server, nil, nil, err
 	}
+	walAfter, err := readWAL(ctx, pool)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	c.WAL = walAfter.since(walBefore)
 	searches = make([]time.Duration, 0, ops)
 	var queries []classQuery
 	for range ops {
@@ -394,6 +458,7 @@ func measureClass(ctx context.Context, h *benchHost, st store.Store, emb embedde
 	c.Store, c.Search = summarize(stores), summarize(searches)
 	server = [3]histogram{mid[metricStore].since(before[metricStore]), after[metricSearch].since(mid[metricSearch]), after[metricPlugin].since(before[metricPlugin])}
 	c.StoreServer, c.SearchServer, c.EmbedServer = server[0].summary(), server[1].summary(), server[2].summary()
+	c.Lookups = int(after[metricLookup].since(mid[metricLookup]).count)
 
 	texts := make([]string, len(queries))
 	for i, q := range queries {

@@ -90,6 +90,25 @@ func TestProseIsSentencesAndPairs(t *testing.T) {
 	}
 	_, ok := pp.fact()
 	require.False(t, ok, "two passes, then the prose is exhausted")
+
+	// Held facts (the timed writes' new facts) never come back in either form.
+	pp = p.project(2)
+	held := pp.hold(3)
+	require.Len(t, held, 3)
+	sentence := func(text string) string {
+		text, _, _ = strings.Cut(text, " (see ")
+		return strings.TrimSuffix(text, ".")
+	}
+	heldText := map[string]bool{}
+	for _, f := range held {
+		heldText[sentence(f.Text)] = true
+	}
+	n := 0
+	for f, ok := pp.fact(); ok; f, ok = pp.fact() {
+		require.False(t, heldText[sentence(f.Text)], "held text handed out to the layout: %q", f.Text)
+		n++
+	}
+	require.Equal(t, 2*len(p.sentences)-2*len(held), n, "both passes skip exactly the held texts")
 }
 
 // TestHistogramsFromMetrics: histograms are read from the Prometheus text format, summed over
@@ -111,8 +130,11 @@ memhost_plugin_call_duration_seconds_bucket{kind="embedder",method="Embed",name=
 memhost_plugin_call_duration_seconds_sum{kind="embedder",method="Embed",name="bm25"} ` + ftoa(n*0.0005) + `
 memhost_plugin_call_duration_seconds_count{kind="embedder",method="Embed",name="bm25"} ` + ftoa(n) + `
 memhost_plugin_call_duration_seconds_count{kind="embedder",method="Health",name="bm25"} 1000
+# TYPE memhost_memory_search_vector_lookups_total counter
+memhost_memory_search_vector_lookups_total{outcome="ran"} ` + ftoa(n/10) + `
+memhost_memory_search_vector_lookups_total{outcome="skipped"} ` + ftoa(n) + `
 `
-		h, err := parseHistograms(strings.NewReader(body), map[string]string{metricSearch: "", metricPlugin: `method="Embed"`})
+		h, err := parseHistograms(strings.NewReader(body), map[string]string{metricSearch: "", metricPlugin: `method="Embed"`, metricLookup: `outcome="ran"`})
 		require.NoError(t, err)
 		return h
 	}
@@ -126,6 +148,7 @@ memhost_plugin_call_duration_seconds_count{kind="embedder",method="Health",name=
 	require.Equal(t, 50, embed.Count, "only the Embed series")
 	require.Equal(t, 500*time.Microsecond, embed.Mean)
 	require.Equal(t, 140, after[metricSearch].plus(before[metricSearch]).summary().Count)
+	require.Equal(t, 5, after[metricLookup].since(before[metricLookup]).summary().Count, "a counter is read as a count, one series")
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -157,12 +157,29 @@ type proseProject struct {
 	next   int    // position in topics
 	queue  []int  // texts of the current topic not yet handed out
 	cited  []bool // by text: whether the first pass handed it out citing its file
+	held   []bool // by text: held back for timed writes (hold), never handed out again
 	second bool   // on the second pass over the topics
 }
 
 func (p *prose) project(seed uint64) *proseProject {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
-	return &proseProject{p: p, r: r, topics: r.Perm(len(p.topics)), cited: make([]bool, len(p.sentences))}
+	return &proseProject{p: p, r: r, topics: r.Perm(len(p.topics)), cited: make([]bool, len(p.sentences)), held: make([]bool, len(p.sentences))}
+}
+
+// hold takes the project's next n facts out of its layout, for the timed writes to store
+// later as new facts: the second pass skips their texts, so no timed write meets a sentence
+// the layout holds and takes the fold path instead of an insert.
+func (pp *proseProject) hold(n int) []Fact {
+	facts := make([]Fact, 0, n)
+	for range n {
+		i, ok := pp.nextText()
+		if !ok {
+			break
+		}
+		pp.held[i] = true
+		facts = append(facts, pp.render(i))
+	}
+	return facts
 }
 
 // fact returns the project's next fact, or false when the prose is exhausted for it. On the
@@ -170,18 +187,37 @@ func (p *prose) project(seed uint64) *proseProject {
 // memories often do. A project larger than the prose (the large project of the 1M layout)
 // takes a second pass, handing each text out again in the other form.
 func (pp *proseProject) fact() (Fact, bool) {
-	for len(pp.queue) == 0 {
-		if pp.next == len(pp.topics) {
-			if pp.second {
-				return Fact{}, false
-			}
-			pp.second, pp.next = true, 0
-		}
-		pp.queue = append(pp.queue, pp.p.topics[pp.topics[pp.next]]...)
-		pp.next++
+	i, ok := pp.nextText()
+	if !ok {
+		return Fact{}, false
 	}
-	i := pp.queue[0]
-	pp.queue = pp.queue[1:]
+	return pp.render(i), true
+}
+
+// nextText is the index of the project's next sentence, skipping held ones on the second
+// pass, or false when both passes are done.
+func (pp *proseProject) nextText() (int, bool) {
+	for {
+		for len(pp.queue) == 0 {
+			if pp.next == len(pp.topics) {
+				if pp.second {
+					return 0, false
+				}
+				pp.second, pp.next = true, 0
+			}
+			pp.queue = append(pp.queue, pp.p.topics[pp.topics[pp.next]]...)
+			pp.next++
+		}
+		i := pp.queue[0]
+		pp.queue = pp.queue[1:]
+		if !pp.held[i] {
+			return i, true
+		}
+	}
+}
+
+// render makes sentence i a fact, citing its file or not (see fact).
+func (pp *proseProject) render(i int) Fact {
 	s := pp.p.sentences[i]
 	cite := pp.r.IntN(3) == 0
 	if pp.second {
@@ -192,7 +228,7 @@ func (pp *proseProject) fact() (Fact, bool) {
 	if cite {
 		text = strings.TrimSuffix(text, ".") + " (see " + s.file + ")."
 	}
-	return Fact{Kind: proseKinds[pp.r.IntN(len(proseKinds))], Text: text, Paraphrase: paraphrase(pp.r, text), Query: question(pp.r, s.text)}, true
+	return Fact{Kind: proseKinds[pp.r.IntN(len(proseKinds))], Text: text, Paraphrase: paraphrase(pp.r, text), Query: question(pp.r, s.text)}
 }
 
 // proseKinds weights the kinds agents store: mostly facts, then conventions and gotchas.
