@@ -106,11 +106,11 @@ func renderShared(b *strings.Builder, s Shared, note func(string, ...any)) {
 	w("| *where the time goes (server side)* | | %s|\n", strings.Repeat(" |", len(s.Classes)))
 	server := func(t ServerTime) string { return fmt.Sprintf("%s / %s / %s", ms(t.Mean), ms(t.P50), ms(t.P99)) }
 	row("memory_store in the service: mean / p50 / p99", "", func(c SharedClass) string { return server(c.StoreServer) })
-	row("- WAL per memory_store: bytes / full-page images (background indexing included)", "", func(c SharedClass) string {
+	row("- WAL written per memory_store (the cluster's, background indexing included)", "", func(c SharedClass) string {
 		if c.Store.N == 0 {
 			return ""
 		}
-		return fmt.Sprintf("%.1f KB / %.1f", float64(c.WAL.Bytes)/1024/float64(c.Store.N), float64(c.WAL.FPI)/float64(c.Store.N))
+		return fmt.Sprintf("%.1f KB", float64(c.WAL.Bytes)/1024/float64(c.Store.N))
 	})
 	row("memory_search in the service: mean / p50 / p99", "", func(c SharedClass) string { return server(c.SearchServer) })
 	row("- of which Embed plugin calls: mean", "", func(c SharedClass) string { return ms(c.EmbedServer.Mean) })
