@@ -47,9 +47,11 @@ type sharedProject struct {
 	fresh []Fact // facts held out of the layout, which the timed writes store as new ones
 }
 
-// sharedFreshRuns is how many timed rounds (each two passes of SharedOps writes at most per
-// project) the facts held out of a layout serve: the first run and two -reuse-shared runs.
-const sharedFreshRuns = 3
+// sharedHeld is how many facts each project holds out of its layout for timed writes: three
+// runs (the first and two -reuse-shared) of two passes of the default 200 writes. It is fixed,
+// not derived from -shared-ops, because holding facts out changes what the layout holds, and a
+// reused layout must be the one the flags describe.
+const sharedHeld = 1200
 
 // sharedSample is how many loaded facts each project keeps for the workload.
 const sharedSample = 300

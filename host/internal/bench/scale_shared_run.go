@@ -94,7 +94,7 @@ func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info 
 	res.Layout = SharedLayout{GraphMinRows: pgstore.DefaultGraphMinRows, ByClass: map[string]int{}}
 	for i := range plan {
 		plan[i].prose = text.project(cfg.Seed + uint64(i))
-		plan[i].fresh = plan[i].prose.hold(sharedFreshRuns * 2 * cfg.SharedOps)
+		plan[i].fresh = plan[i].prose.hold(sharedHeld)
 		projects[i] = &plan[i]
 		res.Layout.Total += plan[i].size
 		res.Layout.Sizes = append(res.Layout.Sizes, plan[i].size)
@@ -279,9 +279,24 @@ func (w walStats) since(before walStats) walStats {
 }
 
 // dropStoredFresh removes from each project's held-out facts those that the timed writes of
-// an earlier run on the kept layout stored, so that every timed write stays a new fact.
+// an earlier run on the kept layout stored, so that every timed write stays a new fact. It
+// first checks that the layout holds the facts this code would have loaded: one kept by
+// other code or another -seed replays other facts, and its queries and restatements would
+// not match the rows.
 func dropStoredFresh(ctx context.Context, pool *pgxpool.Pool, projects []*sharedProject) error {
 	for _, p := range projects {
+		sample := make([]string, 0, 5)
+		for _, f := range p.facts[:min(5, len(p.facts))] {
+			sample = append(sample, f.Text)
+		}
+		var held int
+		if err := pool.QueryRow(ctx, `SELECT count(DISTINCT text) FROM memories WHERE scope = 'project' AND scope_key = $1 AND text = ANY($2)`,
+			p.key, sample).Scan(&held); err != nil {
+			return fmt.Errorf("reuse shared layout: check project %s: %w", p.key, err)
+		}
+		if held < len(sample) {
+			return fmt.Errorf("reuse shared layout: project %s lacks %d of %d sampled facts: the schema was kept by other code or another -seed; build it again with -keep-shared", p.key, len(sample)-held, len(sample))
+		}
 		texts := make([]string, len(p.fresh))
 		for i, f := range p.fresh {
 			texts[i] = f.Text

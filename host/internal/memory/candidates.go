@@ -85,6 +85,9 @@ func newLoader(want int, get func(context.Context, []uuid.UUID) ([]store.Loaded,
 // Usually one round trip of firstLoad·want rows decides; otherwise the rest are read too.
 func (l *loader) load(ctx context.Context, cands []candidate) error {
 	cands = slices.DeleteFunc(slices.Clone(cands), func(c candidate) bool { return l.read[c.id] })
+	if len(cands) == 0 || l.wanted() > cands[0].bound {
+		return nil // what was read already beats every candidate (the vector path's, mostly)
+	}
 	first := min(len(cands), firstLoad*l.want)
 	if err := l.fetch(ctx, cands[:first]); err != nil {
 		return err

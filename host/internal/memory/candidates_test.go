@@ -175,3 +175,34 @@ func top(hits []SearchHit, n int) []uuid.UUID {
 	}
 	return out
 }
+
+// TestLoadReadsNothingThatCannotRank: once what was read beats every bound (the vector path's
+// candidates after a lookup, typically), load makes no further round trip.
+func TestLoadReadsNothingThatCannotRank(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	get := func(_ context.Context, ids []uuid.UUID) ([]store.Loaded, error) {
+		calls++
+		out := make([]store.Loaded, len(ids))
+		for i, id := range ids {
+			out[i].ID = id
+		}
+		return out, nil
+	}
+	score := func(l store.Loaded, lex *float64) (SearchHit, bool) {
+		var h SearchHit
+		h.ID, h.Score = l.ID, rank.Fuse(nil, lex, 0.1)
+		return h, true
+	}
+	var lex []lexical.Hit
+	for i := range 3 {
+		lex = append(lex, lexical.Hit{ID: uuid.New(), Score: float64(10 - i), Coverage: 1})
+	}
+	l := newLoader(2, get, score)
+	require.NoError(t, l.load(context.Background(), newCandidates(lex, nil, 0.1)))
+	require.Equal(t, 1, calls)
+	ann := []store.VectorHit{{ID: uuid.New(), Similarity: 0.9}, {ID: uuid.New(), Similarity: 0.5}}
+	require.NoError(t, l.load(context.Background(), newCandidates(lex, ann, 0.1)))
+	require.Equal(t, 1, calls, "the vector-only candidates score at most 0.09; the second best read scores 0.81")
+	require.Len(t, l.hits, 3)
+}
