@@ -110,7 +110,7 @@ func renderShared(b *strings.Builder, s Shared, note func(string, ...any)) {
 		if c.Store.N == 0 {
 			return ""
 		}
-		return fmt.Sprintf("%.1f KB", float64(c.WAL.Bytes)/1024/float64(c.Store.N))
+		return fmt.Sprintf("%.1f KB", float64(c.WALBytes)/1024/float64(c.Store.N))
 	})
 	row("memory_search in the service: mean / p50 / p99", "", func(c SharedClass) string { return server(c.SearchServer) })
 	row("- of which Embed plugin calls: mean", "", func(c SharedClass) string { return ms(c.EmbedServer.Mean) })

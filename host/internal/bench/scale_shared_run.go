@@ -56,7 +56,7 @@ type SharedClass struct {
 	Nearest       Latency    // store.Nearest alone, as search calls it
 	Folded        int        // restatements that folded (they should)
 	Paraphrases   int        // restatements written
-	WAL           walStats   // written while the class's stores ran (the host's background work included)
+	WALBytes      int64      // WAL written while the class's stores ran (the host's background work included)
 	Lookups       int        // searches that ran the nearest-neighbour lookup (the rest skipped it)
 	OtherFolds    int        // new facts (held out of the layout) that folded into another statement
 	SearchSelfHit int        // searches whose source fact came back in the top 10
@@ -259,23 +259,15 @@ func loadSharedLayout(ctx context.Context, cfg Config, emb embedder.Embedder, in
 	return pool, st, release, nil
 }
 
-// walStats is how much WAL the cluster wrote: what commits cost to flush. It is read from the
-// WAL insert position, which every backend advances at once (pg_stat_wal's counters reach the
-// view only when each backend next reports its statistics, up to seconds later).
-type walStats struct {
-	Bytes int64
-}
-
-func readWAL(ctx context.Context, pool *pgxpool.Pool) (walStats, error) {
-	var w walStats
-	if err := pool.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint`).Scan(&w.Bytes); err != nil {
-		return w, fmt.Errorf("read the WAL position: %w", err)
+// walPosition is how many bytes of WAL the cluster has written: what commits cost to flush.
+// It is the WAL insert position, which every backend advances at once (pg_stat_wal's counters
+// reach the view only when each backend next reports its statistics, up to seconds later).
+func walPosition(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
+	var n int64
+	if err := pool.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read the WAL position: %w", err)
 	}
-	return w, nil
-}
-
-func (w walStats) since(before walStats) walStats {
-	return walStats{Bytes: w.Bytes - before.Bytes}
+	return n, nil
 }
 
 // dropStoredFresh removes from each project's held-out facts those that the timed writes of
@@ -289,33 +281,41 @@ func dropStoredFresh(ctx context.Context, pool *pgxpool.Pool, projects []*shared
 		for _, f := range p.facts[:min(5, len(p.facts))] {
 			sample = append(sample, f.Text)
 		}
-		var held int
-		if err := pool.QueryRow(ctx, `SELECT count(DISTINCT text) FROM memories WHERE scope = 'project' AND scope_key = $1 AND text = ANY($2)`,
-			p.key, sample).Scan(&held); err != nil {
-			return fmt.Errorf("reuse shared layout: check project %s: %w", p.key, err)
+		held, err := storedTexts(ctx, pool, p.key, sample)
+		if err != nil {
+			return err
 		}
-		if held < len(sample) {
-			return fmt.Errorf("reuse shared layout: project %s lacks %d of %d sampled facts: the schema was kept by other code or another -seed; build it again with -keep-shared", p.key, len(sample)-held, len(sample))
+		if len(held) < len(sample) {
+			return fmt.Errorf("reuse shared layout: project %s lacks %d of %d sampled facts: the schema was kept by other code or another -seed; build it again with -keep-shared", p.key, len(sample)-len(held), len(sample))
 		}
 		texts := make([]string, len(p.fresh))
 		for i, f := range p.fresh {
 			texts[i] = f.Text
 		}
-		rows, err := pool.Query(ctx, `SELECT text FROM memories WHERE scope = 'project' AND scope_key = $1 AND text = ANY($2)`, p.key, texts)
+		done, err := storedTexts(ctx, pool, p.key, texts)
 		if err != nil {
-			return fmt.Errorf("reuse shared layout: facts stored by earlier runs: %w", err)
-		}
-		stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("reuse shared layout: facts stored by earlier runs: %w", err)
-		}
-		done := make(map[string]bool, len(stored))
-		for _, t := range stored {
-			done[t] = true
+			return err
 		}
 		p.fresh = slices.DeleteFunc(p.fresh, func(f Fact) bool { return done[f.Text] })
 	}
 	return nil
+}
+
+// storedTexts is which of texts project key holds.
+func storedTexts(ctx context.Context, pool *pgxpool.Pool, key string, texts []string) (map[string]bool, error) {
+	rows, err := pool.Query(ctx, `SELECT DISTINCT text FROM memories WHERE scope = 'project' AND scope_key = $1 AND text = ANY($2)`, key, texts)
+	if err != nil {
+		return nil, fmt.Errorf("reuse shared layout: texts of project %s: %w", key, err)
+	}
+	stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("reuse shared layout: texts of project %s: %w", key, err)
+	}
+	held := make(map[string]bool, len(stored))
+	for _, t := range stored {
+		held[t] = true
+	}
+	return held, nil
 }
 
 // measureClasses connects to the host and measures every class of project in turn; it
@@ -362,7 +362,7 @@ func measureClasses(ctx context.Context, host *benchHost, token string, pool *pg
 		all.Folded += c.Folded
 		all.OtherFolds += c.OtherFolds
 		all.Lookups += c.Lookups
-		all.WAL.Bytes += c.WAL.Bytes
+		all.WALBytes += c.WALBytes
 		all.Paraphrases += c.Paraphrases
 		all.SearchSelfHit += c.SearchSelfHit
 		all.Projects += c.Projects
@@ -399,7 +399,7 @@ func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st stor
 	if err != nil {
 		return c, server, nil, nil, err
 	}
-	walBefore, err := readWAL(ctx, pool)
+	walBefore, err := walPosition(ctx, pool)
 	if err != nil {
 		return c, server, nil, nil, err
 	}
@@ -440,11 +440,11 @@ func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st stor
 	if err != nil {
 		return c, server, nil, nil, err
 	}
-	walAfter, err := readWAL(ctx, pool)
+	walAfter, err := walPosition(ctx, pool)
 	if err != nil {
 		return c, server, nil, nil, err
 	}
-	c.WAL = walAfter.since(walBefore)
+	c.WALBytes = walAfter - walBefore
 	searches = make([]time.Duration, 0, ops)
 	var queries []classQuery
 	for range ops {

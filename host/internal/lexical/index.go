@@ -214,8 +214,8 @@ type Query struct {
 	// thesaurusLines), each counting for half a literal match. Without it the score is plain
 	// Okapi BM25.
 	Expand bool
-	// Rarest, when positive, scores only the query's Rarest least frequent terms in each
-	// partition (those it holds at all). It is for finding a text's near-duplicates, which
+	// Rarest, when positive and without Expand, scores only the query's Rarest least frequent
+	// terms in each partition (those it holds at all). It is for finding a text's near-duplicates, which
 	// share nearly all its terms: the rare ones find them, and the common ones, whose long
 	// posting lists are most of a long query's cost, only reorder what the rare ones found.
 	Rarest int
