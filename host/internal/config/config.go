@@ -73,6 +73,15 @@ type Memory struct {
 	// ANNEfSearch is the HNSW walk width of searches (pgvector's hnsw.ef_search): higher finds
 	// more of the exact nearest neighbours at some latency.
 	ANNEfSearch int `koanf:"ann_ef_search"`
+	// GraphMinRows is how many memories a project holds before it gets an HNSW graph of its
+	// own; smaller projects are searched by an exact scan of their rows.
+	GraphMinRows int `koanf:"graph_min_rows"`
+	// IndexQuiet is how long the background indexer waits without a memory_store or
+	// memory_search call before it moves rows into their graphs, a few at a time.
+	IndexQuiet time.Duration `koanf:"index_quiet"`
+	// IndexMaxWait bounds that wait: a host whose calls never pause still moves a full batch
+	// this often.
+	IndexMaxWait time.Duration `koanf:"index_max_wait"`
 }
 
 // Ranking tunes the single scorer.
@@ -131,6 +140,9 @@ func Default() *Config {
 			SearchMaxK:     100,
 			CandidatePool:  100,
 			ANNEfSearch:    100,
+			GraphMinRows:   1000,
+			IndexQuiet:     250 * time.Millisecond,
+			IndexMaxWait:   10 * time.Second,
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

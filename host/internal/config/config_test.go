@@ -232,6 +232,9 @@ func TestValidateRules(t *testing.T) {
 		{"search max k", func(c *Config) { c.Memory.SearchMaxK, c.Memory.SearchDefaultK = 0, 1 }, "memory.search_max_k", "out of range 1..1000"},
 		{"search default k", func(c *Config) { c.Memory.SearchDefaultK = 101 }, "memory.search_default_k", "101 is out of range 1..100"},
 		{"candidate pool", func(c *Config) { c.Memory.CandidatePool = 50 }, "memory.candidate_pool", "50 is out of range 100..5000"},
+		{"graph min rows", func(c *Config) { c.Memory.GraphMinRows = 10 }, "memory.graph_min_rows", "10 is out of range 100..10000000"},
+		{"index quiet", func(c *Config) { c.Memory.IndexQuiet = -time.Millisecond }, "memory.index_quiet", "out of range 0s..1m0s"},
+		{"index max wait", func(c *Config) { c.Memory.IndexMaxWait = 0 }, "memory.index_max_wait", "0s is out of range 1s..1h0m0s"},
 		{"half life kind", func(c *Config) { c.Ranking.HalfLifeDays["rumour"] = 3 }, "ranking.half_life_days.rumour", "unknown memory kind (valid: fact,"},
 		{"half life value", func(c *Config) { c.Ranking.HalfLifeDays["fact"] = 0 }, "ranking.half_life_days.fact", "out of range 1..36500"},
 		{"write rate", func(c *Config) { c.Auth.WriteRatePerMinute = -1 }, "auth.write_rate_per_minute", "out of range 0..1e+06"},
@@ -260,6 +263,9 @@ func TestValidateBoundariesAccepted(t *testing.T) {
 	cfg.Memory.SearchMaxK = 1000
 	cfg.Memory.SearchDefaultK = 1000
 	cfg.Memory.CandidatePool = 1000
+	cfg.Memory.GraphMinRows = 100
+	cfg.Memory.IndexQuiet = 0
+	cfg.Memory.IndexMaxWait = time.Hour
 	cfg.Auth.WriteRatePerMinute = 0
 	cfg.Embedder.FoldThresholds = map[string]float64{"a": -1, "b": 1}
 	cfg.Plugins.CallTimeout = 100 * time.Millisecond

@@ -110,6 +110,9 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	// The pool must hold at least a full page of results or search_max_k could not be met.
 	v.intRange("memory.candidate_pool", c.Memory.CandidatePool, max(c.Memory.SearchMaxK, 1), 5000)
 	v.intRange("memory.ann_ef_search", c.Memory.ANNEfSearch, 10, 1000)
+	v.intRange("memory.graph_min_rows", c.Memory.GraphMinRows, 100, 10000000)
+	v.duration("memory.index_quiet", c.Memory.IndexQuiet, 0, time.Minute)
+	v.duration("memory.index_max_wait", c.Memory.IndexMaxWait, time.Second, time.Hour)
 
 	for _, kind := range sortedKeys(c.Ranking.HalfLifeDays) {
 		key := "ranking.half_life_days." + kind

@@ -27,24 +27,22 @@ func (c *Core) Background() *lifecycle.Group {
 	)
 }
 
+// indexStep is how many rows the indexer moves per transaction while agents are quiet.
+//
 // The indexer yields to an agent's calls: a graph insertion costs milliseconds of CPU, which
 // on a small machine a burst of memory_store and memory_search calls would otherwise share. It
-// moves rows only once no call has begun for indexQuiet, indexStep rows at a time, so a call
-// that arrives meanwhile waits for a few insertions at most. A host that is never that quiet
-// still moves a full batch every indexMaxWait. Until a row is in its graph, searches find it
-// by the exact scan of deferred rows, so the wait costs only that scan.
-const (
-	indexQuiet   = 250 * time.Millisecond
-	indexMaxWait = 10 * time.Second
-	indexStep    = 5
-)
+// moves rows only once no call has begun for memory.index_quiet, indexStep rows at a time, so
+// a call that arrives meanwhile waits for a few insertions at most. A host that is never that
+// quiet still moves a full batch every memory.index_max_wait. Until a row is in its graph,
+// searches find it by the exact scan of deferred rows, so the wait costs only that scan.
+const indexStep = 5
 
 // runIndexer drains the rows left out of the ANN index: bulk imports, and writes to scopes
 // with a graph of their own. Until it reaches them they are found by exact scan, so this only
 // moves cost off the write, never visibility.
 func (c *Core) runIndexer(ctx context.Context) error {
 	for {
-		forced, err := waitQuiet(ctx, c.Service.LastCall, indexQuiet, indexMaxWait)
+		forced, err := waitQuiet(ctx, c.Service.LastCall, c.Config.Memory.IndexQuiet, c.Config.Memory.IndexMaxWait)
 		if err != nil {
 			return nil
 		}
