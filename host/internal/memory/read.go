@@ -94,8 +94,10 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 
 	// The lexical path is this process's CPU and the query's embedding the plugin's, so they run
 	// side by side. The nearest-neighbour lookup (a graph walk in Postgres, the costliest step
-	// in a large database) runs only when the lexical hits leave room for a memory only it can
-	// find (loader.needsVector).
+	// in a large database) is used only when the lexical hits leave room for a memory only it
+	// can find (loader.needsVector). With the BM25 floor they rarely do, so it runs after the
+	// lexical candidates are read and only if needed; a semantic embedder's share of relevance
+	// nearly always leaves room, so its lookup starts beside that read (nearestLookup).
 	lexDone := make(chan []lexical.Hit, 1)
 	go func() {
 		lexDone <- s.index.Search(lexical.Query{Text: req.Query, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool, Expand: true})
@@ -136,15 +138,21 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	get := func(ctx context.Context, ids []uuid.UUID) ([]store.Loaded, error) {
 		return s.store.GetMany(ctx, ids, vec)
 	}
+	var lookup *nearestLookup
+	if vec != nil {
+		q := store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool}
+		lookup = s.newLookup(ctx, q, weight >= rank.VectorWeightSemantic)
+		defer lookup.close()
+	}
 	l := newLoader(max(k, rank.SupersedeWindow), get, score)
 	if err := l.load(ctx, newCandidates(lex, nil, weight)); err != nil {
 		return SearchResult{}, err
 	}
-	if vec != nil {
-		walk := l.needsVector(weight)
-		s.metrics.vectorLookup(walk)
-		if walk {
-			ann, err := s.store.Nearest(ctx, store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool})
+	if lookup != nil {
+		needed := l.needsVector(weight)
+		s.metrics.vectorLookup(lookupOutcome(needed, lookup.started))
+		if needed {
+			ann, err := lookup.hits(ctx)
 			if err != nil {
 				return SearchResult{}, err
 			}
