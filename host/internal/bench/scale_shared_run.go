@@ -301,9 +301,13 @@ func dropStoredFresh(ctx context.Context, pool *pgxpool.Pool, projects []*shared
 	return nil
 }
 
-// storedTexts is which of texts project key holds.
+// storedTexts is which of texts project key holds, as a memory's text or as one a memory
+// absorbed: a restatement that folds into a fact becomes the memory's text and the fact's
+// moves to merged_from.
 func storedTexts(ctx context.Context, pool *pgxpool.Pool, key string, texts []string) (map[string]bool, error) {
-	rows, err := pool.Query(ctx, `SELECT DISTINCT text FROM memories WHERE scope = 'project' AND scope_key = $1 AND text = ANY($2)`, key, texts)
+	rows, err := pool.Query(ctx, `SELECT DISTINCT t FROM memories m, LATERAL (SELECT m.text
+			UNION ALL SELECT e->>'text' FROM jsonb_array_elements(COALESCE(m.metadata->'merged_from', '[]')) e) x(t)
+		WHERE m.scope = 'project' AND m.scope_key = $1 AND x.t = ANY($2)`, key, texts)
 	if err != nil {
 		return nil, fmt.Errorf("reuse shared layout: texts of project %s: %w", key, err)
 	}
