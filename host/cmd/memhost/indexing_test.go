@@ -50,6 +50,14 @@ func TestIndexingKnobs(t *testing.T) {
 			WHERE schemaname = current_schema() AND indexname LIKE 'memories_graph_%'`).Scan(&graphs))
 		return graphs == 1
 	}, 30*time.Second, 50*time.Millisecond, "a project past graph_min_rows gets its graph")
+	status, err := core.Status(ctx, true)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, status.Memories.Graphs)
+	require.Positive(t, status.Memories.GraphBytes)
+	require.Positive(t, status.Memories.TableBytes)
+	var out strings.Builder
+	printStatus(&out, status, "test")
+	require.Regexp(t, `storage: +[0-9.]+ [KM]iB of memories, [0-9.]+ [KM]iB in 1 graphs`, out.String(), "memhost status shows what to keep in memory")
 	store(core, 120, 130)
 	time.Sleep(time.Second)
 	require.Equal(t, 10, deferred(core), "writes to the graph wait for index_quiet after the last call")

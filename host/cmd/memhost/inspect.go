@@ -243,8 +243,26 @@ func printStatus(out io.Writer, s server.Status, source string) {
 	if s.Memories.ANNDeferred > 0 {
 		fmt.Fprintf(out, "             %d imported, waiting for the ANN index (exact search meanwhile)\n", s.Memories.ANNDeferred)
 	}
+	if s.Memories.TableBytes > 0 {
+		fmt.Fprintf(out, "storage:     %s of memories, %s in %d graphs (keep both in memory: docs/operations.md, Sizing Postgres)\n",
+			humanBytes(s.Memories.TableBytes), humanBytes(s.Memories.GraphBytes), s.Memories.Graphs)
+	}
 	if len(s.Plugins) > 0 {
 		fmt.Fprintln(out, "plugins:")
 		printPlugins(out, s.Plugins)
 	}
+}
+
+// humanBytes is n in the largest binary unit that keeps it at least 1.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

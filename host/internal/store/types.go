@@ -317,6 +317,11 @@ type Counts struct {
 	ByEmbedder map[string]int64 `json:"by_embedder"`
 	// ANNDeferred counts imported rows not yet in the ANN index (found by exact scan meanwhile).
 	ANNDeferred int64 `json:"ann_deferred"`
+	// TableBytes is the memories table's size on disk, Graphs the scopes' HNSW graphs and
+	// GraphBytes theirs: what Postgres must keep in memory for searches to stay fast.
+	TableBytes int64 `json:"table_bytes"`
+	Graphs     int64 `json:"graphs"`
+	GraphBytes int64 `json:"graph_bytes"`
 }
 
 // ExportRecord is one memory with its full history and vector, as written by export.

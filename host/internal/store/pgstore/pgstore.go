@@ -394,6 +394,11 @@ func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 	if err != nil {
 		return c, fmt.Errorf("count memories: %w", err)
 	}
+	if err := s.pool.QueryRow(ctx, `SELECT pg_table_size('memories'), count(c.oid), COALESCE(sum(pg_relation_size(c.oid)), 0)::bigint
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = 'memories'::regclass AND c.relname LIKE $1`, graphPrefix+"%").Scan(&c.TableBytes, &c.Graphs, &c.GraphBytes); err != nil {
+		return c, fmt.Errorf("measure memories: %w", err)
+	}
 	rows, err := s.pool.Query(ctx, `SELECT embedder, count(*) FROM memories WHERE archived_at IS NULL GROUP BY embedder`)
 	if err != nil {
 		return c, fmt.Errorf("count memories by embedder: %w", err)
