@@ -11,12 +11,13 @@ import (
 // Started early, it runs beside the first read of the lexical candidates, which saves that
 // round trip when the lookup is needed and costs a wasted walk when it is not; Search starts it
 // early for semantic embedders, whose vector share of relevance nearly always leaves room for
-// a memory only the vector path finds (loader.needsVector).
+// a memory only the vector path finds (loader.needsVector). A lookup that turns out unused is
+// waited for, not cancelled: pgx closes a connection whose query is cancelled, and a new one
+// pays for its first plans again.
 type nearestLookup struct {
 	s       *Service
 	q       store.VectorQuery
-	started bool // before it was known to be needed
-	cancel  context.CancelFunc
+	started bool               // before it was known to be needed
 	pending chan nearestResult // the early lookup's result, until hits or close takes it
 }
 
@@ -27,9 +28,8 @@ type nearestResult struct {
 
 // newLookup prepares q's lookup and, when early, starts it now. close must follow.
 func (s *Service) newLookup(ctx context.Context, q store.VectorQuery, early bool) *nearestLookup {
-	l := &nearestLookup{s: s, q: q, started: early, cancel: func() {}}
+	l := &nearestLookup{s: s, q: q, started: early}
 	if early {
-		ctx, l.cancel = context.WithCancel(ctx)
 		l.pending = make(chan nearestResult, 1)
 		go func() {
 			hits, err := s.store.Nearest(ctx, q)
@@ -49,10 +49,8 @@ func (l *nearestLookup) hits(ctx context.Context) ([]store.VectorHit, error) {
 	return r.hits, r.err
 }
 
-// close stops an early lookup whose result was not taken and waits for it, so no query
-// outlives its search.
+// close waits for an early lookup whose result was not taken, so no query outlives its search.
 func (l *nearestLookup) close() {
-	l.cancel()
 	if l.pending != nil {
 		<-l.pending
 		l.pending = nil

@@ -127,8 +127,8 @@ func (g *gatedStore) GetMany(ctx context.Context, ids []uuid.UUID, vec *store.Ve
 // TestSemanticSearchStartsTheLookupBesideTheFirstRead: a semantic embedder's lookup is nearly
 // always needed, so it starts as soon as the query is embedded, beside the first read of the
 // lexical candidates, and that read does not wait for it to be asked for; when the lexical
-// hits settle the result after all, it is stopped and counted unused. The floor's lookup
-// starts only once that read says it is needed.
+// hits settle the result after all, its rows are never read and it counts as unused. The
+// floor's lookup starts only once that read says it is needed.
 func TestSemanticSearchStartsTheLookupBesideTheFirstRead(t *testing.T) {
 	t.Parallel()
 	pool, _ := testdb.Migrated(t)
@@ -158,8 +158,8 @@ func TestSemanticSearchStartsTheLookupBesideTheFirstRead(t *testing.T) {
 		require.NoError(t, err)
 		require.Contains(t, res.Hits[0].Text, "release captain")
 
-		// Ten strong matches of every word settle a semantic search too; the early lookup is
-		// then stopped and its rows never read.
+		// Ten strong matches of every word settle a semantic search too; the early lookup's
+		// rows are then never read.
 		full := 1.0
 		for i := range 12 {
 			_, err := svc.Store(ctx, a, memory.StoreRequest{Text: fmt.Sprintf("Service %d of the payments API listens on port %d behind the gateway.", i, 8000+i), Importance: &full, Confidence: &full})
