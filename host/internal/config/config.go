@@ -79,8 +79,8 @@ type Memory struct {
 	// IndexQuiet is how long the background indexer waits without a memory_store or
 	// memory_search call before it moves rows into their graphs, a few at a time.
 	IndexQuiet time.Duration `koanf:"index_quiet"`
-	// IndexMaxWait bounds that wait: a host whose calls never pause still moves a full batch
-	// this often.
+	// IndexMaxWait bounds that wait: a host whose calls never pause that long starts moving
+	// rows after it anyway, in small steps that leave the calls most of the CPU.
 	IndexMaxWait time.Duration `koanf:"index_max_wait"`
 }
 

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// indexStep is how many rows the indexer moves per transaction, indexShare the inverse of the
+// share of time it takes on a host whose calls never pause, and indexIdle how long it sleeps
+// when nothing is pending (or after an error).
+//
+// The indexer yields to an agent's calls: a graph insertion costs milliseconds of CPU, which
+// on a small machine a burst of memory_store and memory_search calls would otherwise share. It
+// moves rows only once no call has begun for memory.index_quiet, indexStep rows at a time, so
+// a call that arrives meanwhile waits for a few insertions at most. A host whose calls never
+// pause that long falls behind; after memory.index_max_wait it moves rows anyway, still
+// indexStep at a time, resting between steps so that it takes at most 1/indexShare of the
+// time until the backlog is gone: a steady share, where a whole batch at once would hold a
+// core for seconds and slow every call made meanwhile. Until a row is in its graph, searches
+// find it by the exact scan of deferred rows, so the wait costs only that scan.
+const (
+	indexStep  = 5
+	indexShare = 4
+	indexIdle  = time.Second
+)
+
+// indexer drains the rows left out of the ANN index: bulk imports, and writes to scopes with a
+// graph of their own. Until it reaches them they are found by exact scan, so it only moves
+// cost off the write, never visibility.
+type indexer struct {
+	store interface {
+		IndexDeferred(ctx context.Context, limit int) (int, error)
+	}
+	lastCall       func() time.Time // when the latest memory call began
+	quiet, maxWait time.Duration    // memory.index_quiet and memory.index_max_wait
+	indexed        prometheus.Counter
+	log            *slog.Logger
+}
+
+func (x indexer) run(ctx context.Context) error {
+	behind := false // calls have not paused for maxWait and rows are waiting
+	for {
+		if !behind {
+			forced, err := waitQuiet(ctx, x.lastCall, x.quiet, x.maxWait)
+			if err != nil {
+				return nil
+			}
+			behind = forced
+		}
+		start := time.Now()
+		n, err := x.store.IndexDeferred(ctx, indexStep)
+		if err != nil && ctx.Err() == nil {
+			x.log.Warn("ann indexer", "err", err)
+		}
+		if n > 0 && err == nil {
+			x.indexed.Add(float64(n))
+		}
+		rest := indexIdle
+		switch {
+		case n > 0 && err == nil && behind:
+			rest, behind = (indexShare-1)*time.Since(start), n == indexStep
+		case n > 0 && err == nil:
+			continue
+		default:
+			behind = false
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(rest):
+		}
+	}
+}
+
+// waitQuiet returns once no call has begun for quiet (last is when the latest began), or, with
+// forced set, once it has waited max for that; the error is ctx's.
+func waitQuiet(ctx context.Context, last func() time.Time, quiet, max time.Duration) (forced bool, err error) {
+	deadline := time.Now().Add(max)
+	for {
+		idle := time.Since(last())
+		if idle >= quiet {
+			return false, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(min(quiet-idle, left)):
+		}
+	}
+}
