@@ -45,7 +45,7 @@ type StoreInput struct {
 // SearchInput is memory_search's arguments.
 type SearchInput struct {
 	Query           string   `json:"query" jsonschema:"What you want to know, in natural language or keywords (e.g. 'which package manager', 'test timezone failures'). Must not be empty; at most {max_text_bytes} bytes."`
-	TopK            int      `json:"top_k,omitempty" jsonschema:"How many memories to return, 1 to {max_k}; default {default_k}."`
+	TopK            int      `json:"top_k,omitempty" jsonschema:"At most how many memories to return, 1 to {max_k}; default {default_k}. Fewer come back when fewer match."`
 	Kinds           []string `json:"kinds,omitempty" jsonschema:"Only return these kinds (fact, decision, convention, gotcha, preference, error_pattern, reference). Default: all kinds."`
 	MinScore        float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this, 0 to 1; default 0 (no cut)."`
 	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"Also return archived memories. Default false."`
