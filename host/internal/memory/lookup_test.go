@@ -38,19 +38,15 @@ func (c *countingStore) Nearest(ctx context.Context, q store.VectorQuery) ([]sto
 
 // TestSearchRunsTheVectorLookupOnlyWhenItCanChangeTheResult: with the BM25 floor, a query whose
 // lexical hits fill the top 10 with scores above the vector path's weight is answered without
-// the nearest-neighbour lookup, and so is one whose lexical search returned every memory that
-// shares a term with it (the floor's vectors hash those terms, so the lookup could add only
-// chance collisions). A query whose weak lexical hits fill the candidate pool still runs it.
-// The metric counts both outcomes.
+// the nearest-neighbour lookup; a query with few lexical hits still runs it. The metric counts
+// both.
 func TestSearchRunsTheVectorLookupOnlyWhenItCanChangeTheResult(t *testing.T) {
 	t.Parallel()
 	pool, _ := testdb.Migrated(t)
 	st := &countingStore{Store: pgstore.New(pool)}
 	reg := prometheus.NewRegistry()
 	m := memory.NewMetrics(reg)
-	cfg := memory.DefaultConfig()
-	cfg.CandidatePool, cfg.MaxK = 12, 12
-	svc := memory.New(st, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, cfg, memory.WithMetrics(m))
+	svc := memory.New(st, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig(), memory.WithMetrics(m))
 	ctx := context.Background()
 	a := memory.Access{Project: "github.com/acme/app", Actor: "alice"}
 	for i := range 14 {
@@ -67,21 +63,14 @@ func TestSearchRunsTheVectorLookupOnlyWhenItCanChangeTheResult(t *testing.T) {
 
 	res, err = svc.Search(ctx, a, memory.SearchRequest{Query: "who tags releases"})
 	require.NoError(t, err)
-	require.Len(t, res.Hits, 1, "no memory that shares no term with the query is shown")
+	require.NotEmpty(t, res.Hits)
 	require.Contains(t, res.Hits[0].Text, "release captain")
-	require.Zero(t, st.nearest.Load(), "the lexical search found every memory sharing a term")
+	require.EqualValues(t, 1, st.nearest.Load(), "one lexical hit leaves room for the vector path")
 
-	// Fourteen memories share one of the query's ten terms: the pool of 12 holds weak hits
-	// and leaves out two, so a memory the lexical search did not return could still rank.
-	res, err = svc.Search(ctx, a, memory.SearchRequest{Query: "gateway alpha bravo charlie delta echo foxtrot golf hotel india"})
-	require.NoError(t, err)
-	require.Len(t, res.Hits, 10)
-	require.EqualValues(t, 1, st.nearest.Load(), "weak hits that fill the pool leave room for the vector path")
-
-	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`# HELP memhost_memory_search_vector_lookups_total Searches with a query vector, by what became of the nearest-neighbour lookup: ran, skipped (the lexical hits settle the result) or unused (started early for a semantic embedder, then not needed).
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`# HELP memhost_memory_search_vector_lookups_total Searches with a query vector, by what became of the nearest-neighbour lookup: ran, skipped (the lexical hits already outscore anything only it could find) or unused (started early for a semantic embedder, then not needed).
 # TYPE memhost_memory_search_vector_lookups_total counter
 memhost_memory_search_vector_lookups_total{outcome="ran"} 1
-memhost_memory_search_vector_lookups_total{outcome="skipped"} 2
+memhost_memory_search_vector_lookups_total{outcome="skipped"} 1
 `), "memhost_memory_search_vector_lookups_total"))
 }
 
@@ -168,7 +157,7 @@ func TestSemanticSearchStartsTheLookupBesideTheFirstRead(t *testing.T) {
 		res, err = svc.Search(ctx, a, memory.SearchRequest{Query: "service of the payments API listens on port behind the gateway"})
 		require.NoError(t, err)
 		require.Len(t, res.Hits, 10)
-		require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`# HELP memhost_memory_search_vector_lookups_total Searches with a query vector, by what became of the nearest-neighbour lookup: ran, skipped (the lexical hits settle the result) or unused (started early for a semantic embedder, then not needed).
+		require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`# HELP memhost_memory_search_vector_lookups_total Searches with a query vector, by what became of the nearest-neighbour lookup: ran, skipped (the lexical hits already outscore anything only it could find) or unused (started early for a semantic embedder, then not needed).
 # TYPE memhost_memory_search_vector_lookups_total counter
 memhost_memory_search_vector_lookups_total{outcome="ran"} 1
 memhost_memory_search_vector_lookups_total{outcome="unused"} 1

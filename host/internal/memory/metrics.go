@@ -28,7 +28,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		degraded: prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_memory_search_degraded_total",
 			Help: "Searches answered from the lexical path alone because the embedder was unavailable."}),
 		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "memhost_memory_search_vector_lookups_total",
-			Help: "Searches with a query vector, by what became of the nearest-neighbour lookup: ran, skipped (the lexical hits settle the result) or unused (started early for a semantic embedder, then not needed)."}, []string{"outcome"}),
+			Help: "Searches with a query vector, by what became of the nearest-neighbour lookup: ran, skipped (the lexical hits already outscore anything only it could find) or unused (started early for a semantic embedder, then not needed)."}, []string{"outcome"}),
 	}
 	reg.MustRegister(m.writes, m.searches, m.hitsDropped, m.degraded, m.lookups)
 	return m

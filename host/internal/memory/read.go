@@ -149,12 +149,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		return SearchResult{}, err
 	}
 	if lookup != nil {
-		// A lexical embedder's vectors hash the very terms the lexical index scores, so a
-		// memory only its lookup finds shares no term with the query. When the lexical search
-		// returned every memory that shares one (fewer than the pool), the lookup could add
-		// only hash collisions: memories that match the query by chance.
-		exhaustive := hashesTerms(vec.Embedder) && len(lex) < pool
-		needed := !exhaustive && l.needsVector(weight)
+		needed := l.needsVector(weight)
 		s.metrics.vectorLookup(lookupOutcome(needed, lookup.started))
 		if needed {
 			ann, err := lookup.hits(ctx)
@@ -206,12 +201,9 @@ func (s *Service) queryVector(ctx context.Context, query string) (*store.Vector,
 // bm25-v1-384): a hashed copy of the terms the lexical index already scores.
 const lexicalEmbedderPrefix = "bm25-"
 
-// hashesTerms reports whether the named embedder's vectors are a lexical signal.
-func hashesTerms(embedder string) bool { return strings.HasPrefix(embedder, lexicalEmbedderPrefix) }
-
 // vectorWeight is the vector path's share of relevance for vectors of the named embedder.
 func vectorWeight(embedder string) float64 {
-	if hashesTerms(embedder) {
+	if strings.HasPrefix(embedder, lexicalEmbedderPrefix) {
 		return rank.VectorWeightLexical
 	}
 	return rank.VectorWeightSemantic
