@@ -55,16 +55,14 @@ func (x indexer) run(ctx context.Context) error {
 		if err != nil && ctx.Err() == nil {
 			x.log.Warn("ann indexer", "err", err)
 		}
+		rest := indexIdle
 		if n > 0 && err == nil {
 			x.indexed.Add(float64(n))
-		}
-		rest := indexIdle
-		switch {
-		case n > 0 && err == nil && behind:
+			if !behind {
+				continue
+			}
 			rest, behind = (indexShare-1)*time.Since(start), n == indexStep
-		case n > 0 && err == nil:
-			continue
-		default:
+		} else {
 			behind = false
 		}
 		select {

@@ -384,20 +384,22 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Ch
 // Counts implements store.Store.
 func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 	c := store.Counts{ByEmbedder: map[string]int64{}}
-	err := s.pool.QueryRow(ctx, `SELECT
+	// The graphs are the partial indexes named graphPrefix...; their size and the table's are
+	// what Postgres must keep in memory.
+	err := s.pool.QueryRow(ctx, `WITH graphs AS (
+			SELECT count(*) AS n, COALESCE(sum(pg_relation_size(c.oid)), 0)::bigint AS bytes
+			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE i.indrelid = 'memories'::regclass AND c.relname LIKE $1)
+		SELECT
 		count(*) FILTER (WHERE archived_at IS NULL),
 		count(*) FILTER (WHERE archived_at IS NOT NULL),
 		count(DISTINCT scope_key) FILTER (WHERE scope = 'project'),
 		count(*) FILTER (WHERE scope = 'global' AND archived_at IS NULL),
-		count(*) FILTER (WHERE ann_deferred AND ann_error IS NULL)
-		FROM memories`).Scan(&c.Live, &c.Archived, &c.Projects, &c.Global, &c.ANNDeferred)
+		count(*) FILTER (WHERE ann_deferred AND ann_error IS NULL),
+		pg_table_size('memories'), (SELECT n FROM graphs), (SELECT bytes FROM graphs)
+		FROM memories`, graphPrefix+"%").Scan(&c.Live, &c.Archived, &c.Projects, &c.Global, &c.ANNDeferred, &c.TableBytes, &c.Graphs, &c.GraphBytes)
 	if err != nil {
 		return c, fmt.Errorf("count memories: %w", err)
-	}
-	if err := s.pool.QueryRow(ctx, `SELECT pg_table_size('memories'), count(c.oid), COALESCE(sum(pg_relation_size(c.oid)), 0)::bigint
-		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		WHERE i.indrelid = 'memories'::regclass AND c.relname LIKE $1`, graphPrefix+"%").Scan(&c.TableBytes, &c.Graphs, &c.GraphBytes); err != nil {
-		return c, fmt.Errorf("measure memories: %w", err)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT embedder, count(*) FROM memories WHERE archived_at IS NULL GROUP BY embedder`)
 	if err != nil {
