@@ -42,7 +42,9 @@ const resortWindow = 40
 // of at least resortWindow candidates and the outer query re-sorts them by exact distance
 // before the LIMIT — pgvector's documented pattern. Rows not yet in their graph (ann_deferred:
 // bulk imports and writes to a scope with a graph) are ranked by an exact scan next to it,
-// through a partial btree that holds only them. A row holding a zero vector (text its embedder
+// through a partial btree that holds only them, keyed by scope: each scope reads its own
+// deferred rows, not every project's (one scan under an OR of scopes read them all, a page
+// each, in every search). A row holding a zero vector (text its embedder
 // had no tokens for) has a NaN cosine distance: the outer query drops it, so no NaN leaves the
 // store.
 func NearestSQL(q store.VectorQuery) (string, []any) {
@@ -66,22 +68,21 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 		limit = 10
 	}
 	window := max(limit, resortWindow)
-	var ctes, parts, scopes []string
+	filter := strings.Join(common, " AND ")
+	var ctes, parts []string
 	for i, ref := range q.Scopes {
 		cond := scopeCond(ref)
-		scopes = append(scopes, "("+cond+")")
 		ctes = append(ctes, fmt.Sprintf(`s%d AS MATERIALIZED (
 		SELECT id, %s AS distance FROM memories WHERE %s AND %s AND NOT ann_deferred
-		ORDER BY %s LIMIT %d)`, i, expr, strings.Join(common, " AND "), cond, expr, window))
-		parts = append(parts, fmt.Sprintf("SELECT * FROM s%d", i))
+		ORDER BY %s LIMIT %d)`, i, expr, filter, cond, expr, window),
+			fmt.Sprintf(`d%d AS MATERIALIZED (
+		SELECT id, %s AS distance FROM memories WHERE %s AND %s AND ann_deferred AND ann_error IS NULL
+		ORDER BY distance LIMIT %d)`, i, expr, filter, cond, limit))
+		parts = append(parts, fmt.Sprintf("SELECT * FROM s%d", i), fmt.Sprintf("SELECT * FROM d%d", i))
 	}
-	if len(scopes) == 0 {
-		scopes = []string{"false"}
+	if len(parts) == 0 { // no scope asked for: nothing to search
+		return "SELECT NULL::uuid, NULL::float8 WHERE false", nil
 	}
-	ctes = append(ctes, fmt.Sprintf(`deferred AS MATERIALIZED (
-		SELECT id, %s AS distance FROM memories WHERE %s AND (%s) AND ann_deferred AND ann_error IS NULL
-		ORDER BY distance LIMIT %d)`, expr, strings.Join(common, " AND "), strings.Join(scopes, " OR "), limit))
-	parts = append(parts, "SELECT * FROM deferred")
 	sql := fmt.Sprintf(`WITH %s
 	SELECT id, 1 - distance FROM (%s) c
 	WHERE distance <> 'NaN' ORDER BY distance LIMIT %d`, strings.Join(ctes, ",\n\t"), strings.Join(parts, " UNION ALL "), limit)
