@@ -136,13 +136,17 @@ func embedAll(ctx context.Context, e embedder.Embedder, info embedder.Info, purp
 	return out, nil
 }
 
+// drainBatch is how many rows drainDeferred moves per IndexDeferred call: nothing else runs
+// while it drains, so it takes larger steps than a host's paced indexer.
+const drainBatch = 200
+
 // drainDeferred moves every imported row into the ANN index with one worker, as one host's
 // background indexer does, and returns how many rows it moved and how long that took.
 func drainDeferred(ctx context.Context, st store.Store) (int, time.Duration, error) {
 	start := time.Now()
 	total := 0
 	for {
-		n, err := st.IndexDeferred(ctx, store.IndexDeferredBatch)
+		n, err := st.IndexDeferred(ctx, drainBatch)
 		if err != nil {
 			return total, time.Since(start), err
 		}

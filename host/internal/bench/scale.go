@@ -25,7 +25,7 @@ const (
 	searchQueries   = 500
 	recallQueries   = 100
 	recallK         = 10
-	// deferredQueries are the Nearest calls timed while imported rows await the ANN index.
+	// deferredQueries are the Nearest calls timed right after the import, before the graph.
 	deferredQueries = 20
 )
 
@@ -70,7 +70,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 	defer drop()
 	st := pgstore.New(pool)
 	// The host registers its embedder at boot; imported rows are searched exactly until the
-	// indexer has drained them and the project has a graph of its own.
+	// project has a graph of its own.
 	if err := st.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
 		return s, err
 	}
@@ -95,7 +95,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 	if s.DeferredNearest, err = timeNearest(ctx, st, emb, info, project, facts[:deferredQueries]); err != nil {
 		return s, err
 	}
-	p.logf("N=%d: Nearest p50 %s with every imported row awaiting the ANN index; indexing them", n, s.DeferredNearest.P50)
+	p.logf("N=%d: Nearest p50 %s with every imported row scanned exactly (no graph yet)", n, s.DeferredNearest.P50)
 	if s.Drained, s.DrainTime, err = drainDeferred(ctx, st); err != nil {
 		return s, err
 	}

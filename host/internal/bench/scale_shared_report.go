@@ -27,7 +27,8 @@ sentences of the Go standard library's doc comments (%d distinct sentences read 
 project drawing on topics (packages) of its own, a third citing the file they came from.
 Everything is embedded through the plugin and loaded with ` + "`store.Import`" + ` (COPY) in batches that
 interleave the projects, so each project's rows are spread over the table as months of writes
-leave them. The deferred queue is then drained, and ` + "`IndexScopes`" + ` gives every project holding at
+leave them. No project has a graph yet, so no row waits for the background indexer (any left
+would be drained here), and ` + "`IndexScopes`" + ` gives every project holding at
 least %d memories its own HNSW graph (pgstore.DefaultGraphMinRows); smaller projects are
 answered by an exact scan of their rows.
 
@@ -68,7 +69,7 @@ func renderShared(b *strings.Builder, s Shared, note func(string, ...any)) {
 	} else {
 		w("| bulk import (COPY, %d workers, batch %d) | %.0f/s (%s wall; embedding %s busy) |\n", s.Import.Workers, s.Import.Batch, s.Import.Rate(),
 			s.Import.Wall.Round(time.Millisecond), s.Import.EmbedBusy.Round(time.Millisecond))
-		w("| deferred queue drained (one indexer, no graphs yet) | %d rows in %s |\n", s.Drained, s.DrainTime.Round(time.Millisecond))
+		w("| rows the import left for the background ANN indexer (one indexer, no graphs yet) | %s |\n", drained(s.Drained, s.DrainTime))
 		w("| scope graphs built (IndexScopes, m=%d, ef_construction=%d) | %d in %s |\n", pgstore.HNSWM, pgstore.HNSWEfConstruction, l.Graphs, s.GraphBuild.Round(time.Millisecond))
 	}
 	w("| `memhost serve` start to ready (lexical index rebuilt from the feed) | %s |\n", s.Boot.Round(time.Millisecond))

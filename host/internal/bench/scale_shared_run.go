@@ -237,7 +237,7 @@ func loadSharedLayout(ctx context.Context, cfg Config, emb embedder.Embedder, in
 	if err != nil {
 		return fail(err)
 	}
-	p.logf("shared: import %.0f memories/s; moving them out of the deferred queue", res.Import.Rate())
+	p.logf("shared: import %.0f memories/s; draining what waits for the indexer, building graphs", res.Import.Rate())
 	if res.Drained, res.DrainTime, err = drainDeferred(ctx, st); err != nil {
 		return fail(err)
 	}

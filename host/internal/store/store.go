@@ -56,7 +56,8 @@ type Store interface {
 	EnsureVectorIndex(ctx context.Context, embedder string, dimensions int) error
 	// IndexDeferred moves up to limit deferred rows into the ANN index (Import defers that
 	// cost, and so may a write) and returns how many it moved; 0 means nothing is pending. Safe to run from
-	// several hosts at once. Callers use IndexDeferredBatch unless they have a reason not to.
+	// several hosts at once. A graph insertion costs milliseconds, so limit bounds how long
+	// one call holds a core.
 	// A row the index refuses is set aside and counted, and the error names it.
 	IndexDeferred(ctx context.Context, limit int) (int, error)
 	Counts(ctx context.Context) (Counts, error)

@@ -151,8 +151,11 @@ const (
 // ImportBatches implements store.Store. Every batch goes in with COPY into a temporary staging
 // table and one INSERT ... SELECT that skips ids already present, so re-importing a file is a
 // no-op; all batches share one transaction, so the whole import lands or none of it does. Rows
-// are marked ann_deferred: they stay out of the HNSW graph (exact scans find them) until
-// IndexDeferred inserts them, so the load runs at COPY speed.
+// of a scope that has a graph are marked ann_deferred: they stay out of it (exact scans find
+// them) until IndexDeferred inserts them, so the load runs at COPY speed. Rows of a scope
+// without one are not: its exact scan finds them as they are, and the graph built when the
+// scope outgrows it takes them in. Deferring those too would make the indexer rewrite every
+// row of a load into a fresh database for nothing, a dead copy of each left in the table.
 func (s *Store) ImportBatches(ctx context.Context, batches iter.Seq2[[]store.ExportRecord, error]) (store.ImportResult, error) {
 	var res store.ImportResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -233,7 +236,7 @@ func importBatch(ctx context.Context, tx pgx.Tx, records []store.ExportRecord) (
 				CASE WHEN i.archived_at IS NULL AND i.nth > 1 THEN now() ELSE i.archived_at END,
 				CASE WHEN i.archived_at IS NULL AND i.nth > 1 THEN 'import: duplicate of another live memory in the same import'
 					ELSE i.archived_reason END,
-				0, true
+				0, to_regclass(`+graphNameSQL("i.embedder")+`) IS NOT NULL
 			FROM (SELECT *, row_number() OVER (PARTITION BY scope, scope_key, `+importDuplicateKey+`, archived_at IS NULL ORDER BY created_at, id) AS nth
 				FROM import_memories) i
 			ON CONFLICT DO NOTHING
