@@ -244,8 +244,8 @@ func printStatus(out io.Writer, s server.Status, source string) {
 		fmt.Fprintf(out, "             %d imported, waiting for the ANN index (exact search meanwhile)\n", s.Memories.ANNDeferred)
 	}
 	if s.Memories.TableBytes > 0 {
-		fmt.Fprintf(out, "storage:     %s of memories, %s in %d graphs (keep both in memory: docs/operations.md, Sizing Postgres)\n",
-			humanBytes(s.Memories.TableBytes), humanBytes(s.Memories.GraphBytes), s.Memories.Graphs)
+		fmt.Fprintf(out, "storage:     %s of memories, %s in %d graphs; shared_buffers %s (keep both in memory: docs/operations.md, Sizing Postgres)\n",
+			humanBytes(s.Memories.TableBytes), humanBytes(s.Memories.GraphBytes), s.Memories.Graphs, humanBytes(s.Memories.SharedBuffers))
 	}
 	if len(s.Plugins) > 0 {
 		fmt.Fprintln(out, "plugins:")

@@ -322,6 +322,9 @@ type Counts struct {
 	TableBytes int64 `json:"table_bytes"`
 	Graphs     int64 `json:"graphs"`
 	GraphBytes int64 `json:"graph_bytes"`
+	// SharedBuffers is Postgres's own page cache (shared_buffers) in bytes: what it keeps in
+	// memory whatever the OS does with its page cache (docs/operations.md, Sizing Postgres).
+	SharedBuffers int64 `json:"shared_buffers_bytes"`
 }
 
 // ExportRecord is one memory with its full history and vector, as written by export.
@@ -336,7 +339,3 @@ type ImportResult struct {
 	Inserted int
 	Skipped  int // already present (same id): imports are idempotent
 }
-
-// IndexDeferredBatch is how many deferred rows one IndexDeferred call moves into the ANN index:
-// about 0.2 s of graph insertions on 2 cores, so a write folding into one of them barely waits.
-const IndexDeferredBatch = 200

@@ -137,10 +137,18 @@ func TestScopeGraphRebuildsStale(t *testing.T) {
 	// Simulate a concurrent build that died half way: the catalog marks the index invalid.
 	_, err = b.pool.Exec(ctx, `UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass($1)`, name)
 	require.NoError(t, err)
+	counts, err := b.store.Counts(ctx)
+	require.NoError(t, err)
+	require.Zero(t, counts.Graphs, "an invalid graph (a build under way or one that died) is not one searches use")
+	require.Zero(t, counts.GraphBytes)
 	built, err := b.store.IndexScopes(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, built)
 	require.Equal(t, map[string]string{name: current}, annIndexes(t, b.pool))
+	counts, err = b.store.Counts(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, counts.Graphs)
+	require.Positive(t, counts.GraphBytes)
 
 	hits, err := b.store.Nearest(ctx, store.VectorQuery{Vector: storetest.RandomVec(b.r), Scopes: []store.ScopeRef{scope}, Limit: 10})
 	require.NoError(t, err)
@@ -275,6 +283,53 @@ func TestWritesJoinTheirGraphInTheBackground(t *testing.T) {
 	nearestIs(large, v, m.ID)
 }
 
+// TestImportsDeferOnlyWhereAGraphIs: an imported row waits for the indexer only in a scope
+// whose graph it has to join. A row of a scope without a graph is final as imported, so a load
+// into a fresh database leaves the indexer nothing to rewrite, and its graphs, built later,
+// take the rows in.
+func TestImportsDeferOnlyWhereAGraphIs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGraphs(t)
+	large, small := store.Project("large"), store.Project("small")
+	records := func(scope store.ScopeRef, from, n int) []store.ExportRecord {
+		recs := make([]store.ExportRecord, n)
+		for i := range recs {
+			w := storetest.NewWrite(scope.Key, fmt.Sprintf("%s imported fact %d", scope.Key, from+i), storetest.RandomVec(b.r))
+			recs[i] = store.ExportRecord{Memory: store.Memory{ID: w.ID, Scope: scope.Scope, ScopeKey: scope.Key, Kind: w.Kind, Text: w.Text,
+				Importance: 0.5, Confidence: 0.5}, Vector: w.Vector}
+		}
+		return recs
+	}
+	deferred := func(scope store.ScopeRef) int {
+		var n int
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE scope_key = $1 AND ann_deferred`, scope.Key).Scan(&n))
+		return n
+	}
+	_, err := b.store.Import(ctx, append(records(large, 0, graphMin), records(small, 0, 5)...))
+	require.NoError(t, err)
+	require.Zero(t, deferred(large), "no graph yet: nothing to defer")
+	require.Zero(t, deferred(small))
+	built, err := b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, built)
+	var indexed int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE scope_key = 'large' AND NOT ann_deferred`).Scan(&indexed))
+	require.Equal(t, graphMin, indexed, "the graph holds every imported row")
+
+	later := append(records(large, graphMin, 3), records(small, 5, 3)...)
+	_, err = b.store.Import(ctx, later)
+	require.NoError(t, err)
+	require.Equal(t, 3, deferred(large), "rows of a scope with a graph wait for the indexer")
+	require.Zero(t, deferred(small))
+	for _, r := range later {
+		hits, err := b.store.Nearest(ctx, store.VectorQuery{Vector: r.Vector, Scopes: []store.ScopeRef{{Scope: r.Memory.Scope, Key: r.Memory.ScopeKey}}, Limit: 1})
+		require.NoError(t, err)
+		require.Len(t, hits, 1)
+		require.Equal(t, r.Memory.ID, hits[0].ID, "an imported row is found at once, deferred or not")
+	}
+}
+
 // TestNearestPathFollowsScopeSize pins the access path with EXPLAIN: a scope with a graph is
 // answered by a walk of its own graph, a smaller one by an exact scan of its rows through the
 // (scope, scope_key) btree, and no query walks a graph under another scope's filter. It checks
@@ -321,6 +376,15 @@ func TestNearestPathFollowsScopeSize(t *testing.T) {
 	for _, plan := range explain(large) {
 		require.Contains(t, plan, "Index Scan using "+graphOf(large), plan)
 		require.Contains(t, plan, "memories_ann_deferred", "the exact scan of deferred rows reads the empty partial index, not the table")
+		lines := strings.Split(plan, "\n")
+		var keyed int
+		for i, line := range lines[:len(lines)-1] {
+			if strings.Contains(line, " memories_ann_deferred") {
+				require.Contains(t, strings.TrimSpace(lines[i+1]), "Index Cond: ((scope = ", "each scope reads only its own deferred rows:\n%s", plan)
+				keyed++
+			}
+		}
+		require.Equal(t, 2, keyed, "one keyed scan of deferred rows per scope:\n%s", plan)
 		require.Equal(t, 1, strings.Count(plan, "memories_graph_"), "only the large scope is walked as a graph")
 	}
 	for _, plan := range explain(small) {

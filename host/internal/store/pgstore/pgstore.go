@@ -384,20 +384,23 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Ch
 // Counts implements store.Store.
 func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 	c := store.Counts{ByEmbedder: map[string]int64{}}
-	// The graphs are the partial indexes named graphPrefix...; their size and the table's are
-	// what Postgres must keep in memory.
+	// The graphs are the valid partial indexes named graphPrefix...; their size and the
+	// table's are what Postgres must keep in memory, and shared_buffers what it surely keeps
+	// there. One still being built (CREATE INDEX CONCURRENTLY) is not valid yet: searches do
+	// not use it, and its size is not known until it is done.
 	err := s.pool.QueryRow(ctx, `WITH graphs AS (
 			SELECT count(*) AS n, COALESCE(sum(pg_relation_size(c.oid)), 0)::bigint AS bytes
 			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			WHERE i.indrelid = 'memories'::regclass AND c.relname LIKE $1)
+			WHERE i.indrelid = 'memories'::regclass AND i.indisvalid AND c.relname LIKE $1)
 		SELECT
 		count(*) FILTER (WHERE archived_at IS NULL),
 		count(*) FILTER (WHERE archived_at IS NOT NULL),
 		count(DISTINCT scope_key) FILTER (WHERE scope = 'project'),
 		count(*) FILTER (WHERE scope = 'global' AND archived_at IS NULL),
 		count(*) FILTER (WHERE ann_deferred AND ann_error IS NULL),
-		pg_table_size('memories'), (SELECT n FROM graphs), (SELECT bytes FROM graphs)
-		FROM memories`, graphPrefix+"%").Scan(&c.Live, &c.Archived, &c.Projects, &c.Global, &c.ANNDeferred, &c.TableBytes, &c.Graphs, &c.GraphBytes)
+		pg_table_size('memories'), (SELECT n FROM graphs), (SELECT bytes FROM graphs),
+		pg_size_bytes(current_setting('shared_buffers'))
+		FROM memories`, graphPrefix+"%").Scan(&c.Live, &c.Archived, &c.Projects, &c.Global, &c.ANNDeferred, &c.TableBytes, &c.Graphs, &c.GraphBytes, &c.SharedBuffers)
 	if err != nil {
 		return c, fmt.Errorf("count memories: %w", err)
 	}
