@@ -111,6 +111,10 @@ func statementOf(text string) statement {
 			terms, surface = []string{numberWords[bare]}, numberWords[bare] // "two weeks" is "2 weeks"
 		case len(terms) == 0 && isAcronym(field):
 			terms = []string{bare} // "US", "IT": stopwords in lower case, names in capitals
+		case len(terms) == 0 && singleLetterName(bare):
+			// "returns m as the encoding of m" is not "returns v as ... v": a one-letter word
+			// other than "a" and "I" names something (a variable, a flag, an axis).
+			terms = []string{bare}
 		case len(terms) > 1 && (strings.ContainsAny(terms[0], "-_./\\:") || isIdentifierField(field) || terms[0] == bare):
 			// An identifier ("fast-exports", "internal/queue/retry.go") is one word here: its
 			// parts must not stand in for plain words ("the new exports flow").
@@ -206,6 +210,12 @@ func clauseEnd(field string, last bool) bool {
 }
 
 // isAcronym reports whether a field is a word in capitals ("US", "EU", "IT").
+// singleLetterName reports whether a lower-cased bare word is one letter that is not an English
+// word of its own ("a", "i").
+func singleLetterName(bare string) bool {
+	return len(bare) == 1 && bare[0] >= 'b' && bare[0] <= 'z' && bare != "i"
+}
+
 func isAcronym(field string) bool {
 	f := strings.Trim(field, trimSet)
 	if len(f) < 2 {
