@@ -54,6 +54,12 @@ e2e-cli: postgres
 bench: build
 	GO=$(GO) scripts/bench.sh
 
+## bench-1m: the shared-database round alone at 1M memories, at the private cluster's default
+## settings and with Postgres sized to hold it; results go to docs/benchmarks-1m.md (~30 min).
+.PHONY: bench-1m
+bench-1m: build
+	GO=$(GO) scripts/bench.sh 1m
+
 postgres:
 	scripts/ensure-postgres.sh
 

@@ -5,6 +5,11 @@
 #   pg-cluster.sh stop DIR    stop it
 #   pg-cluster.sh url DIR     print the URL without starting anything
 #
+#   MEMHOST_PG_SHARED_BUFFERS=8GB pg-cluster.sh start DIR
+#                             size Postgres's own page cache (default 256MB); a running
+#                             cluster with another size is restarted. Above 1GB, reserve
+#                             huge pages first (docs/operations.md, "Sizing Postgres").
+#
 # initdb and postgres refuse to run as root, so when we are root the server runs as the
 # `postgres` system user in a directory that user owns. The server listens on a unix socket
 # only (DIR/run, mode 0700), so no other local user can reach it. Concurrent callers (several
@@ -58,18 +63,25 @@ fsync = on
 CONF
 fi
 # Memory settings live in memhost.conf, rewritten at every start, so a cluster made by an older
-# version of this script picks up new ones at its next start. shared_buffers stays at 256MB:
-# measured on 2 cores without huge pages (docs/benchmarks.md, shared database at 1M), a quarter
-# of RAM bought nothing at 1M memories (the OS cache holds the rest) and cost every new
-# connection its page faults (memhost run's spawn, a fresh pool). effective_cache_size tells
+# version of this script picks up new ones at its next start. shared_buffers defaults to 256MB:
+# measured on 2 cores without huge pages (docs/benchmarks-1m.md), a quarter of RAM bought
+# nothing at 1M memories while the OS cache held the rest, and cost every new connection its
+# page faults (memhost run's spawn, a fresh pool); sized to hold the whole table and its
+# graphs, with huge pages, it met every latency target there (MEMHOST_PG_SHARED_BUFFERS).
+# pg_prewarm's autoprewarm reloads what shared_buffers held after a restart. effective_cache_size tells
 # the planner what the OS cache holds. wal_compression: after each checkpoint a write's first
 # change to a page logs the whole page, and at 1M memories most writes touch pages no write has
 # touched since, so most commits flush several such images; lz4 shrinks them for little CPU.
 ram_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+shared_buffers=${MEMHOST_PG_SHARED_BUFFERS:-256MB}
+case "$shared_buffers" in
+*[!0-9A-Za-z]* | "" | [!0-9]*) echo "pg-cluster.sh: MEMHOST_PG_SHARED_BUFFERS=$shared_buffers: want a size such as 256MB or 8GB" >&2; exit 2 ;;
+esac
 as_owner tee "$data/memhost.conf" >/dev/null <<CONF
 # Written by memhost's scripts/pg-cluster.sh at every start. To override a setting, set it again
 # in postgresql.conf below the include_if_exists line that reads this file.
-shared_buffers = 256MB
+shared_buffers = $shared_buffers
+shared_preload_libraries = 'pg_prewarm'
 effective_cache_size = $(( ram_kb / 2 / 1024 ))MB
 maintenance_work_mem = 256MB
 wal_compression = lz4
@@ -80,6 +92,12 @@ grep -q "^include_if_exists = 'memhost.conf'" "$data/postgresql.conf" ||
   echo "include_if_exists = 'memhost.conf'" | as_owner tee -a "$data/postgresql.conf" >/dev/null
 as_owner mkdir -p "$run"
 as_owner chmod 0700 "$run"
+# A running cluster with another shared_buffers (or without the preloaded library) is restarted
+# so the settings written above take effect.
+if as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 &&
+  [ "$(psql -h "$run" -U "$dbuser" -d postgres -Atqc "select pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes('$shared_buffers') and current_setting('shared_preload_libraries') ~ 'pg_prewarm'")" != t ]; then
+  as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+fi
 if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   # fd 9 (the lock) and our stdio must not leak into the postmaster, or it would hold them forever.
   as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 start </dev/null >/dev/null 2>&1 9>&- || {

@@ -44,6 +44,8 @@ func run() error {
 	flag.StringVar(&cfg.HostPath, "host", "../bin/memhost", "memhost binary the shared round starts")
 	flag.BoolVar(&cfg.KeepShared, "keep-shared", false, "keep the shared round's schema bench_shared for inspection (the next run replaces it)")
 	flag.BoolVar(&cfg.ReuseShared, "reuse-shared", false, "time the shared round on the schema a -keep-shared run left, without loading it again (same -shared and -seed)")
+	flag.BoolVar(&cfg.OnlyShared, "only-shared", false, "run the shared-database round alone (make bench-1m); the report is one section of docs/benchmarks-1m.md")
+	flag.BoolVar(&cfg.Prewarm, "prewarm", false, "load the shared round's table and indexes into shared_buffers (pg_prewarm) before timing it")
 	flag.StringVar(&cfg.ProseRoot, "prose", "", "texts of the shared round: a Go source tree (default: GOROOT/src)")
 	flag.IntVar(&cfg.SpawnRuns, "spawn-runs", 100, "timed runs of memhost run (needs -host and the provider plugins beside -plugin); 0 skips them")
 	flag.Parse()

@@ -41,6 +41,12 @@ type Config struct {
 	// (the layout must come from the same SharedTotal and Seed); load and build times are not
 	// measured then.
 	ReuseShared bool
+	// OnlyShared runs the shared-database round alone (and the plugin round trip, which
+	// describes the machine): `make bench-1m` times the 1M layout without the rest.
+	OnlyShared bool
+	// Prewarm loads the shared round's table and indexes into shared_buffers (pg_prewarm)
+	// before the timed calls: what autoprewarm gives a Postgres sized to hold them.
+	Prewarm bool
 	// RetrievalDir is the retrieval benchmark (testdata/retrieval), run without filler and
 	// with RetrievalFiller synthetic memories per project; "" skips it.
 	RetrievalDir    string
@@ -87,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if rep.Machine, err = describeMachine(ctx, cfg.DatabaseURL); err != nil {
 		return rep, err
 	}
-	p.logf("machine: %d CPUs, %s, %s, PostgreSQL %s (shared_buffers %s), pgvector %s", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.RAM, rep.Machine.Postgres, rep.Machine.SharedBuffers, rep.Machine.PGVector)
+	p.logf("machine: %d CPUs, %s, %s, PostgreSQL %s (shared_buffers %s, huge pages %s), pgvector %s", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.RAM, rep.Machine.Postgres, rep.Machine.SharedBuffers, rep.Machine.HugePages, rep.Machine.PGVector)
 
 	start := time.Now()
 	emb, kill, err := embeddertest.Start(cfg.PluginPath, cfg.Progress)
@@ -106,6 +112,18 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	p.logf("plugin round trip: p50 %s p99 %s", rep.RoundTrip.P50, rep.RoundTrip.P99)
 
+	if cfg.OnlyShared {
+		if cfg.SharedTotal <= 0 {
+			return rep, errors.New("bench: OnlyShared needs SharedTotal")
+		}
+		shared, err := measureShared(ctx, cfg, emb, rep.Embedder, p)
+		if err != nil {
+			return rep, fmt.Errorf("shared database: %w", err)
+		}
+		rep.Shared = &shared
+		rep.Elapsed = time.Since(rep.Started)
+		return rep, nil
+	}
 	if rep.Calibration, err = calibrate(ctx, emb, rep.Embedder, cfg.PairsPath); err != nil {
 		return rep, err
 	}

@@ -25,11 +25,15 @@ type Machine struct {
 	// SharedBuffers is Postgres's own page cache: whether memories and their graphs fit in it
 	// decides the latency of a large database more than anything else.
 	SharedBuffers string
+	// HugePages is what the kernel has reserved of them and how much is in use: without them
+	// a large shared_buffers costs every new connection page faults.
+	HugePages string
 }
 
 func describeMachine(ctx context.Context, dbURL string) (Machine, error) {
 	m := Machine{CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 		CPUModel: procField("/proc/cpuinfo", "model name"), RAM: "unknown"}
+	m.HugePages = hugePages()
 	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
 		if n, err := strconv.ParseFloat(strings.Fields(kb)[0], 64); err == nil {
 			m.RAM = fmt.Sprintf("%.1f GiB", n/(1<<20))
@@ -69,4 +73,23 @@ func procField(path, key string) string {
 		}
 	}
 	return ""
+}
+
+// hugePages describes the kernel's huge pages from /proc/meminfo: "none reserved", or how many
+// MiB are reserved and how many of them a process (Postgres's shared memory) holds.
+func hugePages() string {
+	count := func(key string) int64 {
+		f := strings.Fields(procField("/proc/meminfo", key))
+		if len(f) == 0 {
+			return 0
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		return n
+	}
+	total, free, rsvd, sizeKB := count("HugePages_Total"), count("HugePages_Free"), count("HugePages_Rsvd"), count("Hugepagesize")
+	if total == 0 || sizeKB == 0 {
+		return "none reserved"
+	}
+	mib := func(pages int64) int64 { return pages * sizeKB / 1024 }
+	return fmt.Sprintf("%d MiB reserved, %d MiB in use", mib(total), mib(total-free+rsvd))
 }

@@ -105,12 +105,15 @@ func Render(r Report) string {
 	var notes []string
 	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
 
+	if r.Config.OnlyShared {
+		return renderOnlyShared(r)
+	}
 	b.WriteString(header)
 	w("\n## Run\n\n")
 	w("| | |\n| --- | --- |\n")
 	w("| date | %s |\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"))
 	w("| CPUs (nproc) | %d |\n| CPU | %s |\n| RAM | %s |\n", r.Machine.CPUs, r.Machine.CPUModel, r.Machine.RAM)
-	w("| Go | %s (%s) |\n| PostgreSQL | %s (shared_buffers %s) |\n| pgvector | %s |\n", r.Machine.Go, r.Machine.OS, r.Machine.Postgres, r.Machine.SharedBuffers, r.Machine.PGVector)
+	w("| Go | %s (%s) |\n| PostgreSQL | %s (shared_buffers %s; huge pages: %s) |\n| pgvector | %s |\n", r.Machine.Go, r.Machine.OS, r.Machine.Postgres, r.Machine.SharedBuffers, r.Machine.HugePages, r.Machine.PGVector)
 	w("| embedder | %s (%d dims, fold threshold %.2f), plugin start %s |\n", r.Embedder.Name, r.Embedder.Dimensions, r.Embedder.SuggestedFoldThreshold, ms(r.PluginStart))
 	w("| redactor | %s |\n", r.Config.RedactNote)
 	w("| sizes | %s |\n| seed | %d |\n| total run time | %s |\n", joinInts(r.Config.Sizes), r.Config.Seed, r.Elapsed.Round(time.Second))
@@ -127,7 +130,7 @@ func Render(r Report) string {
 		renderScale(&b, s, r.Embedder.Dimensions, note)
 	}
 	if r.Shared != nil {
-		renderShared(&b, *r.Shared, note)
+		renderShared(&b, *r.Shared, fmt.Sprintf("Shared database: %d memories in %d projects, timed at the MCP client", r.Shared.Layout.Total, len(r.Shared.Layout.Sizes)), true, note)
 	}
 	if r.Spawn != nil {
 		renderSpawn(&b, *r.Spawn, note)
@@ -222,4 +225,35 @@ func drained(n int, took time.Duration) string {
 		return "none"
 	}
 	return fmt.Sprintf("%d, %.0f/s (%s)", n, float64(n)/took.Seconds(), took.Round(time.Millisecond))
+}
+
+// renderOnlyShared is a run of the shared round alone (Config.OnlyShared): one section of
+// docs/benchmarks-1m.md, headed by the Postgres settings it ran at, with the machine and the
+// misses of that run.
+func renderOnlyShared(r Report) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	var notes []string
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	s := *r.Shared
+	setting := "shared_buffers " + r.Machine.SharedBuffers
+	if s.Prewarm != nil {
+		setting += ", prewarmed"
+	}
+	renderShared(&b, s, fmt.Sprintf("%d memories in %d projects, %s", s.Layout.Total, len(s.Layout.Sizes), setting), false, note)
+	w("\n| run | |\n| --- | --- |\n")
+	w("| date | %s (%s) |\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Elapsed.Round(time.Second))
+	w("| machine | %d CPUs, %s, %s RAM |\n", r.Machine.CPUs, r.Machine.CPUModel, r.Machine.RAM)
+	w("| PostgreSQL | %s, shared_buffers %s, huge pages: %s |\n", r.Machine.Postgres, r.Machine.SharedBuffers, r.Machine.HugePages)
+	w("| plugin round trip p50 / p99 | %s / %s |\n", ms(r.RoundTrip.P50), ms(r.RoundTrip.P99))
+	w("\nMisses in this run:")
+	if len(notes) == 0 {
+		w(" none, every target was met.\n")
+	} else {
+		w("\n\n")
+		for _, n := range notes {
+			w("- %s\n", n)
+		}
+	}
+	return b.String()
 }
