@@ -4,7 +4,7 @@
 # never touches their data), and runs host/cmd/memhost-bench, which rewrites docs/benchmarks.md.
 #
 #   BENCH_SIZES=10000 scripts/bench.sh     # sizes to measure (default 10000,100000)
-#   BENCH_SHARED=1000000 scripts/bench.sh  # memories in the shared-database round, timed through
+#   BENCH_SHARED=200000 scripts/bench.sh   # memories in the shared-database round, timed through
 #                                          # MCP against a real host (default 100000; 0 skips it)
 #   BENCH_ARGS="-import-workers 1" ...     # extra flags for memhost-bench
 #

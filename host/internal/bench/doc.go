@@ -6,8 +6,11 @@
 // What it measures, against the targets in the design brief: the plugin round trip; for each
 // corpus size, bulk import rate, memory_store and memory_search latency and ANN recall against
 // an exact scan; fold calibration on labelled pairs (sdk/embedder/calibration); and retrieval
-// quality (recall@5, recall@10, MRR) on a labelled project in testdata/quality.json. Render
-// writes the results as docs/benchmarks.md.
+// quality (recall@5, recall@10, MRR) on a labelled project in testdata/quality.json; the
+// retrieval benchmark against plain BM25 (testdata/retrieval); spawn overhead; and a database
+// shared by 101 projects, timed at an MCP client of a real `memhost serve`. Render writes the
+// results as docs/benchmarks.md. With Config.OnlyShared it runs the shared round alone, as
+// `make bench-1m` does at 1M memories for docs/benchmarks-1m.md.
 //
 // Latency targets are not asserted in tests (timings on shared CI machines are noise); the
 // quality floor is, in quality_test.go, so ranking regressions fail `make test`.

@@ -18,7 +18,9 @@ host/internal/bench); edit the generator, not this file.
 
     make bench                 # builds, provides PostgreSQL 15 + pgvector, runs, rewrites this file
     BENCH_SIZES=10000 make bench   # smaller run (sizes are comma-separated)
-    BENCH_SHARED=1000000 make bench   # the shared-database round at 1M memories (default 100K; 0 skips it)
+    BENCH_SHARED=200000 make bench    # memories in the shared-database round (default 100K; 0 skips it)
+    make bench-1m              # the shared round alone at 1M memories, at the default settings and
+                               # with Postgres sized to hold it: docs/benchmarks-1m.md
 
 ` + "`scripts/bench.sh`" + ` starts a private cluster under ./.memhost/bench-pg (database
 memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh schema.

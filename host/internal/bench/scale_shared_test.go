@@ -174,3 +174,32 @@ func TestRenderSharedMarksMisses(t *testing.T) {
 	require.Contains(t, md, "\n      ->  Index Scan using memories_graph_x")
 	require.Contains(t, md, "Shared layout, large projects: store p50 9.00 ms")
 }
+
+// TestRenderOnlySharedIsOneSectionOfItsSettings: a run of the shared round alone (make
+// bench-1m) is one section headed by the Postgres settings it ran at, with what was prewarmed,
+// the machine and that run's misses, and no file header, so two runs stack in one file.
+func TestRenderOnlySharedIsOneSectionOfItsSettings(t *testing.T) {
+	t.Parallel()
+	fast := Latency{N: 10, P50: 2 * time.Millisecond, P99: 9 * time.Millisecond}
+	slow := Latency{N: 10, P50: 2 * time.Millisecond, P99: 30 * time.Millisecond}
+	shared := func(pw *Prewarm, search Latency) *Shared {
+		return &Shared{
+			Layout:  SharedLayout{Total: 1000, Sizes: []int{100, 500, 300, 100}, GraphMinRows: 1000, ByClass: map[string]int{classExact: 3, classLarge: 1}},
+			Classes: []SharedClass{{Class: classLarge, Projects: 1, MinRows: 100, MaxRows: 100, Store: fast, Search: search}},
+			All:     SharedClass{Class: "all", Store: fast, Search: search},
+			Prewarm: pw,
+		}
+	}
+	cold := Render(Report{Config: Config{OnlyShared: true}, Machine: Machine{SharedBuffers: "256MB", HugePages: "none reserved"}, Shared: shared(nil, slow)})
+	require.True(t, strings.HasPrefix(cold, "\n## 1000 memories in 4 projects, shared_buffers 256MB\n"), cold[:80])
+	require.NotContains(t, cold, "# Benchmarks")
+	require.NotContains(t, cold, "prewarmed")
+	require.Contains(t, cold, "| PostgreSQL | , shared_buffers 256MB, huge pages: none reserved |")
+	require.Contains(t, cold, "Misses in this run:\n\n- Shared layout, large projects:")
+
+	sized := Render(Report{Config: Config{OnlyShared: true}, Machine: Machine{SharedBuffers: "7GB"},
+		Shared: shared(&Prewarm{Pages: 128, Bytes: 1 << 20, Took: time.Second}, fast)})
+	require.Contains(t, sized, "## 1000 memories in 4 projects, shared_buffers 7GB, prewarmed\n")
+	require.Contains(t, sized, "| table and indexes prewarmed into shared_buffers (pg_prewarm) | 128 pages (1 MiB) in 1s |")
+	require.Contains(t, sized, "Misses in this run: none, every target was met.")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -213,14 +214,14 @@ func TestFoldOrInsertBoundsMergedFrom(t *testing.T) {
 	t.Parallel()
 	b := setupFold(t)
 	var id uuid.UUID
-	for i := range 6 {
-		id = b.write(t, storetest.NewWrite("p", "variant "+string(rune('a'+i)), storetest.Vec(4, 0.01*float64(i)))).Memory.ID
+	for i := range 6 { // six texts of one statement: "variant", "variant!", "variant!!", ...
+		id = b.write(t, storetest.NewWrite("p", "variant"+strings.Repeat("!", i), storetest.Vec(4, 0.01*float64(i)))).Memory.ID
 	}
 	got, err := b.store.Get(context.Background(), id)
 	require.NoError(t, err)
 	require.Equal(t, 5, got.DedupedCount)
 	require.Len(t, got.MergedFrom, 3)
-	require.Equal(t, "variant e", got.MergedFrom[2].Text)
+	require.Equal(t, "variant!!!!", got.MergedFrom[2].Text)
 }
 
 func TestFoldOrInsertInsertsDistinctFactsAndWithFoldingOff(t *testing.T) {
@@ -293,7 +294,7 @@ func TestFoldOrInsertConcurrentWritesOfOneFactEndInOneRow(t *testing.T) {
 			// Half identical text, half paraphrases with near-identical vectors.
 			text := "tests need TZ=UTC"
 			if i%2 == 1 {
-				text = "the tests need TZ=UTC set " + string(rune('a'+i))
+				text = "the tests need TZ=UTC set" + strings.Repeat("!", i)
 			}
 			// No candidates: none exists when the writers start, and the one the first of them
 			// writes reaches the others through the lookup's newest rows.
