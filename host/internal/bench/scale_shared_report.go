@@ -59,8 +59,9 @@ to hold it, into docs/benchmarks-1m.md.
 func renderShared(b *strings.Builder, s Shared, heading string, method bool, note func(string, ...any)) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	l := s.Layout
-	w("\n## %s\n\n", heading)
+	w("\n## %s\n", heading)
 	if method {
+		w("\n")
 		w(sharedMethod, SharedProjects, s.Sentences, s.ProseRoot, l.GraphMinRows)
 	}
 	sizes := slices.Clone(l.Sizes[1:])
