@@ -133,6 +133,10 @@ func renderShared(b *strings.Builder, s Shared, heading string, method bool, not
 		}
 		return fmt.Sprintf("%s / %s", ms(c.Nearest.P50), ms(c.Nearest.P99))
 	})
+	row("beside the calls: host GC cycles (pauses) / rows the host's indexer moved into graphs / checkpoints", "", func(c SharedClass) string {
+		return fmt.Sprintf("%d (%s) / %d / %d", c.GCs, ms(c.GCPause), c.Indexed, c.Checkpoints)
+	})
+	row("- the host's heap in use after the calls", "", func(c SharedClass) string { return humanMiB(c.HeapInuse) })
 	row("MCP + HTTP + JSON (client p50 - service p50), store / search", "", func(c SharedClass) string {
 		return fmt.Sprintf("%s / %s", ms(c.Store.P50-c.StoreServer.P50), ms(c.Search.P50-c.SearchServer.P50))
 	})

@@ -61,6 +61,14 @@ type SharedClass struct {
 	Lookups       int        // searches that ran the nearest-neighbour lookup (the rest skipped it)
 	OtherFolds    int        // new facts (held out of the layout) that folded into another statement
 	SearchSelfHit int        // searches whose source fact came back in the top 10
+	// What ran beside the class's calls and can make a tail: the host's garbage collections
+	// (and their stop-the-world pauses), the rows its background indexer moved into graphs,
+	// and Postgres's checkpoints.
+	GCs         int
+	GCPause     time.Duration
+	Indexed     int
+	Checkpoints int
+	HeapInuse   int64 // the host's heap in use after the calls
 }
 
 // SharedExplain is EXPLAIN ANALYZE of search's nearest-neighbour query in one project.
@@ -77,9 +85,15 @@ const (
 	metricSearch = "memhost_memory_search_duration_seconds"
 	metricPlugin = "memhost_plugin_call_duration_seconds"
 	metricLookup = "memhost_memory_search_vector_lookups_total"
+	// Read as counters and gauges: the full name of a summary's _count and _sum series.
+	metricGCs      = "go_gc_duration_seconds_count"
+	metricGCPause  = "go_gc_duration_seconds_sum"
+	metricIndexed  = "memhost_ann_deferred_indexed_total"
+	metricHeapUsed = "go_memstats_heap_inuse_bytes"
 )
 
-var scraped = map[string]string{metricStore: "", metricSearch: "", metricPlugin: `method="Embed"`, metricLookup: `outcome="ran"`}
+var scraped = map[string]string{metricStore: "", metricSearch: "", metricPlugin: `method="Embed"`, metricLookup: `outcome="ran"`,
+	metricGCs: "", metricGCPause: "", metricIndexed: "", metricHeapUsed: ""}
 
 // measureShared runs the shared-layout round in a fresh schema.
 func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, p progress) (Shared, error) {
@@ -268,6 +282,15 @@ func loadSharedLayout(ctx context.Context, cfg Config, emb embedder.Embedder, in
 	return pool, st, release, nil
 }
 
+// checkpoints is how many checkpoints the cluster has begun since its statistics were reset.
+func checkpoints(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read checkpoints: %w", err)
+	}
+	return n, nil
+}
+
 // walPosition is how many bytes of WAL the cluster has written: what commits cost to flush.
 // It is the WAL insert position, which every backend advances at once (pg_stat_wal's counters
 // reach the view only when each backend next reports its statistics, up to seconds later).
@@ -375,6 +398,11 @@ func measureClasses(ctx context.Context, host *benchHost, token string, pool *pg
 		all.Folded += c.Folded
 		all.OtherFolds += c.OtherFolds
 		all.Lookups += c.Lookups
+		all.GCs += c.GCs
+		all.GCPause += c.GCPause
+		all.Indexed += c.Indexed
+		all.Checkpoints += c.Checkpoints
+		all.HeapInuse = c.HeapInuse
 		all.WALBytes += c.WALBytes
 		all.Paraphrases += c.Paraphrases
 		all.SearchSelfHit += c.SearchSelfHit
@@ -413,6 +441,10 @@ func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st stor
 		return c, server, nil, nil, err
 	}
 	walBefore, err := walPosition(ctx, pool)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	checkpointsBefore, err := checkpoints(ctx, pool)
 	if err != nil {
 		return c, server, nil, nil, err
 	}
@@ -488,6 +520,15 @@ func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st stor
 	server = [3]histogram{mid[metricStore].since(before[metricStore]), after[metricSearch].since(mid[metricSearch]), after[metricPlugin].since(before[metricPlugin])}
 	c.StoreServer, c.SearchServer, c.EmbedServer = server[0].summary(), server[1].summary(), server[2].summary()
 	c.Lookups = int(after[metricLookup].since(mid[metricLookup]).count)
+	c.GCs = int(after[metricGCs].since(before[metricGCs]).count)
+	c.GCPause = seconds(after[metricGCPause].since(before[metricGCPause]).count)
+	c.Indexed = int(after[metricIndexed].since(before[metricIndexed]).count)
+	c.HeapInuse = int64(after[metricHeapUsed].count)
+	checkpointsAfter, err := checkpoints(ctx, pool)
+	if err != nil {
+		return c, server, nil, nil, err
+	}
+	c.Checkpoints = checkpointsAfter - checkpointsBefore
 
 	texts := make([]string, len(queries))
 	for i, q := range queries {

@@ -133,8 +133,14 @@ memhost_plugin_call_duration_seconds_count{kind="embedder",method="Health",name=
 # TYPE memhost_memory_search_vector_lookups_total counter
 memhost_memory_search_vector_lookups_total{outcome="ran"} ` + ftoa(n/10) + `
 memhost_memory_search_vector_lookups_total{outcome="skipped"} ` + ftoa(n) + `
+# TYPE go_gc_duration_seconds summary
+go_gc_duration_seconds{quantile="0"} 0.0001
+go_gc_duration_seconds{quantile="1"} 0.002
+go_gc_duration_seconds_sum ` + ftoa(n*0.001) + `
+go_gc_duration_seconds_count ` + ftoa(n) + `
 `
-		h, err := parseHistograms(strings.NewReader(body), map[string]string{metricSearch: "", metricPlugin: `method="Embed"`, metricLookup: `outcome="ran"`})
+		h, err := parseHistograms(strings.NewReader(body), map[string]string{metricSearch: "", metricPlugin: `method="Embed"`, metricLookup: `outcome="ran"`,
+			metricGCs: "", metricGCPause: ""})
 		require.NoError(t, err)
 		return h
 	}
@@ -149,6 +155,8 @@ memhost_memory_search_vector_lookups_total{outcome="skipped"} ` + ftoa(n) + `
 	require.Equal(t, 500*time.Microsecond, embed.Mean)
 	require.Equal(t, 140, after[metricSearch].plus(before[metricSearch]).summary().Count)
 	require.Equal(t, 5, after[metricLookup].since(before[metricLookup]).summary().Count, "a counter is read as a count, one series")
+	require.InDelta(t, 50, after[metricGCs].since(before[metricGCs]).count, 1e-9, "a summary's _count alone, not its quantiles")
+	require.InDelta(t, 0.05, after[metricGCPause].since(before[metricGCPause]).count, 1e-9)
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
