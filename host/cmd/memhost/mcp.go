@@ -51,7 +51,7 @@ of the directory memhost was started in. Logs go to stderr only.`,
 				return err
 			}
 			defer func() { _ = bg.Stop(context.WithoutCancel(cmd.Context())) }()
-			srv := mcpserver.New(core.Service, mcpserver.Options{Limiter: core.Limiter, Logger: core.Log, Version: server.Version, Brain: core.Brain})
+			srv := mcpserver.New(core.Service, mcpserver.Options{Limits: core.Limits, Logger: core.Log, Version: server.Version, Brain: core.Brain})
 			return srv.ServeStdio(cmd.Context(), principal, defaultProject)
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/memhost/memhost/host/internal/auth"
@@ -53,6 +54,16 @@ func (d *Door) Authenticate(ctx context.Context, header string) (auth.Principal,
 		return auth.Principal{}, err
 	}
 	return d.AuthenticateToken(ctx, token)
+}
+
+// AuthenticateRequest authenticates an HTTP request by its Authorization header, which must
+// be sent once: with two, a proxy that checks the first and a host that used another would
+// disagree about who is calling, so the request is refused rather than one of them picked.
+func (d *Door) AuthenticateRequest(r *http.Request) (auth.Principal, error) {
+	if n := len(r.Header.Values("Authorization")); n > 1 {
+		return auth.Principal{}, fmt.Errorf("%w: send exactly one Authorization header (this request has %d)", auth.ErrUnauthenticated, n)
+	}
+	return d.Authenticate(r.Context(), r.Header.Get("Authorization"))
 }
 
 // AuthenticateToken authenticates a bare token (stdio reads it from MEMHOST_TOKEN).

@@ -2,8 +2,9 @@
 // HTTP and stdio, REST, and later the web console and the providers of `memhost run`) is a thin
 // adapter over it, so the rules below are written once and cannot drift apart:
 //
-//   - bearer parsing: the Authorization header's scheme is matched case-insensitively and must
-//     carry exactly one token (ParseBearer);
+//   - bearer parsing: a request carries one Authorization header, whose scheme is matched
+//     case-insensitively and which must carry exactly one token (AuthenticateRequest,
+//     ParseBearer);
 //   - authentication: the token becomes an auth.Principal; an unknown, malformed or revoked
 //     token gets the same answer, so nothing is learned by probing (Door.Authenticate);
 //   - project resolution: from the token's binding, the project argument or the cwd argument,
@@ -14,5 +15,5 @@
 //     retry hint for what is worth retrying (Classify).
 //
 // What the caller may do once inside (validation of memory fields, visibility, folding) belongs
-// to package memory; tokens, scopes and the write rate limit to package auth.
+// to package memory; tokens, scopes and the rate limits to package auth.
 package access

@@ -30,20 +30,22 @@ const (
 	databaseRetry = 10 * time.Second
 )
 
-// RateLimited is a refused write with the time after which a retry can succeed.
+// RateLimited is a call refused by a per-token rate limit, with the time after which a
+// retry can succeed.
 type RateLimited struct {
 	After time.Duration
 	Token string // the token's name, for the message
+	Limit string // the limit, as auth.Limiter states it ("600 writes per minute (bursts of 60)")
 }
 
 func (e *RateLimited) Error() string {
-	return fmt.Sprintf("rate limit: too many writes for token %q; nothing was changed, retry after %ds", e.Token, RetrySeconds(e.After))
+	return fmt.Sprintf("rate limit: token %q is over its limit of %s; nothing was done, retry after %ds", e.Token, e.Limit, RetrySeconds(e.After))
 }
 
-// Limit applies the per-token write limit; nil when the write may go ahead.
-func Limit(l *auth.WriteLimiter, p auth.Principal) error {
+// Limit takes one call from p's bucket of l; nil when the call may go ahead.
+func Limit(l *auth.Limiter, p auth.Principal) error {
 	if ok, after := l.Allow(p.TokenID); !ok {
-		return &RateLimited{After: after, Token: p.Name}
+		return &RateLimited{After: after, Token: p.Name, Limit: l.String()}
 	}
 	return nil
 }

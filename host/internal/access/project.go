@@ -27,40 +27,47 @@ type Target struct {
 
 // Resolve decides the project of one request and builds the memory service's Access.
 //
-// A token bound to a project always gets that project; a project or cwd that names another
-// project is refused naming both. Otherwise the project argument wins, then cwd (resolved on
-// the host as the CLI resolves it), then the surface's default. Every key is trimmed and
-// validated (printable, at most project.MaxKeyBytes); a cwd must be an absolute, valid UTF-8
-// path, and a failure to resolve it never reveals host paths beyond the one the caller sent.
+// A token bound to a project always gets that project (and may not change global memories);
+// a project argument that names another project is refused, and so is a cwd that exists here
+// but is not one of the bound project's directories. Otherwise the project argument wins, then
+// cwd (resolved on the host as the CLI resolves it), then the surface's default. Every key is
+// trimmed and validated (printable, at most project.MaxKeyBytes); a cwd must be an absolute,
+// valid UTF-8 path. No error names the project a cwd resolves to or reveals host paths beyond
+// the one the caller sent: a refusal must not make the host an oracle for its directories.
 func Resolve(p auth.Principal, t Target) (memory.Access, error) {
-	a := memory.Access{Admin: p.Has(auth.ScopeAdmin), Actor: p.Name}
+	a := memory.Access{Admin: p.Has(auth.ScopeAdmin), Bound: p.ProjectKey != "", Actor: p.Name}
 	requested, err := CleanKey("project", t.Project)
 	if err != nil {
 		return a, err
 	}
 	cwdKey, cwdErr := "", error(nil)
 	if t.Cwd != "" {
-		cwdKey, cwdErr = keyOfCwd(t.Cwd)
-		var fe *memory.FieldError
-		if errors.As(cwdErr, &fe) && fe.Message != errNotOnHost {
-			return a, cwdErr // malformed, not merely absent here
+		if err := checkCwd(t.Cwd); err != nil {
+			return a, err
 		}
+		cwdKey, cwdErr = keyOfCwd(t.Cwd)
 	}
+	absent := cwdErr == errNotOnHost
 	if bound := p.ProjectKey; bound != "" {
 		switch {
 		case requested != "" && requested != bound:
 			return a, fmt.Errorf("%w: this token is bound to project %q; the project argument names %q", auth.ErrForbidden, bound, requested)
-		case cwdKey != "" && cwdKey != bound:
-			return a, fmt.Errorf("%w: this token is bound to project %q; cwd %q is project %q", auth.ErrForbidden, bound, t.Cwd, cwdKey)
+		case t.Cwd != "" && !absent && cwdKey != bound:
+			// Another project's directory, or one that cannot be read: the same answer for
+			// both, without the directory's key.
+			return a, fmt.Errorf("%w: this token is bound to project %q; cwd is not a directory of that project", auth.ErrForbidden, bound)
 		}
 		// A cwd that does not exist here (a path on the client's machine) is only a hint next
 		// to the binding, so it is ignored.
 		a.Project = bound
 		return a, nil
 	}
+	if cwdErr != nil && !absent {
+		return a, cwdErr // unreadable, not merely absent here
+	}
 	switch {
 	case requested != "" && cwdKey != "" && cwdKey != requested:
-		return a, &memory.FieldError{Field: "project", Message: fmt.Sprintf("%q disagrees with cwd %q, which is project %q; pass one of them", requested, t.Cwd, cwdKey)}
+		return a, &memory.FieldError{Field: "project", Message: fmt.Sprintf("%q disagrees with cwd, which is another project; pass one of them", requested)}
 	case requested != "":
 	case cwdErr != nil:
 		return a, cwdErr
@@ -74,6 +81,16 @@ func Resolve(p auth.Principal, t Target) (memory.Access, error) {
 	}
 	a.Project = requested
 	return a, nil
+}
+
+// DirOfProject reports whether cwd is a directory on this host whose project is key: the
+// only kind of directory a caller acting for key may have the host walk.
+func DirOfProject(cwd, key string) bool {
+	if cwd == "" || checkCwd(cwd) != nil {
+		return false
+	}
+	k, err := keyOfCwd(cwd)
+	return err == nil && k == key
 }
 
 // CleanKey trims a project key given in field and validates it; "" stays "" (not given).
@@ -91,27 +108,36 @@ func CleanKey(field, raw string) (string, error) {
 	return key, nil
 }
 
-// errNotOnHost is the message of a cwd that does not exist where memhost runs.
-const errNotOnHost = "does not exist on the memhost host; pass project (the project key, see `memhost project key`) instead"
+// Errors of a well-formed cwd that cannot be resolved here. errNotOnHost is compared by
+// identity: Resolve ignores an absent cwd next to a binding.
+var (
+	errNotOnHost  = &memory.FieldError{Field: "cwd", Message: "does not exist on the memhost host; pass project (the project key, see `memhost project key`) instead"}
+	errUnreadable = &memory.FieldError{Field: "cwd", Message: "cannot be read on the memhost host; pass project (the project key) instead"}
+)
 
-// keyOfCwd resolves a working directory to its project key.
-func keyOfCwd(cwd string) (string, error) {
+// checkCwd refuses a malformed cwd argument.
+func checkCwd(cwd string) error {
 	switch {
 	case len(cwd) > MaxCwdBytes:
-		return "", &memory.FieldError{Field: "cwd", Message: fmt.Sprintf("is %d bytes; the limit is %d bytes", len(cwd), MaxCwdBytes)}
+		return &memory.FieldError{Field: "cwd", Message: fmt.Sprintf("is %d bytes; the limit is %d bytes", len(cwd), MaxCwdBytes)}
 	case !utf8.ValidString(cwd) || strings.ContainsRune(cwd, 0):
-		return "", &memory.FieldError{Field: "cwd", Message: "must be valid UTF-8 without NUL bytes"}
+		return &memory.FieldError{Field: "cwd", Message: "must be valid UTF-8 without NUL bytes"}
 	case !filepath.IsAbs(cwd):
 		// "~/app" or "." would be resolved against the host's own home or working directory,
 		// which is not what the caller meant.
-		return "", &memory.FieldError{Field: "cwd", Message: "must be an absolute path"}
+		return &memory.FieldError{Field: "cwd", Message: "must be an absolute path"}
 	}
+	return nil
+}
+
+// keyOfCwd resolves a well-formed working directory to its project key.
+func keyOfCwd(cwd string) (string, error) {
 	id, err := project.Resolve(cwd)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", &memory.FieldError{Field: "cwd", Message: errNotOnHost}
+		return "", errNotOnHost
 	case err != nil:
-		return "", &memory.FieldError{Field: "cwd", Message: "cannot be read on the memhost host; pass project (the project key) instead"}
+		return "", errUnreadable
 	}
 	return id.Key, nil
 }

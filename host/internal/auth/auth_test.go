@@ -53,6 +53,7 @@ func TestPrincipalScopes(t *testing.T) {
 
 	boundAdmin := Principal{Name: "ba", Scopes: []Scope{ScopeAdmin}, ProjectKey: "p"}
 	require.False(t, boundAdmin.CanReadProject("q"), "binding limits even admin")
+	require.False(t, boundAdmin.CanWriteGlobal(), "a bound admin changes nothing outside its project")
 }
 
 func TestResolveProject(t *testing.T) {
@@ -191,10 +192,10 @@ func TestCreateValidates(t *testing.T) {
 	require.Empty(t, list)
 }
 
-func TestWriteLimiter(t *testing.T) {
+func TestLimiter(t *testing.T) {
 	t.Parallel()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := NewWriteLimiter(60, 3) // one per second, bursts of three
+	l := NewLimiter("writes", 60, 3) // one per second, bursts of three
 	l.now = func() time.Time { return clock }
 	a, b := uuid.New(), uuid.New()
 
@@ -233,9 +234,9 @@ func TestWriteLimiter(t *testing.T) {
 	}
 }
 
-func TestWriteLimiterDisabled(t *testing.T) {
+func TestLimiterDisabled(t *testing.T) {
 	t.Parallel()
-	l := NewWriteLimiter(0, 1)
+	l := NewLimiter("writes", 0, 1)
 	id := uuid.New()
 	for range 1000 {
 		ok, wait := l.Allow(id)
@@ -244,14 +245,14 @@ func TestWriteLimiterDisabled(t *testing.T) {
 	}
 	require.Zero(t, l.size())
 
-	var nilLimiter *WriteLimiter
+	var nilLimiter *Limiter
 	ok, _ := nilLimiter.Allow(id)
 	require.True(t, ok)
 }
 
-func TestWriteLimiterConcurrent(t *testing.T) {
+func TestLimiterConcurrent(t *testing.T) {
 	t.Parallel()
-	l := NewWriteLimiter(6000, 50)
+	l := NewLimiter("writes", 6000, 50)
 	id := uuid.New()
 	done := make(chan int)
 	for range 4 {

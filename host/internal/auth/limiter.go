@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,14 +12,28 @@ import (
 // sweepInterval is how often idle buckets are looked for; sweeping is O(buckets).
 const sweepInterval = time.Minute
 
-// WriteLimiter is a per-token token bucket on memory writes. It is safe for concurrent use.
+// Limits are the per-token rate limits every surface applies. A nil limiter does not limit.
+type Limits struct {
+	// Reads bounds read calls (search, list, get, the project brain's reads): one token
+	// looping on search would otherwise take the CPU every other client's calls share.
+	Reads *Limiter
+	// Writes bounds memory writes and the project brain's writes.
+	Writes *Limiter
+	// MapBuilds bounds how often a token may have the host walk a project directory to build
+	// its map: each build costs seconds of file walking, a thousand times a write.
+	MapBuilds *Limiter
+}
+
+// Limiter is a per-token token bucket on one kind of call. It is safe for concurrent use.
 //
 // Memory is bounded: a bucket idle long enough to have refilled completely behaves exactly
 // like a new one, so it is dropped without changing any decision, and only authenticated
 // token ids reach the limiter, so live buckets are bounded by the token table.
-type WriteLimiter struct {
-	limit rate.Limit
-	burst int
+type Limiter struct {
+	what      string // the calls it counts, plural ("writes"), for refusals
+	perMinute float64
+	limit     rate.Limit
+	burst     int
 	// idleAfter is the time an empty bucket takes to refill to burst.
 	idleAfter time.Duration
 	now       func() time.Time
@@ -33,25 +48,33 @@ type bucket struct {
 	lastSeen time.Time
 }
 
-// NewWriteLimiter allows perMinute sustained writes per token with bursts of up to burst.
-// perMinute <= 0 disables limiting; burst < 1 is treated as 1.
-func NewWriteLimiter(perMinute float64, burst int) *WriteLimiter {
+// NewLimiter allows perMinute sustained calls per token with bursts of up to burst; what
+// names the calls in refusals ("reads", "writes", "map builds"). perMinute <= 0 disables
+// limiting; burst < 1 is treated as 1.
+func NewLimiter(what string, perMinute float64, burst int) *Limiter {
 	burst = max(burst, 1)
-	l := &WriteLimiter{
+	l := &Limiter{
+		what:    what,
 		burst:   burst,
 		now:     time.Now,
 		buckets: make(map[uuid.UUID]*bucket),
 	}
 	if perMinute > 0 {
+		l.perMinute = perMinute
 		l.limit = rate.Limit(perMinute / 60)
 		l.idleAfter = time.Duration(float64(burst) / float64(l.limit) * float64(time.Second))
 	}
 	return l
 }
 
-// Allow takes one write from tokenID's bucket. When the bucket is empty it returns false
-// and how long until a write would be allowed (for a Retry-After header).
-func (l *WriteLimiter) Allow(tokenID uuid.UUID) (bool, time.Duration) {
+// String states the limit, e.g. "600 writes per minute (bursts of 60)".
+func (l *Limiter) String() string {
+	return fmt.Sprintf("%g %s per minute (bursts of %d)", l.perMinute, l.what, l.burst)
+}
+
+// Allow takes one call from tokenID's bucket. When the bucket is empty it returns false
+// and how long until a call would be allowed (for a Retry-After header).
+func (l *Limiter) Allow(tokenID uuid.UUID) (bool, time.Duration) {
 	if l == nil || l.limit == 0 {
 		return true, 0
 	}
@@ -71,14 +94,14 @@ func (l *WriteLimiter) Allow(tokenID uuid.UUID) (bool, time.Duration) {
 
 	r := b.lim.ReserveN(now, 1)
 	if delay := r.DelayFrom(now); delay > 0 {
-		// Give the token back: a refused write must not consume future capacity.
+		// Give the token back: a refused call must not consume future capacity.
 		r.CancelAt(now)
 		return false, delay
 	}
 	return true, 0
 }
 
-func (l *WriteLimiter) sweep(now time.Time) {
+func (l *Limiter) sweep(now time.Time) {
 	l.lastSweep = now
 	for id, b := range l.buckets {
 		if now.Sub(b.lastSeen) >= l.idleAfter {
@@ -88,7 +111,7 @@ func (l *WriteLimiter) sweep(now time.Time) {
 }
 
 // size reports the number of live buckets (for tests).
-func (l *WriteLimiter) size() int {
+func (l *Limiter) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.buckets)

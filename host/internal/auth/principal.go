@@ -35,10 +35,11 @@ func (p Principal) CanWriteProject(key string) bool {
 	return p.Has(ScopeWrite) && p.boundTo(key)
 }
 
-// CanWriteGlobal reports whether the principal may write global memories. Only admin may:
-// a global memory is injected into every project, so one agent's mistake would spread.
+// CanWriteGlobal reports whether the principal may write global memories. Only an admin
+// token bound to no project may: a global memory is injected into every project, so one
+// agent's mistake would spread, and a token bound to a project changes nothing outside it.
 func (p Principal) CanWriteGlobal() bool {
-	return p.Has(ScopeAdmin)
+	return p.Has(ScopeAdmin) && p.ProjectKey == ""
 }
 
 // ResolveProject decides which project a call acts on. A bound token defaults to its

@@ -44,7 +44,9 @@ func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHo
 		return nil, err
 	}
 	cfg := filepath.Join(dir, "memhost.toml")
-	body := fmt.Sprintf("[server]\nlisten = %q\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\n[auth]\nwrite_rate_per_minute = 0\n[log]\nlevel = \"warn\"\n",
+	// One token drives every call as fast as the host answers (hundreds a second): no
+	// per-token rate limit may throttle what is measured.
+	body := fmt.Sprintf("[server]\nlisten = %q\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\n[auth]\nwrite_rate_per_minute = 0\nread_rate_per_minute = 0\n[log]\nlevel = \"warn\"\n",
 		addr, dbURL, pluginDir)
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write host config: %w", err)

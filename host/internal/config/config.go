@@ -90,11 +90,19 @@ type Ranking struct {
 	HalfLifeDays map[string]float64 `koanf:"half_life_days"`
 }
 
-// Auth tunes token-level limits.
+// Auth tunes token-level limits. A rate of 0 disables its limit.
 type Auth struct {
-	// WriteRatePerMinute is the sustained memory writes per token per minute; 0 disables.
+	// WriteRatePerMinute is the sustained writes per token per minute.
 	WriteRatePerMinute float64 `koanf:"write_rate_per_minute"`
 	WriteBurst         int     `koanf:"write_burst"`
+	// ReadRatePerMinute is the sustained reads (searches, lists, gets, the brain's reads)
+	// per token per minute: far above what an agent session asks, far below a loop.
+	ReadRatePerMinute float64 `koanf:"read_rate_per_minute"`
+	ReadBurst         int     `koanf:"read_burst"`
+	// MapBuildRatePerMinute is how often per minute one token may have the host walk a
+	// project directory to build its map (project_map with cwd), seconds of work each.
+	MapBuildRatePerMinute float64 `koanf:"map_build_rate_per_minute"`
+	MapBuildBurst         int     `koanf:"map_build_burst"`
 }
 
 // Brain tunes the project brain (goal, plan, journal, map, spawn banner).
@@ -153,7 +161,8 @@ func Default() *Config {
 			"error_pattern": 90,
 			"reference":     365,
 		}},
-		Auth:  Auth{WriteRatePerMinute: 600, WriteBurst: 60},
+		Auth: Auth{WriteRatePerMinute: 600, WriteBurst: 60, ReadRatePerMinute: 1200, ReadBurst: 200,
+			MapBuildRatePerMinute: 1, MapBuildBurst: 3},
 		Log:   Log{Level: "info", Format: "text"},
 		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000},
 	}

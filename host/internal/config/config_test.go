@@ -239,6 +239,10 @@ func TestValidateRules(t *testing.T) {
 		{"half life value", func(c *Config) { c.Ranking.HalfLifeDays["fact"] = 0 }, "ranking.half_life_days.fact", "out of range 1..36500"},
 		{"write rate", func(c *Config) { c.Auth.WriteRatePerMinute = -1 }, "auth.write_rate_per_minute", "out of range 0..1e+06"},
 		{"write burst", func(c *Config) { c.Auth.WriteBurst = 0 }, "auth.write_burst", "out of range 1..1000000"},
+		{"read rate", func(c *Config) { c.Auth.ReadRatePerMinute = -1 }, "auth.read_rate_per_minute", "out of range 0..1e+06"},
+		{"read burst", func(c *Config) { c.Auth.ReadBurst = 0 }, "auth.read_burst", "out of range 1..1000000"},
+		{"map build rate", func(c *Config) { c.Auth.MapBuildRatePerMinute = -1 }, "auth.map_build_rate_per_minute", "out of range 0..1e+06"},
+		{"map build burst", func(c *Config) { c.Auth.MapBuildBurst = 0 }, "auth.map_build_burst", "out of range 1..1000000"},
 		{"log level", func(c *Config) { c.Log.Level = "loud" }, "log.level", `"loud" is not one of debug, info, warn, error`},
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, "log.format", `"xml" is not one of text, json`},
 	}

@@ -125,6 +125,10 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 
 	v.floatRange("auth.write_rate_per_minute", c.Auth.WriteRatePerMinute, 0, 1e6)
 	v.intRange("auth.write_burst", c.Auth.WriteBurst, 1, 1000000)
+	v.floatRange("auth.read_rate_per_minute", c.Auth.ReadRatePerMinute, 0, 1e6)
+	v.intRange("auth.read_burst", c.Auth.ReadBurst, 1, 1000000)
+	v.floatRange("auth.map_build_rate_per_minute", c.Auth.MapBuildRatePerMinute, 0, 1e6)
+	v.intRange("auth.map_build_burst", c.Auth.MapBuildBurst, 1, 1000000)
 
 	v.duration("brain.map_max_age", c.Brain.MapMaxAge, time.Minute, 365*24*time.Hour)
 	v.intRange("brain.banner_budget", c.Brain.BannerBudget, 300, 32000)

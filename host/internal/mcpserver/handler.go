@@ -24,7 +24,7 @@ import (
 // are validated as the typed path does (toolArgs).
 func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, need auth.Scope, write bool, run runFunc[In, Out]) {
 	in := schemaFor[In]()
-	describeLimits(in, t.limits)
+	describeLimits(in, t.sizes)
 	tool.InputSchema = in
 	tool.OutputSchema = schemaFor[Out]()
 	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
@@ -58,7 +58,8 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 	})
 }
 
-// authorised identifies the caller, checks its scope, project and write rate, and runs the tool.
+// authorised identifies the caller, checks its scope, project and read or write rate, and runs
+// the tool.
 func authorised[In targeted, Out any](ctx context.Context, t *tools, req *mcp.CallToolRequest, name string, need auth.Scope, write bool, in In, run runFunc[In, Out]) (Out, error) {
 	var zero Out
 	c, ok := t.identify(req)
@@ -74,10 +75,12 @@ func authorised[In targeted, Out any](ctx context.Context, t *tools, req *mcp.Ca
 	if err != nil {
 		return zero, t.reportable(ctx, name, err)
 	}
-	if write && t.limiter != nil {
-		if err := access.Limit(t.limiter, c.principal); err != nil {
-			return zero, t.reportable(ctx, name, err)
-		}
+	limit := t.limits.Reads
+	if write {
+		limit = t.limits.Writes
+	}
+	if err := access.Limit(limit, c.principal); err != nil {
+		return zero, t.reportable(ctx, name, err)
 	}
 	out, err := run(ctx, c, a, in)
 	if err != nil {

@@ -21,17 +21,18 @@ const sessionIdleTimeout = 30 * time.Minute
 
 // Handler serves MCP over streamable HTTP (JSON responses) behind bearer authentication.
 //
-// A request without a valid `Authorization: Bearer` token gets 401 with
-// `WWW-Authenticate: Bearer realm="memhost"` and a JSON error body. Requests at protocol
+// A request without a valid `Authorization: Bearer` token (sent once) gets 401 with
+// `WWW-Authenticate: Bearer realm="memhost"` and a JSON error body; every other refusal
+// before MCP (a session of another token, an oversized body) has the same JSON shape. Requests at protocol
 // 2026-07-28 or later (by their Mcp-Protocol-Version header) are served statelessly; older
 // clients get a session from initialize, bound to the token that opened it.
 func (s *Server) Handler(door *access.Door) http.Handler {
 	getServer := func(*http.Request) *mcp.Server { return s.http }
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		JSONResponse: true, Logger: s.log, SessionTimeout: sessionIdleTimeout,
+		JSONResponse: true, Logger: s.log, SessionTimeout: sessionIdleTimeout, MaxRequestBodyBytes: maxBodyBytes,
 	})
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		Stateless: true, JSONResponse: true, Logger: s.log,
+		Stateless: true, JSONResponse: true, Logger: s.log, MaxRequestBodyBytes: maxBodyBytes,
 	})
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessVersion {
@@ -43,7 +44,7 @@ func (s *Server) Handler(door *access.Door) http.Handler {
 	// The SDK's middleware carries the principal to tool handlers (RequestExtra.TokenInfo)
 	// and pins each stateful session to the token (UserID) that created it.
 	withTokenInfo := sdkauth.RequireBearerToken(tokenInfoFromContext, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
-	return s.bearer(door, withTokenInfo(route))
+	return jsonErrors(s.log, s.bearer(door, withTokenInfo(route)))
 }
 
 type principalCtxKey struct{}
@@ -69,7 +70,7 @@ func tokenInfoFromContext(ctx context.Context, _ string, _ *http.Request) (*sdka
 // principal in its context.
 func (s *Server) bearer(door *access.Door, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := door.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		p, err := door.AuthenticateRequest(r)
 		if err != nil {
 			prob := access.Classify(err)
 			if prob.Internal || prob.RetryAfter > 0 {

@@ -107,17 +107,17 @@ func TestInitializeEachProtocolVersion(t *testing.T) {
 
 func TestWriteRateLimit(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(o *setupOptions) { o.limiter = auth.NewWriteLimiter(1, 2) })
+	b := setup(t, func(o *setupOptions) { o.limits.Writes = auth.NewLimiter("writes", 1, 2) })
 	token := b.token(t, "busy", writeScopes, projectA)
 	cs := b.connect(t, token, "claude-code", "")
 	first := ok[memory.StoreResult](t, cs, mcpserver.ToolStore, map[string]any{"text": "Lint with golangci-lint v2."})
 	ok[memory.StoreResult](t, cs, mcpserver.ToolStore, map[string]any{"text": "Docs are built with mkdocs."})
 	msg := toolErr(t, cs, mcpserver.ToolStore, map[string]any{"text": "Benchmarks run with make bench."})
-	require.Regexp(t, `^rate limit: .*nothing was changed, retry after \d+s`, msg)
+	require.Regexp(t, `^rate limit: token "busy" is over its limit of 1 writes per minute \(bursts of 2\); nothing was done, retry after \d+s`, msg)
 	require.Regexp(t, `^rate limit`, toolErr(t, cs, mcpserver.ToolArchive, map[string]any{"id": first.ID.String()}))
 	require.Equal(t, 2, b.countAll(t, projectA))
 	require.Nil(t, ok[memory.View](t, cs, mcpserver.ToolGet, map[string]any{"id": first.ID.String()}).ArchivedAt)
-	require.NotEmpty(t, ok[mcpserver.SearchOutput](t, cs, mcpserver.ToolSearch, map[string]any{"query": "lint"}).Hits, "reads are not limited")
+	require.NotEmpty(t, ok[mcpserver.SearchOutput](t, cs, mcpserver.ToolSearch, map[string]any{"query": "lint"}).Hits, "reads have their own limit")
 
 	// The bucket is per token.
 	other := b.connect(t, b.token(t, "calm", writeScopes, projectA), "codex", "")

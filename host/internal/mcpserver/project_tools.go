@@ -3,12 +3,14 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/memory"
@@ -78,7 +80,7 @@ type ProjectSearchInput struct {
 
 // MapInput is project_map's arguments.
 type MapInput struct {
-	Refresh bool   `json:"refresh,omitempty" jsonschema:"Rebuild the map now. Only possible when the memhost host can see the project directory (pass cwd); a missing or stale map is rebuilt then anyway."`
+	Refresh bool   `json:"refresh,omitempty" jsonschema:"Rebuild the map now. Needs a token with memory:write, and is only possible when the memhost host can see the project directory (pass cwd); a missing or stale map is rebuilt then anyway."`
 	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
 	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
 }
@@ -158,7 +160,8 @@ func (t *projectTools) register(srv *mcp.Server) {
 		Annotations: annotated(read, "Search everything known about the project"),
 	}, auth.ScopeRead, false, t.search)
 	// project_map may rebuild and store the map when the host can see the project; that
-	// refreshes a cache and changes nothing an agent wrote, so it counts as a read.
+	// refreshes a cache and changes nothing an agent wrote, so the tool counts as a read, but
+	// the build itself needs memory:write and is rate-limited (projectMap).
 	addTool(srv, t.tools, &mcp.Tool{
 		Name:  ToolMap,
 		Title: "Project map",
@@ -253,8 +256,37 @@ func (t *projectTools) search(ctx context.Context, _ caller, a memory.Access, in
 	return ProjectSearchOutput{res}, err
 }
 
-func (t *projectTools) projectMap(ctx context.Context, _ caller, a memory.Access, in MapInput) (MapOutput, error) {
-	m, err := t.brain.Map(ctx, a, brain.MapRequest{Dir: in.Cwd, Refresh: in.Refresh})
+// projectMap answers the stored map, building it first from cwd when that is asked for
+// (refresh) or due (missing or stale). A build walks the directory for seconds and stores the
+// result, so it needs memory:write, a cwd on this host that is a directory of the caller's
+// project (brain.Map checks it again), and a turn of the map-build rate limit. A caller who
+// may not build gets the stored map, or is told what building one needs.
+func (t *projectTools) projectMap(ctx context.Context, c caller, a memory.Access, in MapInput) (MapOutput, error) {
+	canBuild := c.can(auth.ScopeWrite)
+	if in.Refresh && !canBuild {
+		return MapOutput{}, toolErrorf("forbidden: refresh builds the map, which needs a token with the %s scope; token %q has %s",
+			auth.ScopeWrite, c.principal.Name, scopeList(c.principal.Scopes))
+	}
+	m, err := t.brain.Map(ctx, a, brain.MapRequest{})
+	due := in.Refresh || errors.Is(err, memory.ErrNotFound) || (err == nil && m.Stale)
+	build := due && canBuild && access.DirOfProject(in.Cwd, a.Project)
+	if build {
+		if limited := access.Limit(t.limits.MapBuilds, c.principal); limited != nil {
+			if in.Refresh || err != nil {
+				return MapOutput{}, limited
+			}
+			build = false // the stale map is still worth showing, and says it is stale
+		}
+	}
+	switch {
+	case build:
+		m, err = t.brain.Map(ctx, a, brain.MapRequest{Dir: in.Cwd, Refresh: in.Refresh})
+	case in.Refresh:
+		m, err = t.brain.Map(ctx, a, brain.MapRequest{Refresh: true}) // says why it cannot
+	case errors.Is(err, memory.ErrNotFound) && !canBuild:
+		return MapOutput{}, &brain.Error{Kind: memory.ErrNotFound, Msg: fmt.Sprintf(
+			"project %q has no map yet; building one needs a token with the %s scope (or run `memhost project map refresh` in the project)", a.Project, auth.ScopeWrite)}
+	}
 	if err != nil {
 		return MapOutput{}, err
 	}

@@ -26,16 +26,20 @@ import (
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
-// setupBrain is setup with the project brain's tools served too.
-func setupBrain(t *testing.T) (*bundle, *brain.Service) {
+// setupBrain is setup with the project brain's tools served too (options: the rate limits).
+func setupBrain(t *testing.T, opts ...func(*setupOptions)) (*bundle, *brain.Service) {
 	t.Helper()
+	var o setupOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
 	pool, dsn := testdb.Migrated(t)
 	emb := embeddertest.Launch(t, testplugins.BM25(t))
 	st := pgstore.New(pool)
 	svc := memory.New(st, lexical.New(), memory.Fixed(emb), nil, memory.DefaultConfig())
 	br := brain.New(st, svc, brain.DefaultConfig())
 	logs := &testlog.Buffer{}
-	srv := mcpserver.New(svc, mcpserver.Options{Version: "test", Brain: br,
+	srv := mcpserver.New(svc, mcpserver.Options{Version: "test", Brain: br, Limits: o.limits,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	tokens := auth.NewTokens(pool)
 	hs := httptest.NewServer(srv.Handler(access.NewDoor(tokens)))

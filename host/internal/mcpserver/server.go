@@ -17,9 +17,10 @@ import (
 
 // Options configures a Server.
 type Options struct {
-	// Limiter bounds writes (memory_store, memory_archive, memory_restore) per token.
-	// Nil means no limit.
-	Limiter *auth.WriteLimiter
+	// Limits are the per-token rate limits: reads on the reading tools, writes on the
+	// writing ones, map builds on project_map when it walks a directory. A nil limiter does
+	// not limit.
+	Limits auth.Limits
 	// Logger receives internal errors and transport logs. Nil discards them.
 	Logger *slog.Logger
 	// Version is the server version reported to clients (serverInfo.version).
@@ -65,7 +66,7 @@ func (s *Server) newMCP(identify identifyFunc) *mcp.Server {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memhost", Title: "memhost project memory", Version: s.opts.Version},
 		&mcp.ServerOptions{Instructions: ins, Logger: s.log})
-	t := &tools{svc: s.svc, limiter: s.opts.Limiter, log: s.log, identify: identify, limits: limitReplacer(s.svc.Config())}
+	t := &tools{svc: s.svc, limits: s.opts.Limits, log: s.log, identify: identify, sizes: limitReplacer(s.svc.Config())}
 	t.register(srv)
 	if s.opts.Brain != nil {
 		(&projectTools{tools: t, brain: s.opts.Brain}).register(srv)

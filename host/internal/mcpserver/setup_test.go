@@ -53,8 +53,8 @@ type bundle struct {
 }
 
 type setupOptions struct {
-	limiter *auth.WriteLimiter
-	config  *memory.Config
+	limits auth.Limits
+	config *memory.Config
 }
 
 func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
@@ -72,7 +72,7 @@ func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, cfg)
 	logs := &testlog.Buffer{}
 	srv := mcpserver.New(svc, mcpserver.Options{
-		Limiter: o.limiter, Version: "test",
+		Limits: o.limits, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	tokens := auth.NewTokens(pool)

@@ -116,10 +116,10 @@ type HistoryOutput struct {
 // tools serves the memory tools for one mcp.Server.
 type tools struct {
 	svc      *memory.Service
-	limiter  *auth.WriteLimiter
+	limits   auth.Limits
 	log      *slog.Logger
 	identify identifyFunc
-	limits   *strings.Replacer // fills the limits into input descriptions
+	sizes    *strings.Replacer // fills the size limits into input descriptions
 }
 
 type targeted interface{ where() (project, cwd string) }

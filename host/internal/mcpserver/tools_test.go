@@ -244,7 +244,7 @@ func TestProjectResolution(t *testing.T) {
 	require.Contains(t, msg, "cwd")
 	msg = toolErr(t, cs, mcpserver.ToolStore, map[string]any{"text": "x y", "cwd": dir, "project": projectB})
 	require.Contains(t, msg, projectB)
-	require.Contains(t, msg, byCwd.Memory.Project)
+	require.NotContains(t, msg, byCwd.Memory.Project, "the key a cwd resolves to is never echoed")
 	msg = toolErr(t, cs, mcpserver.ToolStore, map[string]any{"text": "x y", "project": strings.Repeat("p", 513)})
 	require.Contains(t, msg, "project")
 	require.Contains(t, msg, "limit of 512 bytes")
@@ -297,7 +297,8 @@ func TestBoundTokenStaysInItsProject(t *testing.T) {
 	dir := t.TempDir()
 	msg = toolErr(t, a, mcpserver.ToolList, map[string]any{"cwd": dir})
 	require.Contains(t, msg, projectA)
-	require.Contains(t, msg, dir)
+	require.Contains(t, msg, "cwd is not a directory of that project")
+	require.NotContains(t, msg, dir, "another directory's identity is never echoed")
 	require.Equal(t, projectA, ok[mcpserver.ListOutput](t, a, mcpserver.ToolList, map[string]any{"cwd": "/no/such/dir/on/this/host"}).Project,
 		"a cwd the host cannot resolve is only a hint next to the binding")
 

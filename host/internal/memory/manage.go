@@ -15,7 +15,7 @@ func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) erro
 		return err
 	}
 	if !a.writable(m) {
-		return fmt.Errorf("%w: memory %s is global; changing it needs the admin scope", ErrForbidden, id)
+		return fmt.Errorf("%w: memory %s is global; changing it needs an admin token not bound to a project", ErrForbidden, id)
 	}
 	if store.IsDocument(m.Kind) && !a.Admin {
 		// Agents change a goal or plan only through a proposal a human decides.

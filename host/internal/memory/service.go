@@ -148,8 +148,11 @@ func (s *Service) RecordHits(ctx context.Context) error {
 // Access is who is asking and in which project.
 type Access struct {
 	Project string // the resolved project key; required
-	Admin   bool   // may write and archive global memories
-	Actor   string // recorded in history (token name)
+	Admin   bool   // may write and archive global memories (unless Bound)
+	// Bound is set when the caller's token is bound to Project: it changes nothing outside
+	// that project, so not the global memories every other project sees, even with Admin.
+	Bound bool
+	Actor string // recorded in history (token name)
 }
 
 func (a Access) check() error {
@@ -167,10 +170,13 @@ func (a Access) visible(m store.Memory) bool {
 // writable reports whether m may be changed in this access.
 func (a Access) writable(m store.Memory) bool {
 	if m.Scope == store.ScopeGlobal {
-		return a.Admin
+		return a.global()
 	}
 	return m.ScopeKey == a.Project
 }
+
+// global reports whether this access may write, archive, restore and pin global memories.
+func (a Access) global() bool { return a.Admin && !a.Bound }
 
 // Prepare resolves the active embedder and ensures its ANN index now, so that no request waits
 // for an index build or rebuild; hosts call it at boot. Without it the first request does this.

@@ -105,8 +105,8 @@ func (s *Service) validateStore(a Access, req StoreRequest) (store.Write, error)
 	if err != nil {
 		return store.Write{}, fieldErr("scope", "%q is not one of project, global", req.Scope)
 	}
-	if scope == store.ScopeGlobal && !a.Admin {
-		return store.Write{}, fmt.Errorf("%w: global memories need a token with the admin scope", ErrForbidden)
+	if scope == store.ScopeGlobal && !a.global() {
+		return store.Write{}, fmt.Errorf("%w: global memories need an admin token not bound to a project", ErrForbidden)
 	}
 	kind, err := store.ParseKind(req.Kind)
 	if err != nil {

@@ -35,7 +35,7 @@ func (b bundle) doAuth(t *testing.T, authorization, method, path, body string) r
 
 func TestBearerParsingMatchesMCP(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
+	b := setup(t, auth.Limits{})
 	tok := b.token(t, "", auth.ScopeRead)
 	require.Equal(t, http.StatusOK, b.doAuth(t, "bearer "+tok, "GET", "/api/v1/memories?project=p", "").status, "the scheme is case-insensitive")
 	require.Equal(t, http.StatusUnauthorized, b.doAuth(t, "Bearer Bearer "+tok, "GET", "/api/v1/memories?project=p", "").status, "exactly one token")
@@ -53,7 +53,7 @@ func TestBearerParsingMatchesMCP(t *testing.T) {
 
 func TestProjectKeysAreHeldToOneRule(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
+	b := setup(t, auth.Limits{})
 	tok := b.token(t, "", auth.ScopeRead, auth.ScopeWrite)
 	for name, q := range map[string]string{"nul": "a%00b", "invalid utf-8": "a%FFb", "escape": "a%1Bb", "newline": "a%0Ab"} {
 		r := b.do(t, tok, "GET", "/api/v1/memories?project="+q, "")
@@ -77,7 +77,7 @@ func TestProjectKeysAreHeldToOneRule(t *testing.T) {
 
 func TestBodyErrorsNameNoGoTypes(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
+	b := setup(t, auth.Limits{})
 	tok := b.token(t, "", auth.ScopeRead, auth.ScopeWrite)
 	r := b.do(t, tok, "POST", "/api/v1/memories", `["a","b"]`)
 	require.Equal(t, http.StatusBadRequest, r.status)
@@ -92,7 +92,7 @@ func TestBodyErrorsNameNoGoTypes(t *testing.T) {
 
 func TestStatusNeedsReadAndShowsCountsOnlyToAdmins(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
+	b := setup(t, auth.Limits{})
 	require.Equal(t, http.StatusForbidden, b.do(t, b.token(t, "", auth.ScopeWrite), "GET", "/api/v1/status", "").status)
 	var gotFull []bool
 	r := gin.New()

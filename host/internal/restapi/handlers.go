@@ -29,11 +29,13 @@ type StatusFunc func(ctx context.Context, full bool) (any, error)
 type Options struct {
 	Service *memory.Service
 	// Brain serves the project routes under /api/v1/projects/{key}; nil leaves them out.
-	Brain   *brain.Service
-	Door    *access.Door
-	Limiter *auth.WriteLimiter // nil disables write rate limiting
-	Status  StatusFunc
-	Logger  *slog.Logger
+	Brain *brain.Service
+	Door  *access.Door
+	// Limits are the per-token rate limits: reads on the read routes, writes on the write
+	// routes. A nil limiter does not limit.
+	Limits auth.Limits
+	Status StatusFunc
+	Logger *slog.Logger
 	// MaxBodyBytes bounds request bodies; larger ones are refused before decoding.
 	MaxBodyBytes int64
 }
@@ -54,25 +56,26 @@ func Register(r gin.IRouter, o Options) {
 	v1 := r.Group("/api/v1")
 	v1.GET("/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openAPI) })
 	authed := v1.Group("", a.authenticate)
-	read := authed.Group("", a.require(auth.ScopeRead))
+	read := authed.Group("", a.require(auth.ScopeRead), a.limit(a.Limits.Reads))
 	read.GET("/status", a.status)
 	read.POST("/memories/search", a.search)
 	read.GET("/memories", a.list)
 	read.GET("/memories/:id", a.byID(a.get))
 	read.GET("/memories/:id/history", a.byID(a.history))
 	write := authed.Group("", a.require(auth.ScopeWrite))
-	write.POST("/memories", a.limit, a.store)
-	write.POST("/memories/:id/archive", a.limit, a.byID(a.archive))
-	write.POST("/memories/:id/restore", a.limit, a.byID(a.restore))
-	write.PUT("/memories/:id/pin", a.limit, a.byID(a.pin(true)))
-	write.DELETE("/memories/:id/pin", a.limit, a.byID(a.pin(false)))
+	limitWrites := a.limit(a.Limits.Writes)
+	write.POST("/memories", limitWrites, a.store)
+	write.POST("/memories/:id/archive", limitWrites, changeByID(a, a.archive))
+	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
+	write.PUT("/memories/:id/pin", limitWrites, changeByID(a, a.pin(true)))
+	write.DELETE("/memories/:id/pin", limitWrites, changeByID(a, a.pin(false)))
 	if o.Brain != nil {
 		a.registerProjects(read, write, authed.Group("", a.require(auth.ScopeAdmin)))
 	}
 }
 
 func (a *api) authenticate(c *gin.Context) {
-	p, err := a.Door.Authenticate(c.Request.Context(), c.GetHeader("Authorization"))
+	p, err := a.Door.AuthenticateRequest(c.Request)
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -90,12 +93,12 @@ func (a *api) require(s auth.Scope) gin.HandlerFunc {
 	}
 }
 
-func (a *api) limit(c *gin.Context) {
-	if a.Limiter == nil {
-		return
-	}
-	if err := access.Limit(a.Limiter, principal(c)); err != nil {
-		fail(c, a.Logger, err)
+// limit applies l, a per-token rate limit, to the routes it guards.
+func (a *api) limit(l *auth.Limiter) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := access.Limit(l, principal(c)); err != nil {
+			fail(c, a.Logger, err)
+		}
 	}
 }
 
@@ -263,66 +266,104 @@ func (a *api) list(c *gin.Context) {
 	c.JSON(http.StatusOK, page)
 }
 
-// idAccess resolves the caller's project and the memory :id names (a UUID or an id prefix).
-func (a *api) idAccess(c *gin.Context) (uuid.UUID, memory.Access, bool) {
-	acc, err := a.access(c, "", "")
+// lookup resolves the memory :id names (a UUID or an id prefix) in the caller's project.
+func (a *api) lookup(c *gin.Context, acc memory.Access, err error) (uuid.UUID, bool) {
 	if err != nil {
 		fail(c, a.Logger, err)
-		return uuid.Nil, acc, false
+		return uuid.Nil, false
 	}
 	id, err := a.Service.Lookup(c.Request.Context(), acc, c.Param("id"))
 	if err != nil {
 		fail(c, a.Logger, err)
-		return uuid.Nil, acc, false
+		return uuid.Nil, false
 	}
-	return id, acc, true
+	return id, true
 }
 
-// byID serves the routes that act on one memory: parse :id, resolve the project, run op.
-func (a *api) byID(op func(ctx context.Context, acc memory.Access, id uuid.UUID, c *gin.Context) (any, error)) gin.HandlerFunc {
+// byID serves the read routes that act on one memory: resolve the project from the query or
+// header, parse :id, run op.
+func (a *api) byID(op func(ctx context.Context, acc memory.Access, id uuid.UUID) (any, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id, acc, ok := a.idAccess(c)
+		acc, err := a.access(c, "", "")
+		id, ok := a.lookup(c, acc, err)
 		if !ok {
 			return
 		}
-		out, err := op(c.Request.Context(), acc, id, c)
+		answer(c, a.Logger)(op(c.Request.Context(), acc, id))
+	}
+}
+
+// located is the optional JSON body of a route that changes one memory: it may name the
+// project (or cwd) as the store and search bodies do.
+type located interface{ where() (project, cwd string) }
+
+// place is the part of a body that names the project.
+type place struct {
+	Project string `json:"project"`
+	Cwd     string `json:"cwd"`
+}
+
+func (p place) where() (string, string) { return p.Project, p.Cwd }
+
+// changeByID serves the write routes that act on one memory: decode the optional body B,
+// resolve the project from it (else the query or header), parse :id, run op.
+func changeByID[B any, PB interface {
+	*B
+	located
+}](a *api, op func(ctx context.Context, acc memory.Access, id uuid.UUID, body *B) (any, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var b B
+		if c.Request.ContentLength != 0 {
+			if err := a.decode(c, &b); err != nil {
+				fail(c, a.Logger, err)
+				return
+			}
+		}
+		project, cwd := PB(&b).where()
+		acc, err := a.access(c, project, cwd)
+		id, ok := a.lookup(c, acc, err)
+		if !ok {
+			return
+		}
+		answer(c, a.Logger)(op(c.Request.Context(), acc, id, &b))
+	}
+}
+
+// answer writes an op's result: 200 with out, or the error.
+func answer(c *gin.Context, log *slog.Logger) func(out any, err error) {
+	return func(out any, err error) {
 		if err != nil {
-			fail(c, a.Logger, err)
+			fail(c, log, err)
 			return
 		}
 		c.JSON(http.StatusOK, out)
 	}
 }
 
-func (a *api) get(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+func (a *api) get(ctx context.Context, acc memory.Access, id uuid.UUID) (any, error) {
 	return a.Service.Get(ctx, acc, id)
 }
 
-func (a *api) history(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+func (a *api) history(ctx context.Context, acc memory.Access, id uuid.UUID) (any, error) {
 	h, err := a.Service.History(ctx, acc, id)
 	return gin.H{"history": h}, err
 }
 
 type archiveBody struct {
 	Reason string `json:"reason"`
+	place
 }
 
-func (a *api) archive(ctx context.Context, acc memory.Access, id uuid.UUID, c *gin.Context) (any, error) {
-	var b archiveBody
-	if c.Request.ContentLength != 0 {
-		if err := a.decode(c, &b); err != nil {
-			return nil, err
-		}
-	}
+func (a *api) archive(ctx context.Context, acc memory.Access, id uuid.UUID, b *archiveBody) (any, error) {
 	return a.Service.Archive(ctx, acc, id, b.Reason)
 }
 
-func (a *api) restore(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+func (a *api) restore(ctx context.Context, acc memory.Access, id uuid.UUID, _ *place) (any, error) {
 	return a.Service.Restore(ctx, acc, id)
 }
 
-func (a *api) pin(pinned bool) func(context.Context, memory.Access, uuid.UUID, *gin.Context) (any, error) {
-	return func(ctx context.Context, acc memory.Access, id uuid.UUID, _ *gin.Context) (any, error) {
+func (a *api) pin(pinned bool) func(context.Context, memory.Access, uuid.UUID, *place) (any, error) {
+	return func(ctx context.Context, acc memory.Access, id uuid.UUID, _ *place) (any, error) {
 		return a.Service.SetPinned(ctx, acc, id, pinned)
 	}
 }

@@ -24,20 +24,21 @@ import (
 // registerProjects mounts the project routes on the read, write and admin groups.
 func (a *api) registerProjects(read, write, admin gin.IRoutes) {
 	const p = "/projects/:key"
+	limitWrites := a.limit(a.Limits.Writes)
 	read.GET(p+"/goal", a.inProject(a.document(store.KindGoal)))
 	read.GET(p+"/plan", a.inProject(a.document(store.KindPlan)))
-	admin.PUT(p+"/goal", a.limit, a.inProject(a.setDocument(store.KindGoal)))
-	admin.PUT(p+"/plan", a.limit, a.inProject(a.setDocument(store.KindPlan)))
+	admin.PUT(p+"/goal", limitWrites, a.inProject(a.setDocument(store.KindGoal)))
+	admin.PUT(p+"/plan", limitWrites, a.inProject(a.setDocument(store.KindPlan)))
 	read.GET(p+"/proposals", a.inProject(a.inbox))
-	write.POST(p+"/proposals", a.limit, a.inProject(a.propose))
+	write.POST(p+"/proposals", limitWrites, a.inProject(a.propose))
 	read.GET(p+"/proposals/:id", a.inProject(a.proposal))
-	admin.POST(p+"/proposals/:id/approve", a.limit, a.inProject(a.decide(true)))
-	admin.POST(p+"/proposals/:id/reject", a.limit, a.inProject(a.decide(false)))
+	admin.POST(p+"/proposals/:id/approve", limitWrites, a.inProject(a.decide(true)))
+	admin.POST(p+"/proposals/:id/reject", limitWrites, a.inProject(a.decide(false)))
 	read.GET(p+"/journal", a.inProject(a.journal))
-	write.POST(p+"/journal", a.limit, a.inProject(a.appendJournal))
+	write.POST(p+"/journal", limitWrites, a.inProject(a.appendJournal))
 	read.POST(p+"/search", a.inProject(a.projectSearch))
 	read.GET(p+"/map", a.inProject(a.getMap))
-	write.PUT(p+"/map", a.limit, a.inProject(a.putMap))
+	write.PUT(p+"/map", limitWrites, a.inProject(a.putMap))
 	read.GET(p+"/banner", a.inProject(a.banner))
 	read.GET(p+"/health", a.inProject(a.health))
 }

@@ -38,13 +38,13 @@ type bundle struct {
 	engine *gin.Engine
 }
 
-func setup(t *testing.T, limiter *auth.WriteLimiter) bundle {
+func setup(t *testing.T, limits auth.Limits) bundle {
 	t.Helper()
 	pool, _ := testdb.Migrated(t)
 	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig())
 	tokens := auth.NewTokens(pool)
 	r := gin.New()
-	restapi.Register(r, restapi.Options{Service: svc, Door: access.NewDoor(tokens), Limiter: limiter,
+	restapi.Register(r, restapi.Options{Service: svc, Door: access.NewDoor(tokens), Limits: limits,
 		Status: func(context.Context, bool) (any, error) { return map[string]string{"database": "ok"}, nil }})
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
@@ -98,7 +98,7 @@ func errField(r reply) (code, field, msg string) {
 
 func TestMemoryLifecycle(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
+	b := setup(t, auth.Limits{})
 	tok := b.token(t, "", auth.ScopeRead, auth.ScopeWrite)
 	q := "?project=acme"
 	r := b.do(t, tok, "POST", "/api/v1/memories", `{"text":"We use pnpm, not npm, in this repo.","kind":"convention","project":"acme","agent":"claude-code"}`)
@@ -141,7 +141,7 @@ func TestMemoryLifecycle(t *testing.T) {
 
 func TestErrorsAreClearAndChangeNothing(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
+	b := setup(t, auth.Limits{})
 	rw := b.token(t, "", auth.ScopeRead, auth.ScopeWrite)
 	ro := b.token(t, "", auth.ScopeRead)
 	boundA := b.token(t, "project-a", auth.ScopeRead, auth.ScopeWrite)
@@ -194,7 +194,7 @@ func TestErrorsAreClearAndChangeNothing(t *testing.T) {
 
 func TestWriteRateLimit(t *testing.T) {
 	t.Parallel()
-	b := setup(t, auth.NewWriteLimiter(60, 2))
+	b := setup(t, auth.Limits{Writes: auth.NewLimiter("writes", 60, 2)})
 	tok := b.token(t, "p", auth.ScopeRead, auth.ScopeWrite)
 	for _, text := range []string{"CI runs on Buildkite", "Releases are tagged by hand"} {
 		r := b.do(t, tok, "POST", "/api/v1/memories", `{"text":"`+text+`"}`)
@@ -206,12 +206,13 @@ func TestWriteRateLimit(t *testing.T) {
 	code, _, msg := errField(r)
 	require.Equal(t, "rate_limited", code)
 	require.Contains(t, msg, "retry after")
-	require.Equal(t, http.StatusOK, b.do(t, tok, "POST", "/api/v1/memories/search", `{"query":"fact"}`).status, "reads are not limited")
+	require.Contains(t, msg, "60 writes per minute (bursts of 2)", "the refusal names the limit")
+	require.Equal(t, http.StatusOK, b.do(t, tok, "POST", "/api/v1/memories/search", `{"query":"fact"}`).status, "reads have their own limit")
 }
 
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
+	b := setup(t, auth.Limits{})
 	r := b.do(t, "", "GET", "/api/v1/openapi.json", "")
 	require.Equal(t, http.StatusOK, r.status)
 	paths := r.body["paths"].(map[string]any)

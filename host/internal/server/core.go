@@ -42,7 +42,7 @@ type Core struct {
 	Brain    *brain.Service // the project brain: documents, proposals, journal, map, banner
 	Tokens   *auth.Tokens
 	Door     *access.Door // the one front door every surface authenticates and resolves through
-	Limiter  *auth.WriteLimiter
+	Limits   auth.Limits
 	Registry *prometheus.Registry
 
 	annIndexed prometheus.Counter // rows the background indexer moved into the ANN index
@@ -122,7 +122,11 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg))
 	c.Tokens = auth.NewTokens(c.Pool)
 	c.Door = access.NewDoor(c.Tokens)
-	c.Limiter = auth.NewWriteLimiter(cfg.Auth.WriteRatePerMinute, cfg.Auth.WriteBurst)
+	c.Limits = auth.Limits{
+		Reads:     auth.NewLimiter("reads", cfg.Auth.ReadRatePerMinute, cfg.Auth.ReadBurst),
+		Writes:    auth.NewLimiter("writes", cfg.Auth.WriteRatePerMinute, cfg.Auth.WriteBurst),
+		MapBuilds: auth.NewLimiter("map builds", cfg.Auth.MapBuildRatePerMinute, cfg.Auth.MapBuildBurst),
+	}
 	return c, nil
 }
 

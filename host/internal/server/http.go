@@ -32,11 +32,11 @@ func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 	r.GET("/healthz", func(ctx *gin.Context) { ctx.JSON(http.StatusOK, gin.H{"status": "ok"}) })
 	r.GET("/readyz", c.readyz)
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(c.Registry, promhttp.HandlerOpts{})))
-	mcp := mcpserver.New(c.Service, mcpserver.Options{Limiter: c.Limiter, Logger: c.Log, Version: Version, Brain: c.Brain})
+	mcp := mcpserver.New(c.Service, mcpserver.Options{Limits: c.Limits, Logger: c.Log, Version: Version, Brain: c.Brain})
 	mh := mcp.Handler(c.Door)
 	r.Any("/mcp", gin.WrapH(mh))
 	r.Any("/mcp/*rest", gin.WrapH(mh))
-	restapi.Register(r, restapi.Options{Service: c.Service, Brain: c.Brain, Door: c.Door, Limiter: c.Limiter, Logger: c.Log,
+	restapi.Register(r, restapi.Options{Service: c.Service, Brain: c.Brain, Door: c.Door, Limits: c.Limits, Logger: c.Log,
 		Status: func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }})
 	return r, mcp.Close
 }
