@@ -118,16 +118,18 @@ func TestRunInjectsTheProjectAndJournalsTheSession(t *testing.T) {
 	require.Empty(t, out.String(), "memhost run adds nothing to the CLI's output")
 	args := strings.Split(strings.TrimSuffix(w.recorded(t, "args"), "\x00"), "\x00")
 	require.Equal(t, []string{"-p", "what do we use?"}, args[len(args)-2:])
-	var banner, mcpConfig string
+	var bannerFile, mcpConfig string
 	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--append-system-prompt="); ok {
-			banner = v
+		require.NotContains(t, a, "run-sentinel", "the banner never reaches the command line")
+		if v, ok := strings.CutPrefix(a, "--append-system-prompt-file="); ok {
+			bannerFile = v
 		}
 		if v, ok := strings.CutPrefix(a, "--mcp-config="); ok {
 			mcpConfig = v
 		}
 	}
-	require.Contains(t, banner, "run-sentinel: we use pnpm, never npm")
+	require.NotEmpty(t, bannerFile)
+	require.Contains(t, w.recorded(t, "file-banner.md"), "run-sentinel: we use pnpm, never npm")
 	require.NotEmpty(t, mcpConfig)
 	cfg := w.recorded(t, "file-mcp.json")
 	require.Contains(t, cfg, `"url":"`+w.h.url+`/mcp"`)

@@ -36,8 +36,10 @@
 // memhost itself was killed. The SDK holds every plan to the protocol on
 // both sides of the wire (Plan.Validate): no file outside the scratch
 // directory, no entry nested in another (so nothing is written through a
-// link into the user's home), and the MCP token neither on the command line
-// (other users can read the process list) nor in a file readable by others.
+// link into the user's home), the MCP token neither on the command line
+// (other users can read the process list) nor in a file readable by others,
+// the banner not on the command line either, and no added argument or
+// variable over MaxArgBytes (exec fails on one over 128 KiB).
 //
 // Test an implementation with package providertest: Serve runs it behind
 // real gRPC in-process and Exercise is the conformance kit.

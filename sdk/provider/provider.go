@@ -111,6 +111,12 @@ type Plan struct {
 	State []byte
 }
 
+// MaxArgBytes bounds each argument and each environment variable a Plan adds
+// (the user's own arguments are theirs): exec refuses one string over
+// 128 KiB, and the CLI would not start. Content such as the banner belongs in
+// a scratch file.
+const MaxArgBytes = providerplugin.MaxArgBytes
+
 // Validate reports the first way in which p, the answer to a Prepare of s,
 // breaks the protocol contract (see the package documentation). The SDK
 // applies it to what an implementation returns and to every plan memhost

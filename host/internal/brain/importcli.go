@@ -66,10 +66,18 @@ type ImportReport struct {
 	Skipped int                `json:"skipped"`
 }
 
-// importFile is one file found to import.
+// importFile is one file found to import, or refused with the reason in refused.
 type importFile struct {
 	path, display, source string
+	refused               string
 }
+
+// Why a link is not followed: a cloned repository (or a memory folder) must not pull a file from
+// elsewhere on the machine (~/private.md, /etc/passwd) into memory.
+const (
+	refusedProjectLink = "is a link to a file outside the project; not imported"
+	refusedMemoryLink  = "is a link to a file outside Claude Code's memory folder; not imported"
+)
 
 // ImportCLI imports the agent CLIs' file memory of one project: Claude Code's memory files and
 // the project's instruction files, each paragraph or list item one memory (splitMarkdown)
@@ -83,7 +91,11 @@ func (s *Service) ImportCLI(ctx context.Context, a memory.Access, req ImportRequ
 	rep := ImportReport{Project: a.Project, Files: []ImportFileReport{}}
 	seen := map[string]bool{} // normalized texts of this run
 	for _, f := range findImportFiles(req) {
-		fr := ImportFileReport{Path: f.display, Source: f.source}
+		fr := ImportFileReport{Path: f.display, Source: f.source, Error: f.refused}
+		if f.refused != "" {
+			rep.Files = append(rep.Files, fr)
+			continue
+		}
 		if err := s.importFile(ctx, a, f, seen, &fr); err != nil {
 			if ctx.Err() != nil {
 				return rep, err
@@ -178,11 +190,14 @@ func provenanceSource(s string) string {
 	return "import-cli:…" + tail
 }
 
-// findImportFiles lists the files to import, in a stable order, each once.
+// findImportFiles lists the files to import, in a stable order, each once. A file is followed
+// through links only as far as it stays where it was found: an instruction file inside one of
+// the project's directories, a memory file inside its memory folder; one that leads elsewhere
+// is listed as refused.
 func findImportFiles(req ImportRequest) []importFile {
 	var out []importFile
 	seen := map[string]bool{}
-	add := func(path, source string) {
+	add := func(path, source string, roots []string, refused string) {
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil || seen[real] {
 			return
@@ -190,24 +205,51 @@ func findImportFiles(req ImportRequest) []importFile {
 		if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
 			return
 		}
-		seen[real] = true
-		out = append(out, importFile{path: real, display: displayPath(path, req.Home), source: source})
+		f := importFile{path: real, display: displayPath(path, req.Home), source: source}
+		if !slices.ContainsFunc(roots, func(root string) bool { return within(real, root) }) {
+			// Not marked seen: the file the link names may be imported where it belongs.
+			f.path, f.refused = "", refused
+		} else {
+			seen[real] = true
+		}
+		out = append(out, f)
 	}
 	for _, dir := range req.Dirs {
 		for _, enc := range claudeProjectDirs(req.ClaudeDir, dir) {
-			files, _ := filepath.Glob(filepath.Join(enc, "memory", "*.md"))
+			mem := filepath.Join(enc, "memory")
+			files, _ := filepath.Glob(filepath.Join(mem, "*.md"))
 			slices.Sort(files)
+			roots := resolved([]string{mem})
 			for _, f := range files {
-				add(f, SourceClaudeMemory)
+				add(f, SourceClaudeMemory, roots, refusedMemoryLink)
 			}
 		}
 	}
+	roots := resolved(req.Dirs)
 	for _, dir := range req.Dirs {
 		for _, name := range InstructionFiles {
-			add(filepath.Join(dir, name), SourceInstructions)
+			add(filepath.Join(dir, name), SourceInstructions, roots, refusedProjectLink)
 		}
 	}
 	return out
+}
+
+// resolved is dirs with their links resolved, as EvalSymlinks resolves a file in them (a home
+// under /home -> /data/home, say); a directory that cannot be resolved holds nothing.
+func resolved(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// within reports whether the resolved path lies under the resolved directory root.
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
 // claudeProjectDirs finds Claude Code's per-project folders for dir: the absolute path with

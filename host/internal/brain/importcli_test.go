@@ -111,3 +111,50 @@ func TestImportCLIFindsNothingElsewhere(t *testing.T) {
 		require.NotContains(t, f.Path, sibling)
 	}
 }
+
+// TestImportCLIRefusesLinksOutOfTheProject: a cloned repository's AGENTS.md linked to a private
+// file of the user's, and a memory file linked to a system file, are reported and not imported;
+// a link that stays inside the project is followed.
+func TestImportCLIRefusesLinksOutOfTheProject(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	req, _ := cliFiles(t, false)
+	proj := req.Dirs[0]
+	mem := filepath.Join(req.ClaudeDir, "projects", brain.EncodeClaudeProject(proj), "memory")
+	outside := t.TempDir()
+	private := filepath.Join(outside, "private.md")
+	require.NoError(t, os.WriteFile(private, []byte("PRIVATE-SENTINEL: my bank PIN notes\n"), 0o600))
+	system := filepath.Join(outside, "passwd")
+	require.NoError(t, os.WriteFile(system, []byte("SYSTEM-SENTINEL:x:0:0:root:/root:/bin/sh\n"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(proj, "AGENTS.md")))
+	require.NoError(t, os.Symlink(private, filepath.Join(proj, "AGENTS.md")))
+	require.NoError(t, os.Symlink(system, filepath.Join(mem, "x.md")))
+	// Inside the project, a link is only another name for the project's own file.
+	require.NoError(t, os.MkdirAll(filepath.Join(proj, "docs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "docs", "agents.md"), []byte("- LINKED-SENTINEL: run make lint\n"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join("docs", "agents.md"), filepath.Join(proj, "GEMINI.md")))
+
+	rep, err := b.brain.ImportCLI(ctx, operatorA, req)
+	require.NoError(t, err)
+	problems := map[string]string{}
+	for _, f := range rep.Files {
+		problems[f.Path] = f.Error
+	}
+	require.Equal(t, "is a link to a file outside the project; not imported", problems["~/src/app/AGENTS.md"], rep)
+	require.Equal(t, "is a link to a file outside Claude Code's memory folder; not imported",
+		problems["~/.claude/projects/"+brain.EncodeClaudeProject(proj)+"/memory/x.md"], rep)
+	require.Contains(t, problems, "~/src/app/GEMINI.md")
+	require.Empty(t, problems["~/src/app/GEMINI.md"])
+
+	page, err := b.mem.List(ctx, operatorA, memory.ListRequest{Limit: 100})
+	require.NoError(t, err)
+	var texts []string
+	for _, m := range page.Memories {
+		texts = append(texts, m.Text)
+	}
+	all := strings.Join(texts, "\n")
+	require.NotContains(t, all, "PRIVATE-SENTINEL")
+	require.NotContains(t, all, "SYSTEM-SENTINEL")
+	require.Contains(t, all, "LINKED-SENTINEL")
+}

@@ -119,6 +119,23 @@ func secretCorpus() []secretCase {
 	add("authorization token", g.s(hexLower, 40), "send Authorization: token %s to the API")
 	add("bearer in prose", g.s(b64url, 32), "call it with bearer %s")
 	add("api key header", g.s(alnum, 32), "X-Api-Key: %s")
+
+	// The shapes of issue 21: a secret beside what names it, and credentials in remotes.
+	keyID := "AKIA" + g.s(upper+"234567", 16)
+	add("aws secret beside its key id", g.s(b64, 40), "AWS: "+keyID+" / %s")
+	add("aws secret on the next line", g.s(b64, 40), "prod creds\n"+keyID+"\n%s\n")
+	add("secret key for x is", g.s(b64, 40), "the secret key for prod is %s")
+	add("secret key for x is (chosen)", g.password(), "secret key for prod is %s")
+	add("client secret is", g.s(alnum, 24), "the OAuth client secret is %s")
+	add("api token was set to", g.s(alnum, 30), "the api token was set to %s yesterday")
+	add("access key is", g.s(alnum, 20), "Access key is %s.")
+	add("token colon (chosen)", g.password(), "token: %s")
+	add("secret colon (chosen)", g.password(), "secret: %s")
+	add("api_key equals (chosen)", g.password(), `api_key = "%s"`)
+	add("github pat in prose", "ghp_"+g.s(alnum, 36), "push with %s")
+	add("url password postgres", g.password(), "postgres://app:%s@host")
+	add("url password github remote", g.password(), "https://deploy:%s@github.com/acme/x")
+	add("scp remote with a key parameter", "ghp_"+g.s(alnum, 36), "git@github.com:acme/x.git?key=%s")
 	return out
 }
 
@@ -156,6 +173,19 @@ func cleanCorpus() []string {
 		"send Authorization: Bearer <token> on every request",
 		"use a bearer token for calls to the admin API",
 		"redis://cache:6379/0 and https://example.com:8443/status are the health endpoints",
+		"the token is valid for one hour",
+		"the API key is sha256-hashed before it is stored",
+		"the secret key is kept in vault under prod/aws",
+		"the deploy token is rotated by the CI job every 90 days",
+		"the session token is v2-compatible",
+		"token: string; expiresAt: number",
+		"const token = await getToken(ctx)",
+		"secret: ${{ secrets.DEPLOY_KEY }}",
+		"the secret is out: we moved to Postgres 16",
+		"the access key is AKIA-style for long-lived IAM users",
+		// The documented example key id beside a commit hash: hex is no secret access key.
+		"the docs' example key AKIAIOSFODNN7EXAMPLE was removed in commit " + g.s(hexLower, 40),
+		"path /srv/" + g.s(lower, 40) + "/data and token refresh every 3600 s",
 	}
 }
 

@@ -6,8 +6,10 @@
 // Detection is gitleaks' maintained default ruleset (hundreds of provider-specific rules
 // plus its generic-key rule), so coverage improves by bumping a dependency rather than by
 // curating regexes here. A few cheap extra rules cover what that ruleset misses in prose:
-// password assignments and phrasings ("the admin password is ..."), credentials embedded in
-// URLs, OpenAI keys without the ruleset's marker, and Authorization headers outside curl.
+// password assignments and phrasings ("the admin password is ..."), secrets named the same way
+// ("the secret key for prod is ...", "token: ..."), an AWS secret access key beside its key id,
+// credentials embedded in URLs, OpenAI keys without the ruleset's marker, and Authorization
+// headers outside curl.
 // corpus_test.go holds the evidence: generated secret shapes that must all be redacted, and
 // prose about secrets that must come through untouched.
 package redact

@@ -63,7 +63,18 @@ type extraRule struct {
 	id     string
 	re     *regexp.Regexp
 	secret func(value string) bool
+	// context, when set, must match somewhere in the text for the rule to apply: a shape too
+	// common to redact alone is a secret beside what it belongs to.
+	context *regexp.Regexp
 }
+
+// awsKeyID is an AWS access key id, the context of its secret access key.
+var awsKeyID = regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`)
+
+// secretNames are what a credential is called in prose and config: "the secret key", "client
+// secret", "api token", "access key".
+const secretNames = `(?:client[\s_-]+secret|secret(?:[\s_-]+access)?(?:[\s_-]+key)?|` +
+	`(?:(?:api|access|auth|deploy|session|refresh)[\s_-]*)?token|api[\s_-]*key|access[\s_-]+key)`
 
 var extraRules = []extraRule{
 	{
@@ -87,6 +98,32 @@ var extraRules = []extraRule{
 		re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode)\b(?:\s+(?:for|of|on|to)(?:\s+[\w.@:/-]+){1,4}?)?` +
 			`\s+(?:is|was)(?:\s+(?:set|changed|reset|updated)\s+to|\s+now)?\s*:?\s+` + phraseValue),
 		secret: func(v string) bool { return !proseWord(v) },
+	},
+	{
+		// "AWS: AKIA... / <secret>": the secret access key is 40 characters of base64 that
+		// gitleaks recognises only behind a name (aws_secret_access_key = ...). Beside a key id
+		// any such run with mixed case and digits is the secret; a commit hash (hex) is not.
+		id:      "aws-secret-access-key",
+		re:      regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		secret:  mixedCase,
+		context: awsKeyID,
+	},
+	{
+		// "the secret key for prod is X", "the api token was set to X", as password-phrase for
+		// passwords. A generated value is asked for (letters and digits, 8 or more), so that
+		// "the token is valid for an hour" or "is sha256-hashed" stays.
+		id: "secret-phrase",
+		re: regexp.MustCompile(`(?i)\b` + secretNames + `\b(?:\s+(?:for|of|on|to)(?:\s+[\w.@:/-]+){1,4}?)?` +
+			`\s+(?:is|was)(?:\s+(?:set|changed|reset|updated)\s+to|\s+now)?\s*:?\s+` + phraseValue),
+		secret: keyValue,
+	},
+	{
+		// secret: X, token = X, api_key: "X" with a value gitleaks' entropy test lets pass (a
+		// human-chosen one). Types and calls ("token: string", "token = getToken(ctx)") hold no
+		// letters and digits together.
+		id:     "secret-assignment",
+		re:     regexp.MustCompile(`(?i)\b` + secretNames + `\b["']?\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
+		secret: keyValue,
 	},
 	{
 		// OpenAI keys: the legacy sk- + 48 alphanumerics and the sk-proj-/sk-svcacct-/sk-admin-
@@ -149,6 +186,15 @@ func proseWord(v string) bool {
 		strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ly")
 }
 
+// keyValue reports a value that looks generated or chosen as a secret: at least 8 characters
+// with letters and digits, and not a compound that ends in a word ("sha256-hashed",
+// "v2-compatible").
+func keyValue(v string) bool {
+	last := v[strings.LastIndexByte(v, '-')+1:]
+	word := len(last) >= 3 && strings.IndexFunc(last, func(r rune) bool { return r < 'a' || r > 'z' }) < 0
+	return len(v) >= 8 && hasDigitAndLetter(v) && !(word && last != v)
+}
+
 // hasDigitAndLetter is the least a generated credential has; words and prose lack it.
 func hasDigitAndLetter(v string) bool {
 	return strings.ContainsAny(v, "0123456789") && strings.IndexFunc(v, unicode.IsLetter) >= 0
@@ -171,6 +217,9 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		spans = append(spans, locate(text, f.RuleID, f.Match, f.Secret)...)
 	}
 	for _, rule := range extraRules {
+		if rule.context != nil && !rule.context.MatchString(text) {
+			continue
+		}
 		for _, m := range rule.re.FindAllStringSubmatchIndex(text, -1) {
 			start, end := m[2], m[3]
 			if start < 0 || end-start < 3 || placeholder.MatchString(text[start:end]) ||

@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,7 +36,8 @@ func TestClaudeGetsTheBannerAndMemhostsServer(t *testing.T) {
 	require.JSONEq(t, `{"mcpServers":{"memhost":{"type":"http","url":"`+b.host.srv.URL+`/mcp","headers":{"Authorization":"Bearer `+token+`"}}}}`,
 		rec.read("file-mcp.json"))
 	require.Equal(t, "--allowedTools=mcp__memhost", args[1])
-	require.Equal(t, "--append-system-prompt="+b.host.banner, args[2])
+	require.Equal(t, "--append-system-prompt-file="+filepath.Join(filepath.Dir(mcpFlag), "banner.md"), args[2])
+	require.Equal(t, b.host.banner, rec.read("file-banner.md"))
 	sessionID := strings.TrimPrefix(args[3], "--session-id=")
 	require.Len(t, sessionID, 36)
 	require.Equal(t, b.project, strings.TrimSpace(rec.read("pwd")))
@@ -48,6 +50,51 @@ func TestClaudeGetsTheBannerAndMemhostsServer(t *testing.T) {
 		Agent: "claude", Session: sessionID, Text: "claude session ended after 0s with exit code 0.",
 	}}}, b.host.entries())
 	require.Empty(t, b.warn.String())
+}
+
+// TestTheBannerReachesClaudeInAPrivateFile: the banner is never on the CLI's command line,
+// which every local user can read in /proc/PID/cmdline, but in a 0600 file of a 0700 scratch
+// directory, removed when the CLI is gone; a banner of 200 KiB (past the 128 KiB exec takes
+// in one argument) still starts the CLI with memory.
+func TestTheBannerReachesClaudeInAPrivateFile(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "claude", "-p", "hi")
+	b.host.banner = "# Project brain\n" + strings.Repeat("- one fact of the project, a line long.\n", 200<<10/40) + "end-" + random(6) + "\n"
+	b.opts.Env = append(b.opts.Env, "FAKE_MODE=wait")
+	signals := make(chan os.Signal, 1)
+	b.opts.Signals = signals
+	type seen struct {
+		file, dir os.FileMode
+		err       error
+	}
+	during := make(chan seen, 1)
+	go func() {
+		waitFor(t, filepath.Join(b.out, "ready"))
+		var s seen
+		for _, a := range (record{t: t, dir: b.out}).args() {
+			if path, ok := strings.CutPrefix(a, "--append-system-prompt-file="); ok {
+				fi, err := os.Stat(path)
+				di, derr := os.Stat(filepath.Dir(path))
+				if s.err = errors.Join(err, derr); s.err == nil {
+					s.file, s.dir = fi.Mode().Perm(), di.Mode().Perm()
+				}
+			}
+		}
+		during <- s
+		signals <- syscall.SIGTERM
+	}()
+	res, rec := b.run(t) // requires the scratch directory gone afterwards
+	require.Equal(t, 143, res.ExitCode)
+	require.True(t, res.Injected)
+	require.Empty(t, b.warn.String())
+	for _, a := range rec.args() {
+		require.NotContains(t, a, "Project brain")
+		require.Less(t, len(a), 1<<10)
+	}
+	require.Equal(t, b.host.banner, rec.read("file-banner.md"))
+	s := <-during
+	require.NoError(t, s.err)
+	require.Equal(t, seen{file: 0o600, dir: 0o700}, s)
 }
 
 // TestCodexRunsInAScratchHomeThatMirrorsTheUsers: CODEX_HOME points at a scratch home with the

@@ -31,7 +31,7 @@ func (*Provider) Describe(context.Context) (provider.Info, error) {
 	return provider.Info{
 		Name:        "claude",
 		Version:     Version,
-		Description: "Claude Code: banner via --append-system-prompt, memhost MCP via --mcp-config",
+		Description: "Claude Code: banner via --append-system-prompt-file, memhost MCP via --mcp-config",
 		Executable:  "claude",
 	}, nil
 }
@@ -53,6 +53,7 @@ var sessionFlags = []string{"--session-id", "-r", "--resume", "-c", "--continue"
 // Scratch file names.
 const (
 	mcpFile      = "mcp.json"
+	bannerFile   = "banner.md"
 	settingsFile = "settings.json"
 	contextFile  = "session-start.json"
 )
@@ -90,10 +91,15 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		}
 	}
 	if s.Banner != "" {
+		// The banner goes in a 0600 scratch file, never on the command line: other users
+		// read a process's arguments in /proc, and one argument over 128 KiB fails exec.
 		switch {
-		case !hasFlag(s.Args, "--append-system-prompt"):
-			args = append(args, "--append-system-prompt="+s.Banner)
+		case !hasFlag(s.Args, "--append-system-prompt", "--append-system-prompt-file"):
+			files = append(files, provider.File{Path: bannerFile, Mode: 0o600, Content: []byte(s.Banner)})
+			args = append(args, "--append-system-prompt-file="+filepath.Join(s.ScratchDir, bannerFile))
 		case !hasFlag(s.Args, "--settings"):
+			// Claude Code joins a file and a flag of the user's, but refuses the pair in a
+			// Remote Control session: a hook cannot conflict with either.
 			hook, settings, err := sessionStartHook(s)
 			if err != nil {
 				return provider.Plan{}, err

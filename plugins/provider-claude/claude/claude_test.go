@@ -81,15 +81,32 @@ func TestHeadlessRun(t *testing.T) {
 	require.Equal(t, []string{
 		"--mcp-config=" + filepath.Join(b.scratch, "mcp.json"),
 		"--allowedTools=mcp__memhost",
-		"--append-system-prompt=# Project brain\nwe use pnpm\n",
+		"--append-system-prompt-file=" + filepath.Join(b.scratch, "banner.md"),
 		"--session-id=" + id,
 		"-p", "what do we use?", "--output-format", "json",
 	}, plan.Args)
 	mcp := file(t, plan, "mcp.json")
 	require.Equal(t, os.FileMode(0o600), mcp.Mode)
 	require.JSONEq(t, `{"mcpServers":{"memhost":{"type":"http","url":"http://127.0.0.1:7420/mcp","headers":{"Authorization":"Bearer `+b.token+`"}}}}`, string(mcp.Content))
+	banner := file(t, plan, "banner.md")
+	require.Equal(t, os.FileMode(0o600), banner.Mode)
+	require.Equal(t, s.Banner, string(banner.Content))
 	require.Empty(t, plan.SetEnv, "the user's own configuration stays where it is")
-	require.Len(t, plan.Files, 1)
+	require.Len(t, plan.Files, 2)
+}
+
+// TestTheBannerNeverReachesTheCommandLine: other local users read a process's arguments, and
+// exec refuses one argument over 128 KiB; a banner of 200 KiB goes in a file all the same.
+func TestTheBannerNeverReachesTheCommandLine(t *testing.T) {
+	t.Parallel()
+	s, _ := setup(t, "-p", "hi")
+	s.Banner = "# Project brain\n" + strings.Repeat("- a fact of the project, one line of it\n", 200<<10/40)
+	plan := prepare(t, s)
+	for _, a := range plan.Args {
+		require.NotContains(t, a, "Project brain")
+		require.Less(t, len(a), 1024)
+	}
+	require.Equal(t, s.Banner, string(file(t, plan, "banner.md").Content))
 }
 
 func TestInteractiveRunAsksBeforeUsingTools(t *testing.T) {
@@ -104,11 +121,14 @@ func TestInteractiveRunAsksBeforeUsingTools(t *testing.T) {
 }
 
 // TestTheUsersOwnSystemPromptIsKept: with the user's own
-// --append-system-prompt the banner comes through a SessionStart hook; with
-// their own --settings as well, it is left out rather than override theirs.
+// --append-system-prompt or --append-system-prompt-file the banner comes
+// through a SessionStart hook; with their own --settings as well, it is left
+// out rather than override theirs.
 func TestTheUsersOwnSystemPromptIsKept(t *testing.T) {
 	t.Parallel()
-	s, b := setup(t, "--append-system-prompt", "be terse", "-p", "hi")
+	s, b := setup(t, "--append-system-prompt-file=/home/me/prompt.md", "-p", "hi")
+	require.Contains(t, prepare(t, s).Args, "--settings="+filepath.Join(b.scratch, "settings.json"))
+	s, b = setup(t, "--append-system-prompt", "be terse", "-p", "hi")
 	plan := prepare(t, s)
 	require.Contains(t, plan.Args, "--settings="+filepath.Join(b.scratch, "settings.json"))
 	var settings struct {

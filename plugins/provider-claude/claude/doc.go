@@ -4,11 +4,14 @@
 // nothing of the user's (~/.claude, CLAUDE_CONFIG_DIR, ~/.claude.json,
 // .mcp.json) is copied, relocated or changed, and all of it stays in force:
 //
-//   - the banner: --append-system-prompt=TEXT (the end of the system
-//     prompt). When the user passed their own --append-system-prompt, a
-//     SessionStart hook in --settings=FILE delivers it instead; when they
-//     passed --settings too, the banner is left out rather than override
-//     either;
+//   - the banner: --append-system-prompt-file=FILE (the end of the system
+//     prompt), a 0600 scratch file: never the text itself on the command
+//     line, which other local users read in /proc/PID/cmdline and which
+//     fails exec past 128 KiB. When the user passed their own
+//     --append-system-prompt or --append-system-prompt-file, a SessionStart
+//     hook in --settings=FILE (0600 scratch files too) delivers it instead;
+//     when they passed --settings too, the banner is left out rather than
+//     override either;
 //   - memhost's MCP server: --mcp-config=FILE, a 0600 scratch file naming
 //     the server memhost with the project-bound token in its Authorization
 //     header (the token never reaches the command line). --strict-mcp-config

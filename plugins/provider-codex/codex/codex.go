@@ -93,7 +93,8 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		return provider.Plan{}, err
 	}
 	if agents != nil {
-		files = append(files, provider.File{Path: home + "/" + instructions, Mode: 0o644, Content: agents})
+		// 0600: the banner is the project's memory, for this user alone.
+		files = append(files, provider.File{Path: home + "/" + instructions, Mode: 0o600, Content: agents})
 	}
 	return provider.Plan{
 		Args:   s.Args,

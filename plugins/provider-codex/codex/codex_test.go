@@ -109,7 +109,7 @@ func TestTheScratchHomeMirrorsTheUsers(t *testing.T) {
 	require.Equal(t, provider.File{Path: "codex-home/sessions", LinkTarget: filepath.Join(b.user, "sessions"), CreateTargetDir: true}, fs["codex-home/sessions"])
 
 	agents := fs["codex-home/AGENTS.md"]
-	require.Equal(t, os.FileMode(0o644), agents.Mode)
+	require.Equal(t, os.FileMode(0o600), agents.Mode)
 	require.Equal(t, "Always answer in French.\n\n# Project brain\nwe use pnpm\n", string(agents.Content))
 
 	config := fs["codex-home/config.toml"]

@@ -92,7 +92,8 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		if len(own) > 0 {
 			own = append([]byte(strings.TrimRight(string(own), "\n")), "\n\n"...)
 		}
-		files = append(files, provider.File{Path: dot + "/" + contextName, Mode: 0o644, Content: append(own, s.Banner...)})
+		// 0600: the banner is the project's memory, for this user alone.
+		files = append(files, provider.File{Path: dot + "/" + contextName, Mode: 0o600, Content: append(own, s.Banner...)})
 	}
 	var args []string
 	var st state

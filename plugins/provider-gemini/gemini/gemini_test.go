@@ -110,6 +110,7 @@ func TestTheScratchHomeMirrorsTheUsers(t *testing.T) {
 		require.True(t, fs["gemini-home/.gemini/"+name].CreateTargetDir, name)
 	}
 	require.Equal(t, "Always answer in French.\n\n# Project brain\nwe use pnpm\n", string(fs["gemini-home/.gemini/GEMINI.md"].Content))
+	require.Equal(t, os.FileMode(0o600), fs["gemini-home/.gemini/GEMINI.md"].Mode, "the banner is for this user alone")
 
 	settings := fs["gemini-home/.gemini/settings.json"]
 	require.Equal(t, os.FileMode(0o600), settings.Mode)

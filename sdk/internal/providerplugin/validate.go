@@ -69,13 +69,22 @@ func (s Spawn) Validate() error {
 	return nil
 }
 
+// MaxArgBytes bounds each argument and each environment variable (NAME=value)
+// a plan adds: exec fails outright on one string over 128 KiB (Linux's
+// MAX_ARG_STRLEN), and the CLI would not start at all. Flags and paths fit
+// many times over; content belongs in a scratch file.
+const MaxArgBytes = 16 << 10
+
 // Validate reports the first way in which p, the answer to a Prepare of s,
 // breaks the protocol contract: the user's arguments must be kept as given,
-// every file must stay inside the scratch directory, and the MCP token must
+// every file must stay inside the scratch directory, the MCP token must
 // reach neither the command line (other users can read it in the process
-// list) nor a file that group or others can read.
+// list) nor a file that group or others can read, the banner must not reach
+// the command line either, and no argument or variable the plan adds may
+// exceed MaxArgBytes.
 func (p Plan) Validate(s Spawn) error {
-	if !containsRun(p.Args, s.Args) {
+	user := runIndex(p.Args, s.Args)
+	if user < 0 {
 		return fmt.Errorf("args must contain the user's %d arguments unchanged, in order and adjacent", len(s.Args))
 	}
 	token := ""
@@ -89,6 +98,15 @@ func (p Plan) Validate(s Spawn) error {
 		if token != "" && strings.Contains(a, token) {
 			return fmt.Errorf("args[%d] contains the MCP token: the process list is readable by other users; pass it in a 0600 scratch file or the environment", i)
 		}
+		if i >= user && i < user+len(s.Args) {
+			continue // the user's own, as given
+		}
+		if len(a) > MaxArgBytes {
+			return fmt.Errorf("args[%d] is %d bytes, exceeds %d: pass content in a scratch file", i, len(a), MaxArgBytes)
+		}
+		if s.Banner != "" && strings.Contains(a, s.Banner) {
+			return fmt.Errorf("args[%d] contains the banner: the process list is readable by other users; pass it in a 0600 scratch file", i)
+		}
 	}
 	for k, v := range p.SetEnv {
 		if err := checkEnvName("set env", k); err != nil {
@@ -96,6 +114,9 @@ func (p Plan) Validate(s Spawn) error {
 		}
 		if strings.ContainsRune(v, 0) {
 			return fmt.Errorf("set env %s: value contains a NUL byte", k)
+		}
+		if n := len(k) + 1 + len(v); n > MaxArgBytes {
+			return fmt.Errorf("set env %s is %d bytes, exceeds %d: pass content in a scratch file", k, n, MaxArgBytes)
 		}
 	}
 	for _, k := range p.UnsetEnv {
@@ -137,17 +158,14 @@ func (s Session) Validate() error {
 	return nil
 }
 
-// containsRun reports whether run occurs in args as adjacent elements.
-func containsRun(args, run []string) bool {
-	if len(run) == 0 {
-		return true
-	}
+// runIndex is where run first occurs in args as adjacent elements, or -1.
+func runIndex(args, run []string) int {
 	for i := 0; i+len(run) <= len(args); i++ {
 		if slices.Equal(args[i:i+len(run)], run) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 func checkEnvName(field, k string) error {

@@ -33,7 +33,7 @@ func TestInfoValidate(t *testing.T) {
 func spawn() providerplugin.Spawn {
 	return providerplugin.Spawn{
 		CLI: "claude", Executable: "/usr/bin/claude", Args: []string{"-p", "hi"}, Dir: "/work/p",
-		Env: map[string]string{"HOME": "/home/u"}, ScratchDir: "/tmp/memhost-run-0/abc",
+		Env: map[string]string{"HOME": "/home/u"}, ScratchDir: "/tmp/memhost-run-0/abc", Banner: "# Project brain\nwe use pnpm\n",
 		MCP: &providerplugin.MCPServer{Name: "memhost", URL: "http://127.0.0.1:7420/mcp", Token: "mh_fake-token-for-tests"},
 	}
 }
@@ -82,6 +82,9 @@ func TestPlanValidate(t *testing.T) {
 		{func(p *providerplugin.Plan) { p.Args = []string{"-p", "x", "hi"} }, "args must contain the user's 2 arguments"},
 		{func(p *providerplugin.Plan) { p.Args = append(p.Args, "Bearer "+token) }, "args[4] contains the MCP token"},
 		{func(p *providerplugin.Plan) { p.Args = append(p.Args, "a\x00b") }, "args[4] contains a NUL byte"},
+		{func(p *providerplugin.Plan) { p.Args = append(p.Args, "--append-system-prompt="+s.Banner) }, "args[4] contains the banner"},
+		{func(p *providerplugin.Plan) { p.Args = append(p.Args, strings.Repeat("x", 16<<10+1)) }, "args[4] is 16385 bytes, exceeds 16384"},
+		{func(p *providerplugin.Plan) { p.SetEnv = map[string]string{"BANNER": strings.Repeat("x", 16<<10)} }, "set env BANNER is 16391 bytes, exceeds 16384"},
 		{func(p *providerplugin.Plan) { p.SetEnv = map[string]string{"": "x"} }, `set env name "": must be non-empty`},
 		{func(p *providerplugin.Plan) { p.UnsetEnv = []string{"X"} }, "unset env X: also in set env"},
 		{func(p *providerplugin.Plan) { p.Files[0].Path = "../mcp.json" }, `files[0] path "../mcp.json": must be a slash-separated relative path inside the scratch directory`},
@@ -106,6 +109,11 @@ func TestPlanValidate(t *testing.T) {
 		tc.mutate(&bad)
 		require.ErrorContains(t, bad.Validate(s), tc.want)
 	}
+
+	// The user's own arguments are theirs, however long.
+	long := spawn()
+	long.Args = []string{"-p", strings.Repeat("y", 200<<10)}
+	require.NoError(t, providerplugin.Plan{Args: append([]string{"--x"}, long.Args...)}.Validate(long))
 
 	// Without memhost reachable there is no token to keep private.
 	s.MCP = nil
