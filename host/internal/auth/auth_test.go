@@ -126,7 +126,7 @@ func TestTokensLifecycle(t *testing.T) {
 	require.Empty(t, p.ProjectKey)
 	require.True(t, p.CanWriteGlobal())
 
-	list, err := ts.List(ctx)
+	list, err := ts.List(ctx, false)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	require.Equal(t, tok.ID, list[0].ID)
@@ -139,7 +139,7 @@ func TestTokensLifecycle(t *testing.T) {
 	_, err = ts.Authenticate(ctx, plaintext)
 	require.ErrorIs(t, err, ErrUnauthenticated)
 	require.NoError(t, ts.Revoke(ctx, tok.ID), "revoking twice is not an error")
-	list, err = ts.List(ctx)
+	list, err = ts.List(ctx, true)
 	require.NoError(t, err)
 	require.NotNil(t, list[0].RevokedAt)
 
@@ -186,7 +186,7 @@ func TestCreateValidates(t *testing.T) {
 	_, _, err = ts.Create(ctx, CreateToken{Name: "x", Scopes: []Scope{ScopeRead}, ProjectKey: strings.Repeat("p", 513)})
 	require.ErrorContains(t, err, "project")
 
-	list, err := ts.List(ctx)
+	list, err := ts.List(ctx, true)
 	require.NoError(t, err)
 	require.Empty(t, list)
 }

@@ -69,8 +69,8 @@ func setup(t *testing.T, cli string) *bundle {
 			return nil
 		},
 		Yes: true,
-		In:       strings.NewReader(""),
-		Out:      b.log,
+		In:  strings.NewReader(""),
+		Out: b.log,
 	}
 	return b
 }
