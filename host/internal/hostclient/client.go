@@ -38,7 +38,7 @@ var (
 	// ErrRefused means the host refused the token (401): expired, revoked, or unknown to it.
 	ErrRefused = errors.New("the host refused the token")
 	// ErrUnreachable means no host answers at the URL.
-	ErrUnreachable = errors.New("no host answers")
+	ErrUnreachable = errors.New("unreachable")
 )
 
 // MCPURL is the host's streamable HTTP MCP endpoint.
@@ -84,14 +84,18 @@ func (c *Client) Journal(ctx context.Context, token, project string, e JournalEn
 // names no internals; 401 is ErrRefused, no answer ErrUnreachable.
 func (c *Client) Do(ctx context.Context, method, path, token string, body []byte, out any) error {
 	status, data, err := c.Call(ctx, method, path, token, body)
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case status == http.StatusUnauthorized:
-		return ErrRefused
-	case status >= 300:
+	}
+	if status >= 300 {
 		var e access.ErrorBody
-		if json.Unmarshal(data, &e) == nil && e.Error.Message != "" {
+		hasMessage := json.Unmarshal(data, &e) == nil && e.Error.Message != ""
+		switch {
+		case status == http.StatusUnauthorized && hasMessage:
+			return fmt.Errorf("%w: %s", ErrRefused, e.Error.Message)
+		case status == http.StatusUnauthorized:
+			return ErrRefused
+		case hasMessage:
 			return fmt.Errorf("host refused: %s", e.Error.Message)
 		}
 		return fmt.Errorf("host answered %d %s", status, http.StatusText(status))
@@ -145,7 +149,7 @@ func (c *Client) Call(ctx context.Context, method, path, token string, body []by
 		// means no host: a host that answers too slowly is a failure to report.
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return 0, nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, c.URL, errors.Unwrap(err))
+			return 0, nil, fmt.Errorf("host %s %w: %v", c.URL, ErrUnreachable, errors.Unwrap(err))
 		}
 		return 0, nil, fmt.Errorf("call the host at %s: %v", c.URL, errors.Unwrap(err))
 	}
