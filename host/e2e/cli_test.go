@@ -13,34 +13,87 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestStdioMCP runs `memhost mcp` as a CLI would launch it: the project defaults to the
-// directory it starts in, resolved from the repository's origin remote.
-func TestStdioMCP(t *testing.T) {
-	t.Parallel()
-	h := newHost(t)
-	tok := h.token("--name", "stdio")
-	repo := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(repo, ".git", "config"),
-		[]byte("[remote \"origin\"]\n\turl = git@github.com:Acme/Stdio.git\n"), 0o644))
+// repo makes a git repository whose origin is github.com/Acme/<name>: its project key.
+func repo(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "config"),
+		[]byte("[remote \"origin\"]\n\turl = git@github.com:Acme/"+name+".git\n"), 0o644))
+	return dir
+}
 
-	cmd := exec.Command(h.bin, "mcp", "--config", h.config)
-	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), "MEMHOST_TOKEN="+tok)
-	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1.0"}, nil)
+// stdioMCP starts `memhost mcp` in dir as a CLI launches a stdio server (no token given: it
+// mints one through the configured database, kept in a cache of this test's own) and returns
+// the client session and how long the handshake took.
+func (h *host) stdioMCP(t *testing.T, dir, cache, client string) (*mcp.ClientSession, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(h.bin, "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+cache, "MEMHOST_TOKEN=")
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, nil)
+	began := time.Now()
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)
-	defer cs.Close()
+	took := time.Since(began)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, took
+}
 
-	first := callTool[stored](t, cs, "memory_store", map[string]any{"text": "Stdio agents see the same memory as HTTP ones."})
-	found := callTool[searched](t, cs, "memory_search", map[string]any{"query": "stdio agents memory"})
+// TestStdioMCPKnowsItsProject runs `memhost mcp` as a connected CLI starts it, in two
+// projects' directories against one running host: each stores into its own project with no
+// project argument, finds its own facts only, and its writes are the CLI's (the agent is the
+// MCP client's name). It forwards to the host and opens no core of its own.
+func TestStdioMCPKnowsItsProject(t *testing.T) {
+	t.Parallel()
+	h := newHost(t)
+	h.start()
+	cache := t.TempDir()
+	x, took := h.stdioMCP(t, repo(t, "Stdio"), cache, "stdio-agent")
+	t.Logf("memhost mcp: handshake through the running host in %s (first start: mints the project's token)", took)
+	y, _ := h.stdioMCP(t, repo(t, "Other"), cache, "stdio-agent")
+	require.Contains(t, x.InitializeResult().Instructions, "memory_load_context", "the host's instructions reach the CLI")
+
+	first := callTool[stored](t, x, "memory_store", map[string]any{"text": "Stdio agents see the same memory as HTTP ones."})
+	callTool[stored](t, y, "memory_store", map[string]any{"text": "The other project's stdio agents deploy with Nomad."})
+	found := callTool[searched](t, x, "memory_search", map[string]any{"query": "stdio agents"})
+	require.Len(t, found.Hits, 1, "project X finds its own fact only: %v", found.Hits)
 	require.Equal(t, first.ID, found.Hits[0].ID)
 	got := callTool[struct {
 		Project string `json:"project"`
 		Agent   string `json:"agent"`
-	}](t, cs, "memory_get", map[string]any{"id": first.ID})
+	}](t, x, "memory_get", map[string]any{"id": first.ID})
 	require.Equal(t, "github.com/Acme/Stdio", got.Project, "the project comes from the launch directory's git remote")
 	require.Equal(t, "stdio-agent", got.Agent, "the agent defaults to the MCP client's name")
+
+	// A second session of the project reuses the kept token: no database on its way.
+	_, took = h.stdioMCP(t, repo(t, "Stdio"), cache, "stdio-agent")
+	t.Logf("memhost mcp: handshake with the kept token in %s", took)
+	entries, err := os.ReadDir(filepath.Join(cache, "memhost", "tokens"))
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "one kept token per project")
+	for _, e := range entries {
+		fi, err := e.Info()
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "a kept token is the user's alone")
+	}
+}
+
+// TestStdioMCPWithoutAHost: with no host running, `memhost mcp` still completes the handshake
+// (a CLI must start) and answers a tool call with an error that says memory is unavailable.
+func TestStdioMCPWithoutAHost(t *testing.T) {
+	t.Parallel()
+	h := newHost(t) // configured, never started
+	h.token("--name", "migrates-the-schema")
+	cs, took := h.stdioMCP(t, repo(t, "Down"), t.TempDir(), "stdio-agent")
+	t.Logf("memhost mcp: handshake with no host in %s", took)
+	require.Contains(t, cs.InitializeResult().Instructions, "Project memory is unavailable: no memhost host is running at "+h.url)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "memory_store", Arguments: map[string]any{"text": "Lost?"}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	text := res.Content[0].(*mcp.TextContent).Text
+	require.Contains(t, text, "Project memory is unavailable: no memhost host is running at "+h.url+". Carry on without it")
+	require.NotContains(t, text, "mh_")
 }
 
 // TestExportImportCLI moves a project through the CLI: export, import under another key,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/auth"
@@ -17,7 +20,6 @@ import (
 	"github.com/memhost/memhost/host/internal/connect"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
-	"github.com/memhost/memhost/host/internal/spawn"
 )
 
 func connectCmd() *cobra.Command {
@@ -29,16 +31,19 @@ an agent CLI, and for Claude Code and Gemini CLI a SessionStart hook that gives 
 the project's banner (memhost hook session-start). Plain claude, codex and gemini then work
 with the project's memory without memhost run.
 
-It shows the commands it will run and a diff of every file it edits, and asks (or --yes). Each
-file is backed up first; connecting again changes nothing; --undo takes it all out again,
-restoring each file byte for byte when nothing else changed it since.
+The server is a stdio one: the CLI starts memhost mcp (this binary, with MEMHOST_CONFIG set to
+this configuration) in the session's directory, and it forwards to the running host with a
+token bound to that directory's project. No token is written into any CLI's configuration:
+memhost mcp and the hook mint one per project through database.url, kept in the user's 0600
+cache, as memhost run does.
 
-Codex has no hooks: memhost connect codex registers the MCP server only, and the banner
-reaches Codex through memhost run codex.
+It shows the commands it will run and a diff of every file it edits (any token in them
+masked), and asks (or --yes). Each file is backed up first; connecting again changes nothing;
+--undo takes it all out again, restoring each file byte for byte when nothing else changed it
+since, and revokes the token an earlier memhost connect registered.
 
-The token registered: with database.url configured, one is minted for the connection (read
-and write, any project: agents name the project with each call) and --undo revokes it;
-otherwise --token (default $MEMHOST_TOKEN) is registered as it is.`,
+Codex has no hooks: memhost's MCP server instructions tell its model to load the project's
+context (memory_load_context) at the start of a session.`,
 		Example: `  memhost connect claude
   memhost connect --undo claude
   memhost connect gemini --yes`,
@@ -63,19 +68,18 @@ otherwise --token (default $MEMHOST_TOKEN) is registered as it is.`,
 	c.Flags().Bool("undo", false, "take memhost out of the CLI's configuration again")
 	c.Flags().BoolP("yes", "y", false, "apply without asking")
 	c.Flags().String("bin", "", "the CLI's executable (default: its name on PATH)")
-	c.Flags().String("host", "", "the host's URL the CLI connects to (default http://<server.listen>)")
-	addTokenFlag(c)
 	return c
 }
 
-// connectOptions are the options of connecting cli; closeFn releases the database.
+// connectOptions are the options of connecting cli; closeFn releases the database, opened
+// only to revoke the token an earlier memhost connect registered.
 func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect.Options, func(), error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
 	}
 	if err != nil {
-		return connect.Options{}, nil, fmt.Errorf("find the memhost binary for the hook: %w", err)
+		return connect.Options{}, nil, fmt.Errorf("find the memhost binary for the CLI to start: %w", err)
 	}
 	cfgPath := cfg.Path()
 	if cfgPath != "" {
@@ -88,20 +92,15 @@ func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect
 		return connect.Options{}, nil, fmt.Errorf("find the user's configuration folder for connect's backups: %w", err)
 	}
 	bin, _ := cmd.Flags().GetString("bin")
-	hostURL, _ := cmd.Flags().GetString("host")
 	yes, _ := cmd.Flags().GetBool("yes")
-	token, _ := cmd.Flags().GetString("token")
-	if hostURL == "" {
-		hostURL = "http://" + dialable(cfg.Server.Listen)
-	}
 	o := connect.Options{
 		CLI:        cli,
 		Env:        environ(),
 		Executable: bin,
 		Hook:       connect.HookCommand(self, cfgPath, cli),
-		MCPURL:     (&spawn.Host{URL: hostURL}).MCPURL(),
+		Memhost:    self,
+		Config:     cfgPath,
 		StateDir:   filepath.Join(stateRoot, "memhost", "connect"),
-		Tokens:     connect.StaticToken(token),
 		Yes:        yes,
 		In:         cmd.InOrStdin(),
 		Out:        cmd.OutOrStdout(),
@@ -109,12 +108,24 @@ func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect
 	if cfg.Database.URL == "" {
 		return o, func() {}, nil
 	}
-	pool, err := server.Connect(cmd.Context(), cfg)
-	if err != nil {
-		return connect.Options{}, nil, err
+	var pool *pgxpool.Pool
+	o.Revoke = func(ctx context.Context, id string) error {
+		tid, err := uuid.Parse(id)
+		if err != nil {
+			return fmt.Errorf("token id %q: %w", id, err)
+		}
+		if pool == nil {
+			if pool, err = server.Connect(ctx, cfg); err != nil {
+				return err
+			}
+		}
+		return auth.NewTokens(pool).Revoke(ctx, tid)
 	}
-	o.Tokens = connect.MintTokens{Store: auth.NewTokens(pool)}
-	return o, pool.Close, nil
+	return o, func() {
+		if pool != nil {
+			pool.Close()
+		}
+	}, nil
 }
 
 func environ() map[string]string {

@@ -9,12 +9,12 @@ import (
 	"os"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/hostclient"
 	"github.com/memhost/memhost/host/internal/migrate"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/embedders"
@@ -35,25 +35,11 @@ type readiness struct {
 
 // hostGet asks the running host (at server.listen) for path; ok is false when none answers.
 func hostGet(ctx context.Context, cfg *config.Config, path, token string, into any) (ok bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+cfg.Server.Listen+path, nil)
-	if err != nil {
-		return false, err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	status, body, err := (&hostclient.Client{URL: "http://" + cfg.Server.Listen}).Call(ctx, http.MethodGet, path, token, nil)
 	if err != nil {
 		return false, nil
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return true, err
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		return true, fmt.Errorf("host refused the token: %s", body)
 	}
 	return true, json.Unmarshal(body, into)

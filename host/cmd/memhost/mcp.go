@@ -1,15 +1,14 @@
 package main
 
 import (
-	"context"
-	"fmt"
+	"errors"
+	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/access"
-	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/mcpserver"
+	"github.com/memhost/memhost/host/internal/hostclient"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
 )
@@ -17,44 +16,47 @@ import (
 func mcpCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve MCP over stdio (for CLIs that launch a command); needs MEMHOST_TOKEN",
-		Long: `Serve the memory tools over stdin/stdout. The token (--token or MEMHOST_TOKEN) decides the
-scopes; a token bound to a project decides the project, otherwise tools default to the project
-of the directory memhost was started in. Logs go to stderr only.`,
+		Short: "Serve MCP over stdio for a CLI that starts it in the session's directory, forwarding to the running host",
+		Long: `Serve the memory tools over stdin/stdout, as the MCP server memhost connect registers in
+each CLI. It forwards every request to the running host's /mcp with a token bound to the
+project of the directory it was started in (the CLI starts it in the session's directory), so
+the model never names the project and the token serves no other. It never opens the
+database's core, so it starts in milliseconds however much memory the host holds.
+
+The token is minted and kept as for memhost run (database.url; the user's 0600 cache); without
+a database, --token (default $MEMHOST_TOKEN) is used as it is and should be bound to the
+project. When no host answers, the session still starts: the tools answer with an error that
+says memory is unavailable. Logs go to stderr only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			token, _ := cmd.Flags().GetString("token")
-			if token == "" {
-				return fmt.Errorf("a token is required: set MEMHOST_TOKEN or pass --token (create one with `memhost token create`)")
-			}
-			cfg, err := loadConfig(cmd, config.RequireDatabase)
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
-			core, err := server.Open(cmd.Context(), cfg, newLogger(cfg))
+			wd, err := os.Getwd()
 			if err != nil {
 				return err
 			}
-			defer core.Close(cmd.Context())
-			principal, err := core.Door.AuthenticateToken(cmd.Context(), token)
+			id, err := project.Resolve(wd)
 			if err != nil {
-				return access.Classify(err)
-			}
-			defaultProject := ""
-			if wd, err := os.Getwd(); err == nil {
-				if id, err := project.Resolve(wd); err == nil {
-					defaultProject = id.Key
-				}
-			}
-			bg := core.Background()
-			if err := bg.Start(cmd.Context()); err != nil {
 				return err
 			}
-			defer func() { _ = bg.Stop(context.WithoutCancel(cmd.Context())) }()
-			srv := mcpserver.New(core.Service, mcpserver.Options{Limits: core.Limits, Logger: core.Log, Version: server.Version, Brain: core.Brain})
-			return srv.ServeStdio(cmd.Context(), principal, defaultProject)
+			tokens, closeFn := projectTokens(cmd, cfg)
+			defer closeFn()
+			if tokens == nil {
+				return errors.New("no token: configure database.url to mint one per project, or pass --token (default $MEMHOST_TOKEN)")
+			}
+			f := &hostclient.Forwarder{
+				Host: hostClient(cmd, cfg), Tokens: tokens, Project: id.Key, Version: server.Version,
+				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			}
+			if cache, err := os.UserCacheDir(); err == nil {
+				f.ToolsCache = filepath.Join(cache, "memhost", "mcp-tools.json")
+			}
+			return f.Serve(cmd.Context(), os.Stdin, os.Stdout)
 		},
 	}
-	c.Flags().String("token", os.Getenv("MEMHOST_TOKEN"), "bearer token (default $MEMHOST_TOKEN)")
+	c.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
+	addSpawnTokenFlags(c)
 	return c
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/hostclient"
 	"github.com/memhost/memhost/host/internal/server"
 	"github.com/memhost/memhost/host/internal/spawn"
 )
@@ -86,21 +87,34 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 // releases the database connection, which is opened when a token is first minted.
 func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.Options, closeFn func()) {
 	bin, _ := cmd.Flags().GetString("bin")
-	hostURL, _ := cmd.Flags().GetString("host")
-	token, _ := cmd.Flags().GetString("token")
-	ttl, _ := cmd.Flags().GetDuration("token-ttl")
-	perSession, _ := cmd.Flags().GetBool("token-per-session")
-	if hostURL == "" {
-		hostURL = "http://" + dialable(cfg.Server.Listen)
-	}
 	o = spawn.Options{
 		CLI:        cli,
 		Executable: bin,
 		PluginDirs: pluginDirs(cfg),
 		Checksums:  cfg.Plugins.Checksums,
-		Host:       &spawn.Host{URL: hostURL},
+		Host:       hostClient(cmd, cfg),
 	}
-	closeFn = func() {}
+	o.Tokens, closeFn = projectTokens(cmd, cfg)
+	return o, closeFn
+}
+
+// hostClient is the running host at --host, else at server.listen.
+func hostClient(cmd *cobra.Command, cfg *config.Config) *hostclient.Client {
+	hostURL, _ := cmd.Flags().GetString("host")
+	if hostURL == "" {
+		hostURL = "http://" + dialable(cfg.Server.Listen)
+	}
+	return &hostclient.Client{URL: hostURL}
+}
+
+// projectTokens is the one way memhost run, the SessionStart hook and memhost mcp get a token
+// bound to a project: minted through the database (and kept in the user's 0600 cache unless
+// --token-per-session), else the operator's --token as it is; nil when there is neither.
+// closeFn releases the database connection, opened when a token is first minted.
+func projectTokens(cmd *cobra.Command, cfg *config.Config) (tokens spawn.Tokens, closeFn func()) {
+	token, _ := cmd.Flags().GetString("token")
+	ttl, _ := cmd.Flags().GetDuration("token-ttl")
+	perSession, _ := cmd.Flags().GetBool("token-per-session")
 	switch {
 	case cfg.Database.URL != "":
 		var (
@@ -118,16 +132,15 @@ func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.O
 		if cache, err := os.UserCacheDir(); err == nil && !perSession {
 			mint.CacheDir = filepath.Join(cache, "memhost", "tokens")
 		}
-		o.Tokens = mint
-		closeFn = func() {
+		return mint, func() {
 			if pool != nil {
 				pool.Close()
 			}
 		}
 	case token != "":
-		o.Tokens = spawn.StaticToken(token)
+		return spawn.StaticToken(token), func() {}
 	}
-	return o, closeFn
+	return nil, func() {}
 }
 
 // dialable turns a listen address into one to connect to: a host that listens on every

@@ -53,17 +53,18 @@ func tokenCmd() *cobra.Command {
 	create.Flags().String("project", "", "bind the token to this project key")
 	create.Flags().String("name", "agent", "a name for the token (recorded as the actor in history)")
 	create.Flags().Duration("ttl", 0, "expire the token this long after creation, e.g. 24h (default: never)")
-	c.AddCommand(create, &cobra.Command{
-		Use:   "list",
-		Short: "List tokens (never their secrets)",
+	list := &cobra.Command{
+		Use:   "list [--all]",
+		Short: "List the tokens that authenticate (never their secrets); --all adds revoked and expired ones not purged yet",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			all, _ := cmd.Flags().GetBool("all")
 			_, pool, err := openPool(cmd)
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
-			toks, err := auth.NewTokens(pool).List(cmd.Context())
+			toks, err := auth.NewTokens(pool).List(cmd.Context(), all)
 			if err != nil {
 				return err
 			}
@@ -75,7 +76,9 @@ func tokenCmd() *cobra.Command {
 			}
 			return w.Flush()
 		},
-	}, &cobra.Command{
+	}
+	list.Flags().Bool("all", false, "also list revoked and expired tokens (the host purges them 30 days after)")
+	c.AddCommand(create, list, &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke a token",
 		Args:  cobra.ExactArgs(1),

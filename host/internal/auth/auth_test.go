@@ -127,7 +127,7 @@ func TestTokensLifecycle(t *testing.T) {
 	require.Empty(t, p.ProjectKey)
 	require.True(t, p.CanWriteGlobal())
 
-	list, err := ts.List(ctx)
+	list, err := ts.List(ctx, false)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	require.Equal(t, tok.ID, list[0].ID)
@@ -140,7 +140,7 @@ func TestTokensLifecycle(t *testing.T) {
 	_, err = ts.Authenticate(ctx, plaintext)
 	require.ErrorIs(t, err, ErrUnauthenticated)
 	require.NoError(t, ts.Revoke(ctx, tok.ID), "revoking twice is not an error")
-	list, err = ts.List(ctx)
+	list, err = ts.List(ctx, true)
 	require.NoError(t, err)
 	require.NotNil(t, list[0].RevokedAt)
 
@@ -187,7 +187,7 @@ func TestCreateValidates(t *testing.T) {
 	_, _, err = ts.Create(ctx, CreateToken{Name: "x", Scopes: []Scope{ScopeRead}, ProjectKey: strings.Repeat("p", 513)})
 	require.ErrorContains(t, err, "project")
 
-	list, err := ts.List(ctx)
+	list, err := ts.List(ctx, true)
 	require.NoError(t, err)
 	require.Empty(t, list)
 }

@@ -38,11 +38,53 @@ func TestExpiredTokensNoLongerAuthenticate(t *testing.T) {
 	_, err = ts.Authenticate(ctx, forever)
 	require.NoError(t, err)
 
-	list, err := ts.List(ctx)
+	list, err := ts.List(ctx, true)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	require.NotNil(t, list[0].ExpiresAt)
 	require.Nil(t, list[1].ExpiresAt)
+}
+
+// TestListHidesAndPurgeDeletesDeadTokens: the list shows the tokens that authenticate unless
+// all is asked; Purge deletes revoked and expired tokens once the grace has passed, and keeps
+// live ones and the recently dead.
+func TestListHidesAndPurgeDeletesDeadTokens(t *testing.T) {
+	t.Parallel()
+	pool, _ := testdb.Migrated(t)
+	ctx := context.Background()
+	ts := NewTokens(pool)
+	mk := func(name string, ttl time.Duration) Token {
+		_, tok, err := ts.Create(ctx, CreateToken{Name: name, Scopes: []Scope{ScopeRead}, TTL: ttl})
+		require.NoError(t, err)
+		return tok
+	}
+	live, forever := mk("live", time.Hour), mk("forever", 0)
+	expired, revoked, oldRevoked, oldExpired := mk("expired", time.Hour), mk("revoked", 0), mk("old revoked", 0), mk("old expired", time.Hour)
+	require.NoError(t, ts.Revoke(ctx, revoked.ID))
+	require.NoError(t, ts.Revoke(ctx, oldRevoked.ID))
+	_, err := pool.Exec(ctx, `UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, expired.ID)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE api_tokens SET expires_at = now() - interval '31 days' WHERE id = $1`, oldExpired.ID)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE api_tokens SET revoked_at = now() - interval '31 days' WHERE id = $1`, oldRevoked.ID)
+	require.NoError(t, err)
+
+	names := func(all bool) []string {
+		list, err := ts.List(ctx, all)
+		require.NoError(t, err)
+		var out []string
+		for _, tok := range list {
+			out = append(out, tok.Name)
+		}
+		return out
+	}
+	require.Equal(t, []string{live.Name, forever.Name}, names(false))
+	require.Len(t, names(true), 6)
+
+	n, err := ts.Purge(ctx, PurgeGrace)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	require.Equal(t, []string{live.Name, forever.Name, expired.Name, revoked.Name}, names(true))
 }
 
 func TestTTLIsBounded(t *testing.T) {
@@ -53,7 +95,7 @@ func TestTTLIsBounded(t *testing.T) {
 		_, _, err := ts.Create(context.Background(), CreateToken{Name: "x", Scopes: []Scope{ScopeRead}, TTL: ttl})
 		require.ErrorContains(t, err, "ttl "+ttl.String()+" is out of range: 0 (never expires) up to 8784h0m0s")
 	}
-	list, err := ts.List(context.Background())
+	list, err := ts.List(context.Background(), true)
 	require.NoError(t, err)
 	require.Empty(t, list, "nothing created")
 }

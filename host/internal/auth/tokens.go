@@ -170,11 +170,14 @@ func (ts *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, e
 	return tok.Principal(), nil
 }
 
-// List returns every token, revoked ones included, oldest first.
-func (ts *Tokens) List(ctx context.Context) ([]Token, error) {
+// List returns the tokens that still authenticate, oldest first; all includes the revoked
+// and expired ones that are not purged yet.
+func (ts *Tokens) List(ctx context.Context, all bool) ([]Token, error) {
 	rows, err := ts.pool.Query(ctx, `
 		SELECT id, name, scopes, coalesce(project_key, ''), created_at, last_used_at, revoked_at, expires_at
-		FROM api_tokens ORDER BY created_at, id`)
+		FROM api_tokens
+		WHERE $1 OR (revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()))
+		ORDER BY created_at, id`, all)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
@@ -191,6 +194,23 @@ func (ts *Tokens) List(ctx context.Context) ([]Token, error) {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
 	return tokens, nil
+}
+
+// PurgeGrace is how long a revoked or expired token stays listed (`memhost token list --all`)
+// before Purge deletes it: every session mints project tokens that expire within a day, and
+// the table should not grow with them.
+const PurgeGrace = 30 * 24 * time.Hour
+
+// Purge deletes the tokens revoked or expired more than grace ago and returns how many.
+func (ts *Tokens) Purge(ctx context.Context, grace time.Duration) (int64, error) {
+	tag, err := ts.pool.Exec(ctx, `
+		DELETE FROM api_tokens
+		WHERE coalesce(revoked_at, expires_at) IS NOT NULL
+		  AND least(revoked_at, expires_at) < now() - $1::bigint * interval '1 microsecond'`, grace.Microseconds())
+	if err != nil {
+		return 0, fmt.Errorf("purge tokens: %w", err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 // Revoke revokes token id. Revoking an already revoked token succeeds and keeps the

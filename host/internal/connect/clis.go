@@ -42,15 +42,30 @@ func (c claude) registered(o Options) (string, error) {
 }
 
 func (c claude) connect(o Options, s server) ([]step, error) {
-	header := "Authorization: Bearer " + s.token
+	// -e takes several values: the name comes before it, and -- ends the options.
+	args := append([]string{"mcp", "add", "--scope", "user", serverName}, envArgs(s)...)
+	args = append(args, "--", s.memhost, "mcp")
 	return []step{
-		{
-			file: c.userFile(o),
-			run:  []string{"mcp", "add", "--scope", "user", "--transport", "http", serverName, s.url, "--header", header},
-			show: fmt.Sprintf("claude mcp add --scope user --transport http %s %s --header %s", serverName, s.url, shellQuote("Authorization: Bearer "+redacted)),
-		},
+		{file: c.userFile(o), run: args, show: commandLine("claude", args)},
 		{file: c.settings(o), edit: addHook(s.hook, 10)}, // Claude Code's hook timeout is in seconds
 	}, nil
+}
+
+// envArgs give the stdio server the operator's configuration file.
+func envArgs(s server) []string {
+	if s.config == "" {
+		return nil
+	}
+	return []string{"-e", "MEMHOST_CONFIG=" + s.config}
+}
+
+// commandLine is a command as connect shows it, quoted for the shell.
+func commandLine(name string, args []string) string {
+	quoted := []string{name}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	return strings.Join(quoted, " ")
 }
 
 func (c claude) disconnect(o Options, file string, st *state) []step {
@@ -82,12 +97,10 @@ func (g gemini) registered(o Options) (string, error) {
 
 func (g gemini) connect(o Options, s server) ([]step, error) {
 	file := g.settings(o)
+	// Its -e takes every value that follows: the options come after the positionals.
+	args := append([]string{"mcp", "add", serverName, s.memhost, "mcp", "--scope", "user", "--trust"}, envArgs(s)...)
 	return []step{
-		{
-			file: file,
-			run:  []string{"mcp", "add", "--scope", "user", "--transport", "http", "--trust", "--header", "Authorization: Bearer " + s.token, serverName, s.url},
-			show: fmt.Sprintf("gemini mcp add --scope user --transport http --trust --header %s %s %s", shellQuote("Authorization: Bearer "+redacted), serverName, s.url),
-		},
+		{file: file, run: args, show: commandLine("gemini", args)},
 		{file: file, edit: addHook(s.hook, 10000)}, // Gemini CLI's hook timeout is in milliseconds
 	}, nil
 }
@@ -198,9 +211,9 @@ func removeHook(command string) func([]byte) ([]byte, error) {
 	}
 }
 
-// codex appends an [mcp_servers.memhost] table to config.toml: Codex has no hooks, and its
-// `codex mcp add` cannot set a header (a bearer_token_env_var server is silently left out when
-// the variable is unset).
+// codex appends an [mcp_servers.memhost] table to config.toml (Codex has no hooks): the stdio
+// server `memhost mcp`, with MEMHOST_CONFIG in its env table, since Codex starts stdio servers
+// with a cleared environment.
 type codex struct{}
 
 func (codex) config(o Options) string {
@@ -233,7 +246,10 @@ func (c codex) registered(o Options) (string, error) {
 const codexHeader = "# Added by memhost connect (memhost connect --undo codex removes it)."
 
 func (c codex) connect(o Options, s server) ([]step, error) {
-	block := fmt.Sprintf("%s\n[mcp_servers.%s]\nurl = %q\nhttp_headers = { Authorization = %q }\n", codexHeader, serverName, s.url, "Bearer "+s.token)
+	block := fmt.Sprintf("%s\n[mcp_servers.%s]\ncommand = %s\nargs = [\"mcp\"]\n", codexHeader, serverName, tomlString(s.memhost))
+	if s.config != "" {
+		block += fmt.Sprintf("env = { MEMHOST_CONFIG = %s }\n", tomlString(s.config))
+	}
 	return []step{{file: c.config(o), edit: func(before []byte) ([]byte, error) {
 		after := bytes.Clone(before)
 		if len(after) > 0 {
@@ -249,6 +265,13 @@ func (c codex) connect(o Options, s server) ([]step, error) {
 		}
 		return after, nil
 	}}}, nil
+}
+
+// tomlString is s as a TOML basic string.
+func tomlString(s string) string {
+	b, _ := toml.Marshal(map[string]string{"v": s})
+	_, v, _ := strings.Cut(strings.TrimSpace(string(b)), " = ")
+	return v
 }
 
 func (c codex) disconnect(o Options, file string, _ *state) []step {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -33,22 +34,21 @@ type Options struct {
 	// Hook is the shell command of the SessionStart hook (memhost's absolute path, its
 	// --config, `hook session-start --cli CLI`).
 	Hook string
-	// MCPURL is memhost's MCP endpoint.
-	MCPURL string
+	// Memhost is memhost's absolute path: the CLI starts `Memhost mcp` as its stdio MCP
+	// server, in the session's directory.
+	Memhost string
+	// Config is the operator's configuration file, given to that server as MEMHOST_CONFIG
+	// ("" gives none: memhost's own default applies).
+	Config string
 	// StateDir holds each CLI's backups and record, in a folder per CLI.
 	StateDir string
-	// Tokens mints the connection's token and revokes it on undo.
-	Tokens Tokens
+	// Revoke revokes the token a connection made by an earlier memhost registered (its record
+	// names it); nil leaves such a token to the operator.
+	Revoke func(ctx context.Context, id string) error
 	// Yes applies without asking; otherwise In must answer y.
 	Yes bool
 	In  io.Reader
 	Out io.Writer
-}
-
-// Tokens mints and revokes the token a connection registers.
-type Tokens interface {
-	Mint(ctx context.Context, name string) (token, id string, err error)
-	Revoke(ctx context.Context, id string) error
 }
 
 // ErrNotConfirmed is returned when the user did not answer yes: nothing was changed.
@@ -58,7 +58,7 @@ var ErrNotConfirmed = errors.New("not confirmed; nothing was changed (pass --yes
 // edit memhost makes.
 type step struct {
 	file string
-	// run is the CLI's arguments; show is the command as printed, the token redacted.
+	// run is the CLI's arguments; show is the command as printed.
 	run  []string
 	show string
 	edit func(before []byte) ([]byte, error)
@@ -76,9 +76,11 @@ type target interface {
 	disconnect(o Options, file string, st *state) []step
 }
 
-// server is what a connection registers.
+// server is what a connection registers: the stdio MCP server (memhost's path and its
+// configuration file) and the hook. No token: `memhost mcp` and the hook get one bound to the
+// session's project when they run.
 type server struct {
-	url, token, hook string
+	memhost, config, hook string
 }
 
 var targets = map[string]target{"claude": claude{}, "codex": codex{}, "gemini": gemini{}}
@@ -88,8 +90,12 @@ func CLIs() []string {
 	return []string{"claude", "codex", "gemini"}
 }
 
-// redacted stands for the token in what connect shows.
-const redacted = "mh_REDACTED"
+// tokenPattern finds a memhost token (auth.TokenPrefix and 256 bits in base64url) in what
+// connect shows: a file that an earlier memhost connect wrote holds one.
+var tokenPattern = regexp.MustCompile(`mh_[A-Za-z0-9_-]{16,}`)
+
+// maskTokens replaces every token in s, so no diff or command connect prints shows one.
+func maskTokens(s string) string { return tokenPattern.ReplaceAllString(s, "mh_REDACTED") }
 
 func (o Options) target() (target, error) {
 	t, ok := targets[o.CLI]
@@ -119,29 +125,18 @@ func Connect(ctx context.Context, o Options) error {
 	} else if where != "" {
 		return fmt.Errorf("%s already has an MCP server named memhost in %s, registered outside memhost connect; remove it first", o.CLI, where)
 	}
-	preview, err := t.connect(o, server{url: o.MCPURL, token: redacted, hook: o.Hook})
+	steps, err := t.connect(o, server{memhost: o.Memhost, config: o.Config, hook: o.Hook})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Out, "memhost connect %s will:\n", o.CLI)
-	if err := show(o, preview); err != nil {
+	if err := show(o, steps); err != nil {
 		return err
 	}
 	if err := confirm(o); err != nil {
 		return err
 	}
-	token, tokenID, err := o.Tokens.Mint(ctx, "memhost connect "+o.CLI)
-	if err != nil {
-		return err
-	}
-	steps, err := t.connect(o, server{url: o.MCPURL, token: token, hook: o.Hook})
-	if err == nil {
-		err = apply(ctx, o, steps, &state{CLI: o.CLI, ConnectedAt: time.Now().UTC(), TokenID: tokenID, Hook: o.Hook})
-	}
-	if err != nil {
-		if tokenID != "" {
-			_ = o.Tokens.Revoke(context.WithoutCancel(ctx), tokenID)
-		}
+	if err := apply(ctx, o, steps, &state{CLI: o.CLI, ConnectedAt: time.Now().UTC(), Hook: o.Hook}); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Out, "connected %s; undo with: memhost connect --undo %s\n", o.CLI, o.CLI)
@@ -152,7 +147,7 @@ func Connect(ctx context.Context, o Options) error {
 func show(o Options, steps []step) error {
 	for _, s := range steps {
 		if s.run != nil {
-			fmt.Fprintf(o.Out, "  run: %s\n    (it changes %s)\n", s.show, s.file)
+			fmt.Fprintf(o.Out, "  run: %s\n    (it changes %s)\n", maskTokens(s.show), s.file)
 			continue
 		}
 		before, _, err := readFile(s.file)
@@ -163,7 +158,7 @@ func show(o Options, steps []step) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "  edit %s:\n%s", s.file, indent(udiff.Unified(s.file, s.file+" (after)", string(before), string(after))))
+		fmt.Fprintf(o.Out, "  edit %s:\n%s", s.file, indent(maskTokens(udiff.Unified(s.file, s.file+" (after)", string(before), string(after)))))
 	}
 	fmt.Fprintf(o.Out, "  backups and a record go to %s\n", o.stateDir())
 	return nil
@@ -268,7 +263,7 @@ func runStep(ctx context.Context, o Options, s step) error {
 		cmd.Dir = o.Env["HOME"]
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%s failed: %w: %s", s.show, err, strings.TrimSpace(string(out)))
+			return fmt.Errorf("%s failed: %w: %s", maskTokens(s.show), err, maskTokens(strings.TrimSpace(string(out))))
 		}
 		return nil
 	}
@@ -369,8 +364,8 @@ func Undo(ctx context.Context, o Options) error {
 		}
 	}
 	removeCreatedDirs(st.CreatedDirs)
-	if st.TokenID != "" {
-		if err := o.Tokens.Revoke(ctx, st.TokenID); err != nil {
+	if st.TokenID != "" && o.Revoke != nil {
+		if err := o.Revoke(ctx, st.TokenID); err != nil {
 			fmt.Fprintf(o.Out, "could not revoke the connection's token %s (memhost token revoke %s): %v\n", st.TokenID, st.TokenID, err)
 		}
 	}
@@ -396,8 +391,9 @@ const stateFile = "state.json"
 
 // state is the record of one connection.
 type state struct {
-	CLI         string       `json:"cli"`
-	ConnectedAt time.Time    `json:"connected_at"`
+	CLI         string    `json:"cli"`
+	ConnectedAt time.Time `json:"connected_at"`
+	// TokenID is the token an earlier memhost connect minted and registered; undo revokes it.
 	TokenID     string       `json:"token_id,omitempty"`
 	Hook        string       `json:"hook,omitempty"`
 	Files       []fileRecord `json:"files"`
@@ -489,8 +485,8 @@ func readFile(path string) (data []byte, exists bool, err error) {
 	return data, true, nil
 }
 
-// writeFile replaces path atomically, keeping its mode (0600 for a new file: these files
-// hold tokens).
+// writeFile replaces path atomically, keeping its mode (0600 for a new file: the CLIs' own
+// configuration is the user's business).
 func writeFile(path string, data []byte) error {
 	mode := fs.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {

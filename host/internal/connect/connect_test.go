@@ -28,39 +28,26 @@ esac
 exit "${FAKE_EXIT:-0}"
 `
 
-// fakeTokens mints fake tokens (memhost's shape) and records revocations.
-type fakeTokens struct {
-	mu      sync.Mutex
-	minted  []string
-	revoked []string
-}
-
-func (f *fakeTokens) Mint(_ context.Context, name string) (string, string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.minted = append(f.minted, name)
-	return "mh_" + strings.Repeat("c", 40) + string(rune('A'+len(f.minted))), "id-" + name, nil
-}
-
-func (f *fakeTokens) Revoke(_ context.Context, id string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.revoked = append(f.revoked, id)
-	return nil
-}
-
 type bundle struct {
 	home, out string
-	tokens    *fakeTokens
 	log       *testlog.Buffer
 	opts      Options
+
+	mu      sync.Mutex
+	revoked []string // token ids Revoke was given
+}
+
+func (b *bundle) revokedIDs() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.revoked
 }
 
 // setup returns options for cli in a fresh home with the fake CLIs on PATH.
 func setup(t *testing.T, cli string) *bundle {
 	t.Helper()
 	root := t.TempDir()
-	b := &bundle{home: filepath.Join(root, "home"), out: filepath.Join(root, "out"), tokens: &fakeTokens{}, log: &testlog.Buffer{}}
+	b := &bundle{home: filepath.Join(root, "home"), out: filepath.Join(root, "out"), log: &testlog.Buffer{}}
 	bin := filepath.Join(root, "bin")
 	for _, d := range []string{b.home, b.out, bin} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
@@ -72,12 +59,18 @@ func setup(t *testing.T, cli string) *bundle {
 		CLI:      cli,
 		Env:      map[string]string{"HOME": b.home, "PATH": bin + ":/usr/bin:/bin", "FAKE_OUT": b.out},
 		Hook:     HookCommand("/opt/memhost/bin/memhost", "/srv/my memhost/memhost.toml", cli),
-		MCPURL:   "http://127.0.0.1:7420/mcp",
+		Memhost:  "/opt/memhost/bin/memhost",
+		Config:   "/srv/my memhost/memhost.toml",
 		StateDir: filepath.Join(b.home, ".config", "memhost", "connect"),
-		Tokens:   b.tokens,
-		Yes:      true,
-		In:       strings.NewReader(""),
-		Out:      b.log,
+		Revoke: func(_ context.Context, id string) error {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.revoked = append(b.revoked, id)
+			return nil
+		},
+		Yes: true,
+		In:  strings.NewReader(""),
+		Out: b.log,
 	}
 	return b
 }
@@ -116,10 +109,11 @@ const claudeSettings = `{
 }
 `
 
-// TestConnectClaudeAsksAppliesAndUndoesByteForByte: connect shows the command (token
-// redacted) and the diff, changes nothing without a yes, registers through `claude mcp add`
-// at user scope and adds the hook keeping the user's settings in order; a second connect
-// changes nothing; undo restores both files byte for byte and revokes the token.
+// TestConnectClaudeAsksAppliesAndUndoesByteForByte: connect shows the command and the diff,
+// changes nothing without a yes, registers `memhost mcp` as a stdio server through `claude
+// mcp add` at user scope (no token anywhere: the server gets one for the session's project)
+// and adds the hook keeping the user's settings in order; a second connect changes nothing;
+// undo restores both files byte for byte.
 func TestConnectClaudeAsksAppliesAndUndoesByteForByte(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "claude")
@@ -127,23 +121,21 @@ func TestConnectClaudeAsksAppliesAndUndoesByteForByte(t *testing.T) {
 	write(t, userFile, `{"numStartups": 3}`)
 	write(t, settings, claudeSettings)
 	b.opts.Env["FAKE_FILE"] = userFile
-	b.opts.Env["FAKE_ADD"] = `{"numStartups": 3, "mcpServers": {"memhost": {"type": "http", "url": "http://127.0.0.1:7420/mcp"}}}`
+	b.opts.Env["FAKE_ADD"] = `{"numStartups": 3, "mcpServers": {"memhost": {"type": "stdio", "command": "/opt/memhost/bin/memhost"}}}`
 
 	b.opts.Yes, b.opts.In = false, strings.NewReader("n\n")
 	require.ErrorIs(t, Connect(t.Context(), b.opts), ErrNotConfirmed)
 	shown := b.log.String()
-	require.Contains(t, shown, "run: claude mcp add --scope user --transport http memhost http://127.0.0.1:7420/mcp --header 'Authorization: Bearer mh_REDACTED'")
+	require.Contains(t, shown, "run: claude mcp add --scope user memhost -e 'MEMHOST_CONFIG=/srv/my memhost/memhost.toml' -- /opt/memhost/bin/memhost mcp")
 	require.Contains(t, shown, "+  \"hooks\": {")
 	require.Contains(t, shown, `+            "command": "/opt/memhost/bin/memhost --config '/srv/my memhost/memhost.toml' hook session-start --cli claude",`)
 	require.Empty(t, b.calls(t), "nothing ran")
-	require.Empty(t, b.tokens.minted, "no token minted")
 	require.Equal(t, claudeSettings, read(t, settings))
 	require.NoDirExists(t, b.opts.StateDir)
 
 	b.opts.In = strings.NewReader("y\n")
 	require.NoError(t, Connect(t.Context(), b.opts))
-	require.Equal(t, []string{"mcp add --scope user --transport http memhost http://127.0.0.1:7420/mcp --header Authorization: Bearer mh_" + strings.Repeat("c", 40) + "B"}, b.calls(t))
-	require.NotContains(t, b.log.String(), "mh_ccc", "the token is never shown")
+	require.Equal(t, []string{"mcp add --scope user memhost -e MEMHOST_CONFIG=/srv/my memhost/memhost.toml -- /opt/memhost/bin/memhost mcp"}, b.calls(t))
 	require.Equal(t, `{
   "model": "opus",
   "permissions": {
@@ -171,13 +163,12 @@ func TestConnectClaudeAsksAppliesAndUndoesByteForByte(t *testing.T) {
 	require.NoError(t, Connect(t.Context(), b.opts))
 	require.Contains(t, b.log.String(), "claude is connected already")
 	require.Len(t, b.calls(t), 1, "connecting twice changes nothing")
-	require.Len(t, b.tokens.minted, 1)
 
 	require.NoError(t, Undo(t.Context(), b.opts))
 	require.Equal(t, `{"numStartups": 3}`, read(t, userFile))
 	require.Equal(t, claudeSettings, read(t, settings))
 	require.Len(t, b.calls(t), 1, "a file as connect left it is restored, not edited")
-	require.Equal(t, []string{"id-memhost connect claude"}, b.tokens.revoked)
+	require.Empty(t, b.revokedIDs(), "this connection registered no token")
 	require.NoDirExists(t, filepath.Join(b.opts.StateDir, "claude"))
 
 	require.NoError(t, Undo(t.Context(), b.opts))
@@ -231,7 +222,7 @@ func TestConnectGeminiTrustsTheServerAndHooksTheBanner(t *testing.T) {
 	b.opts.Env["FAKE_ADD"] = `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "mcpServers": {"memhost": {"httpUrl": "x", "trust": true}}}`
 
 	require.NoError(t, Connect(t.Context(), b.opts))
-	require.Equal(t, []string{"mcp add --scope user --transport http --trust --header Authorization: Bearer mh_" + strings.Repeat("c", 40) + "B memhost http://127.0.0.1:7420/mcp"}, b.calls(t))
+	require.Equal(t, []string{"mcp add memhost /opt/memhost/bin/memhost mcp --scope user --trust -e MEMHOST_CONFIG=/srv/my memhost/memhost.toml"}, b.calls(t))
 	after := read(t, settings)
 	require.Contains(t, after, `"trust": true`, "the CLI's registration is kept")
 	require.Contains(t, after, `"timeout": 10000`)
@@ -263,7 +254,8 @@ func TestConnectCodexAppendsTheServerAndUndoesIt(t *testing.T) {
 		MCPServers map[string]map[string]any `toml:"mcp_servers"`
 	}
 	require.NoError(t, toml.Unmarshal([]byte(after), &doc))
-	require.Equal(t, map[string]any{"url": "http://127.0.0.1:7420/mcp", "http_headers": map[string]any{"Authorization": "Bearer mh_" + strings.Repeat("c", 40) + "B"}}, doc.MCPServers["memhost"])
+	require.Equal(t, map[string]any{"command": "/opt/memhost/bin/memhost", "args": []any{"mcp"}, "env": map[string]any{"MEMHOST_CONFIG": "/srv/my memhost/memhost.toml"}},
+		doc.MCPServers["memhost"], "a stdio server: no URL, no token")
 	fi, err := os.Stat(config)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "the file keeps its mode")
@@ -286,11 +278,10 @@ func TestConnectRefusesAServerRegisteredOutsideIt(t *testing.T) {
 	err := Connect(t.Context(), b.opts)
 	require.EqualError(t, err, "claude already has an MCP server named memhost in "+userFile+", registered outside memhost connect; remove it first")
 	require.Empty(t, b.calls(t))
-	require.Empty(t, b.tokens.minted)
 }
 
-// TestAFailedConnectChangesNothing: the CLI's command fails: every file is as before, the
-// minted token is revoked, no record remains, and the error carries the CLI's words.
+// TestAFailedConnectChangesNothing: the CLI's command fails: every file is as before, no
+// record remains, and the error carries the CLI's words.
 func TestAFailedConnectChangesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "claude")
@@ -301,10 +292,8 @@ func TestAFailedConnectChangesNothing(t *testing.T) {
 	err := Connect(t.Context(), b.opts)
 	require.ErrorContains(t, err, "claude mcp add --scope user")
 	require.ErrorContains(t, err, "error: config is locked")
-	require.NotContains(t, err.Error(), "mh_ccc")
 	require.Equal(t, claudeSettings, read(t, settings))
 	require.NoFileExists(t, filepath.Join(b.home, ".claude.json"))
-	require.Equal(t, []string{"id-memhost connect claude"}, b.tokens.revoked)
 	require.NoDirExists(t, filepath.Join(b.opts.StateDir, "claude"))
 }
 
@@ -371,4 +360,55 @@ func TestUndoOfAFileTheCLIRewroteKeepsNoEmptyRecord(t *testing.T) {
 	require.Equal(t, `{"numStartups": 1, "mcpServers": {}}`, read(t, userFile))
 	require.NoDirExists(t, filepath.Join(b.opts.StateDir, "claude"))
 	require.Contains(t, b.log.String(), "disconnected claude\n")
+}
+
+// earlierCodexConnect is config.toml as an earlier memhost connect left it: an HTTP server
+// with a read/write token in its headers.
+const earlierCodexConnect = codexConfig + `
+# Added by memhost connect (memhost connect --undo codex removes it).
+[mcp_servers.memhost]
+url = "http://127.0.0.1:7420/mcp"
+http_headers = { Authorization = "Bearer mh_0123456789abcdefghijABCDEFGHIJ_-xyz0123456789ab" }
+`
+
+// TestUndoOfAnEarlierConnectMasksAndRevokesItsToken: a connection made by an earlier memhost
+// registered a token in config.toml; the user edited the file since, so undo shows a diff of
+// memhost's table going: the token in it is masked, the table goes, and the token is revoked.
+func TestUndoOfAnEarlierConnectMasksAndRevokesItsToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "codex")
+	config := filepath.Join(b.home, ".codex", "config.toml")
+	write(t, config, earlierCodexConnect+"\n[profiles.work]\nmodel = \"o9\"\n")
+	dir := filepath.Join(b.opts.StateDir, "codex")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	require.NoError(t, (&state{CLI: "codex", TokenID: "0190aaaa-0000-7000-8000-000000000001",
+		Files: []fileRecord{{Path: config, Existed: true, Mode: 0o644, Backup: "0-config.toml", After: digest([]byte(earlierCodexConnect), true)}}}).write(dir))
+	write(t, filepath.Join(dir, "0-config.toml"), codexConfig)
+
+	require.NoError(t, Undo(t.Context(), b.opts))
+	shown := b.log.String()
+	require.Contains(t, shown, `-http_headers = { Authorization = "Bearer mh_REDACTED" }`)
+	require.NotContains(t, shown, "mh_0123456789", "no diff connect prints shows a token")
+	require.Equal(t, codexConfig+"[profiles.work]\nmodel = \"o9\"\n", read(t, config))
+	require.Equal(t, []string{"0190aaaa-0000-7000-8000-000000000001"}, b.revokedIDs())
+}
+
+// TestConnectWritesNoTokenAnywhere: after connecting every CLI, no file under the user's
+// home (the CLIs' configuration, connect's backups and record) holds a token.
+func TestConnectWritesNoTokenAnywhere(t *testing.T) {
+	t.Parallel()
+	for _, cli := range CLIs() {
+		b := setup(t, cli)
+		b.opts.Env["FAKE_FILE"] = filepath.Join(b.home, "fake-"+cli+".json")
+		b.opts.Env["FAKE_ADD"] = "{}"
+		require.NoError(t, Connect(t.Context(), b.opts))
+		require.NoError(t, filepath.WalkDir(b.home, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			require.NotContains(t, read(t, path), "mh_", "%s: %s", cli, path)
+			return nil
+		}))
+		require.NotContains(t, b.log.String(), "mh_", cli)
+	}
 }

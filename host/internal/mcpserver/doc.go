@@ -3,8 +3,9 @@
 // with their input and output schemas, descriptions and annotations; the mapping from a
 // caller (bearer token principal, MCP client name, project/cwd arguments) to a
 // memory.Access; the mapping of service errors to tool results the model can read; and the
-// two transports: streamable HTTP behind bearer authentication (Handler) and stdio for
-// `memhost mcp` (ServeStdio).
+// transports: streamable HTTP behind bearer authentication (Handler), and in process over any
+// MCP transport with a fixed principal (Serve). `memhost mcp`, the stdio server a CLI starts,
+// forwards to the HTTP surface of the running host (package hostclient).
 //
 // Protocol versions: the SDK negotiates 2024-11-05 through 2025-11-25 with the initialize
 // handshake on stateful sessions, and 2026-07-28 statelessly (every request carries its

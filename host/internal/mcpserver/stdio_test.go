@@ -2,26 +2,17 @@ package mcpserver_test
 
 import (
 	"context"
-	"log/slog"
-	"os"
-	"os/exec"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/auth"
-	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/mcpserver"
 	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store/pgstore"
-	"github.com/memhost/memhost/host/internal/testlog"
-	"github.com/memhost/memhost/host/internal/testplugins"
-	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
-// serveStdio runs Serve (ServeStdio's body) on an in-memory pipe and connects an SDK client.
+// serveStdio runs Serve on an in-memory pipe and connects an SDK client.
 func (b *bundle) serveStdio(t *testing.T, p auth.Principal, defaultProject, client string) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -83,63 +74,4 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 	require.Regexp(t, `^internal error \(ref [0-9a-f]{8}\); see the memhost host log$`, msg)
 	require.Contains(t, b.logs.String(), "mcp tool failed")
 	require.Contains(t, b.logs.String(), "closed pool")
-}
-
-// Environment of the `memhost mcp` stand-in that TestServeStdioOverProcessPipes starts.
-const (
-	childDSN    = "MEMHOST_MCPSERVER_CHILD_DSN"
-	childToken  = "MEMHOST_MCPSERVER_CHILD_TOKEN"
-	childPlugin = "MEMHOST_MCPSERVER_CHILD_PLUGIN"
-)
-
-// TestServeStdioOverProcessPipes runs ServeStdio in a child process (this test binary,
-// re-executed as TestStdioChildProcess) on its real stdin and stdout, and talks to it with
-// the SDK's CommandTransport, as a CLI configured with `command: memhost mcp` does. Anything
-// else written to stdout would break the protocol.
-func TestServeStdioOverProcessPipes(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStdioChildProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(),
-		childDSN+"="+b.dsn,
-		childToken+"="+b.token(t, "memhost-mcp", writeScopes, ""),
-		childPlugin+"="+testplugins.BM25(t),
-	)
-	stderr := &testlog.Buffer{}
-	cmd.Stderr = stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gemini-cli", Version: "0.61"}, nil).
-		Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err, "child stderr: %s", stderr)
-
-	stored := ok[memory.StoreResult](t, cs, mcpserver.ToolStore, map[string]any{"text": "Run make lint before pushing."})
-	require.Equal(t, projectA, stored.Memory.Project)
-	require.Equal(t, "gemini-cli", stored.Memory.Agent)
-	hits := ok[mcpserver.SearchOutput](t, cs, mcpserver.ToolSearch, map[string]any{"query": "lint before push"})
-	require.NotEmpty(t, hits.Hits)
-	require.Equal(t, stored.ID, hits.Hits[0].ID)
-	require.NoError(t, cs.Close(), "closing stdin ends ServeStdio; child stderr: %s", stderr)
-	require.True(t, cmd.ProcessState.Success(), "child stderr: %s", stderr)
-
-	// The parent sees the child's write: same database.
-	got, err := b.svc.Get(context.Background(), memory.Access{Project: projectA, Actor: "test"}, stored.ID)
-	require.NoError(t, err)
-	require.Equal(t, "Run make lint before pushing.", got.Text)
-}
-
-// TestStdioChildProcess is the child half of TestServeStdioOverProcessPipes; run on its own
-// (without the environment the parent sets) it has nothing to serve and returns at once.
-func TestStdioChildProcess(t *testing.T) {
-	dsn := os.Getenv(childDSN)
-	if dsn == "" {
-		return
-	}
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dsn)
-	require.NoError(t, err)
-	defer pool.Close()
-	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(embeddertest.Launch(t, os.Getenv(childPlugin))), nil, memory.DefaultConfig())
-	p, err := auth.NewTokens(pool).Authenticate(ctx, os.Getenv(childToken))
-	require.NoError(t, err)
-	srv := mcpserver.New(svc, mcpserver.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
-	require.NoError(t, srv.ServeStdio(ctx, p, projectA))
 }

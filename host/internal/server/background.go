@@ -4,12 +4,13 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/lifecycle"
 )
 
 // Background is the host's background work under one lifecycle: following the change feed
 // into the lexical index, moving bulk-imported rows into the ANN index, recording search
-// hits and checking plugin health. Start it once the core is open; Stop it before Close.
+// hits, checking plugin health and purging dead tokens. Start it once the core is open; Stop it before Close.
 func (c *Core) Background() *lifecycle.Group {
 	return lifecycle.NewGroup(c.Log,
 		lifecycle.Func("change feed", func(ctx context.Context) error {
@@ -23,7 +24,29 @@ func (c *Core) Background() *lifecycle.Group {
 		lifecycle.Func("scope graphs", c.runGraphs),
 		lifecycle.Func("hit recorder", c.Service.RecordHits),
 		lifecycle.Func("plugin health", c.Plugins.Run),
+		lifecycle.Func("token purge", c.purgeTokens),
 	)
+}
+
+// tokenPurgeInterval is how often a host deletes tokens past auth.PurgeGrace. Every host
+// sharing the database does it; the DELETE is idempotent.
+const tokenPurgeInterval = time.Hour
+
+// purgeTokens deletes revoked and expired tokens once their grace has passed: each session's
+// project token expires within a day, and the table must not grow with them.
+func (c *Core) purgeTokens(ctx context.Context) error {
+	for {
+		if n, err := c.Tokens.Purge(ctx, auth.PurgeGrace); err != nil && ctx.Err() == nil {
+			c.Log.Warn("token purge", "err", err)
+		} else if n > 0 {
+			c.Log.Info("tokens purged", "tokens", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(tokenPurgeInterval):
+		}
+	}
 }
 
 // graphInterval is how often a host looks for scopes that have grown past the graph size.

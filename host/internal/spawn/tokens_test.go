@@ -43,7 +43,7 @@ func TestAProjectTokenIsKeptAndReused(t *testing.T) {
 	require.NoError(t, err, "kept: not revoked at the session's end")
 	require.Equal(t, "github.com/o/r", p.ProjectKey)
 	require.Equal(t, []auth.Scope{auth.ScopeRead, auth.ScopeWrite}, p.Scopes)
-	list, err := store.List(ctx)
+	list, err := store.List(ctx, false)
 	require.NoError(t, err)
 	require.WithinDuration(t, time.Now().Add(DefaultTokenTTL), *list[0].ExpiresAt, time.Minute)
 	fi, err := os.Stat(cache)
