@@ -132,10 +132,11 @@ func firstSentence(text string) string {
 }
 
 // clip makes s a map text of at most n bytes: one line (line breaks and tabs become spaces,
-// other control characters go), cut on a rune boundary with the cut marked
-// by an ellipsis, and "" when nothing visible is left. Build passes every text it reads
-// (READMEs, manifests, Makefile help, commit subjects) through it, so the map it builds
-// meets Validate's rule for texts (memory.CheckLine) whatever the tree holds.
+// other control characters go), cut on a rune boundary with the cut marked by an ellipsis.
+// Build passes every text it reads (READMEs, manifests, Makefile help, commit subjects)
+// through it, so the map it builds meets Validate's rule for texts (memory.CheckLine)
+// whatever the tree holds: a text that rule still refuses (one of only invisible characters)
+// becomes "", as if the project gave none.
 func clip(s string, n int) string {
 	s = strings.ToValidUTF8(s, "")
 	s = strings.TrimSpace(strings.Map(func(r rune) rune {
@@ -156,7 +157,7 @@ func clip(s string, n int) string {
 		s = strings.TrimSpace(s[:cut]) + ellipsis
 	}
 	if memory.CheckLine("text", s, n) != nil {
-		return "" // only invisible characters: nothing to show
+		return ""
 	}
 	return s
 }
