@@ -97,7 +97,7 @@ func (r *renderer) build(spec sectionSpec) *section {
 	s := &section{sectionSpec: spec, heading: spec.heading}
 	now := r.in.Now
 	doc := func(title, verb string, d Document) {
-		if text := block(d.Text); text != "" {
+		if text := document(d.Text); text != "" {
 			s.heading = docHeading(title, verb, d, now)
 			s.items = []item{{text: text}}
 		}

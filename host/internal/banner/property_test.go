@@ -2,6 +2,7 @@ package banner
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,12 +69,43 @@ func checkProperties(t *testing.T, in Input, opts Options, res Result) {
 	// Nothing that is not in the input; items in the caller's order.
 	checkProvenance(t, in, lines[2:], note)
 	checkOrder(t, in, resolved, res.Text)
+	checkHeadings(t, res)
+}
+
+// headingLike matches a line that markdown, or a model skimming the text, could take for a
+// heading: after white space, invisible format characters and quote or list markers, a "#"
+// (ATX), or a run of "=" or of "-" alone (a setext underline, heading the line above).
+var headingLike = regexp.MustCompile(`^(?:[\s\p{Z}\p{Cf}>]|[-*+][ \t]|[0-9]{1,9}[.)][ \t])*(?:#|=+[\s\p{Z}]*$|-+[\s\p{Z}]*$)`)
+
+// checkHeadings: the banner's headings are exactly memhost's own, the title and one per
+// section shown, in order, whatever the documents, facts and journal hold.
+func checkHeadings(t *testing.T, res Result) {
+	t.Helper()
+	titles := map[Section]string{SectionGoal: "## Goal", SectionPlan: "## Plan", SectionMap: "## Project map",
+		SectionNewest: "## Newest facts", SectionJournal: "## Recent sessions", SectionTop: "## Top facts"}
+	want := []string{"# memhost project memory"}
+	for _, s := range res.Sections {
+		if s.Shown > 0 {
+			want = append(want, titles[s.Section])
+		}
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSuffix(res.Text, "\n"), "\n") {
+		if headingLike.MatchString(line) {
+			got = append(got, line)
+		}
+	}
+	require.Len(t, got, len(want), "headings: %q", got)
+	for i, line := range got {
+		own := line == want[i] || strings.HasPrefix(line, want[i]+" (") || (i == 0 && strings.HasPrefix(line, want[i]+": "))
+		require.True(t, own, "not memhost's heading: %q (want %q)", line, want[i])
+	}
 }
 
 // notFullyShown reports whether any given item is absent from text or shortened.
 func notFullyShown(in Input, text string) bool {
 	for title, d := range map[string]Document{"Goal": in.Goal, "Plan": in.Plan, "Project map": in.Map} {
-		if b := block(d.Text); b != "" && !docShown(text, title, b) {
+		if b := document(d.Text); b != "" && !docShown(text, title, b) {
 			return true
 		}
 	}
@@ -119,7 +151,7 @@ func checkProvenance(t *testing.T, in Input, body []string, note string) {
 	t.Helper()
 	var sources []string
 	for _, d := range []Document{in.Goal, in.Plan, in.Map} {
-		sources = append(sources, strings.Split(block(d.Text), "\n")...)
+		sources = append(sources, strings.Split(document(d.Text), "\n")...)
 	}
 	for _, f := range append(append([]Fact{}, in.Facts...), in.Recent...) {
 		sources = append(sources, factPrefix(f, in.Now)+oneLine(f.Text))

@@ -16,6 +16,7 @@ import (
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/projectmap"
+	"github.com/memhost/memhost/host/internal/store"
 )
 
 // populate gives a project a goal, a plan, a map, facts and journal entries, each text marked
@@ -148,6 +149,59 @@ func TestMapUploadBuildAndStaleness(t *testing.T) {
 	require.ErrorContains(t, err, "cannot see this project's directory")
 	_, err = b.brain.Map(ctx, agentA, brain.MapRequest{})
 	require.ErrorContains(t, err, "has no map yet", "A's map was never written from B's directory")
+}
+
+// A map the host builds itself takes the upload's path: its README sentences, Makefile help
+// and commit subjects are redacted before they are stored or shown.
+func TestMapsBuiltHereAreRedacted(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("Deploys with token SECRETVALUE to prod.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte("deploy: ## Push with SECRETVALUE\n\ttrue\n"), 0o644))
+	id, err := project.Resolve(dir)
+	require.NoError(t, err)
+	local := memory.Access{Project: id.Key}
+
+	built, err := b.brain.Map(ctx, local, brain.MapRequest{Dir: dir})
+	require.NoError(t, err)
+	require.Equal(t, 2, built.Redactions)
+	require.NotContains(t, string(built.Map), "SECRETVALUE")
+	require.NotContains(t, built.Summary, "SECRETVALUE")
+	require.Contains(t, built.Summary, "About: Deploys with token [REDACTED:test] to prod.")
+	res, err := b.brain.Banner(ctx, local, brain.BannerRequest{})
+	require.NoError(t, err)
+	require.NotContains(t, res.Text, "SECRETVALUE")
+}
+
+// A map from beyond the clock-skew allowance, as one stored before uploads were held to the
+// clock may be, is stale: surfaces say so and a host that sees the directory rebuilds it.
+func TestMapFromTheFutureIsStale(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.22\n"), 0o644))
+	id, err := project.Resolve(dir)
+	require.NoError(t, err)
+	local := memory.Access{Project: id.Key}
+	future := time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, err = b.store.PutMap(ctx, store.ProjectMap{ScopeKey: id.Key, Map: []byte(`{"format":1}`), Summary: "Order service.",
+		GeneratedAt: future})
+	require.NoError(t, err)
+
+	old, err := b.brain.Map(ctx, local, brain.MapRequest{})
+	require.NoError(t, err)
+	require.True(t, old.Stale)
+	h, err := b.brain.Health(ctx, local)
+	require.NoError(t, err)
+	require.True(t, h.MapStale)
+	rebuilt, err := b.brain.Map(ctx, local, brain.MapRequest{Dir: dir})
+	require.NoError(t, err)
+	require.Equal(t, b.now, rebuilt.GeneratedAt)
+	require.False(t, rebuilt.Stale)
 }
 
 func TestHealthSnapshot(t *testing.T) {

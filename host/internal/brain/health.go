@@ -73,7 +73,7 @@ func (s *Service) Health(ctx context.Context, a memory.Access) (HealthView, erro
 		v.TopHit = append(v.TopHit, HitFact{ID: m.ID, Kind: m.Kind, Text: m.Text, HitCount: m.HitCount})
 	}
 	if h.MapGeneratedAt != nil {
-		v.MapGeneratedAt, v.MapStale = h.MapGeneratedAt, now.Sub(*h.MapGeneratedAt) > s.cfg.MapMaxAge
+		v.MapGeneratedAt, v.MapStale = h.MapGeneratedAt, s.mapStale(*h.MapGeneratedAt)
 	}
 	return v, nil
 }

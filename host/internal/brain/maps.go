@@ -25,27 +25,41 @@ type MapView struct {
 	Summary string `json:"summary"`
 	// Map is the whole map in projectmap's JSON form (docs/project-map.md).
 	Map json.RawMessage `json:"map,omitempty"`
+	// Redactions counts the secrets replaced in the map as it was stored (on a write only).
+	Redactions int `json:"redactions,omitempty"`
 }
 
 func (s *Service) mapView(m store.ProjectMap) MapView {
 	return MapView{Project: m.ScopeKey, GeneratedAt: m.GeneratedAt, UpdatedAt: m.UpdatedAt, Fingerprint: m.Fingerprint,
-		Stale: s.now().Sub(m.GeneratedAt) > s.cfg.MapMaxAge, Summary: m.Summary, Map: json.RawMessage(m.Map)}
+		Stale: s.mapStale(m.GeneratedAt), Summary: m.Summary, Map: json.RawMessage(m.Map)}
+}
+
+// mapStale is projectmap's staleness rule at the host's clock and configured age.
+func (s *Service) mapStale(generatedAt time.Time) bool {
+	return projectmap.Stale(generatedAt, s.now(), s.cfg.MapMaxAge)
 }
 
 // PutMap stores a map uploaded by the machine that can see the project (its JSON form,
-// checked against projectmap's format and limits), replacing the project's map.
+// checked against projectmap's format and limits, and not from beyond the host's clock),
+// replacing the project's map.
 func (s *Service) PutMap(ctx context.Context, a memory.Access, data []byte) (MapView, error) {
 	if err := check(a); err != nil {
 		return MapView{}, err
 	}
 	m, err := projectmap.Decode(data)
+	if err == nil {
+		err = m.CheckClock(s.now())
+	}
 	if err != nil {
 		return MapView{}, mapFieldErr(err)
 	}
 	return s.storeMap(ctx, a.Project, m)
 }
 
+// storeMap redacts a map, uploaded or built here, as every memory is on its way in, and
+// stores it with the summary the banner shows, made from the redacted map.
 func (s *Service) storeMap(ctx context.Context, key string, m projectmap.Map) (MapView, error) {
+	redactions := m.Redact(s.mem.Redact)
 	// Re-encoded, not stored as sent: the stored form is exactly the fields this host knows.
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -56,7 +70,9 @@ func (s *Service) storeMap(ctx context.Context, key string, m projectmap.Map) (M
 	if err != nil {
 		return MapView{}, err
 	}
-	return s.mapView(pm), nil
+	v := s.mapView(pm)
+	v.Redactions = redactions
+	return v, nil
 }
 
 // mapFieldErr turns projectmap's validation error into the surfaces' field error.
@@ -91,7 +107,7 @@ func (s *Service) Map(ctx context.Context, a memory.Access, req MapRequest) (Map
 		return MapView{}, err
 	}
 	have := err == nil
-	if req.Refresh || !have || s.now().Sub(cur.GeneratedAt) > s.cfg.MapMaxAge {
+	if req.Refresh || !have || s.mapStale(cur.GeneratedAt) {
 		dir, ok := s.visibleDir(a.Project, req.Dir)
 		switch {
 		case ok:

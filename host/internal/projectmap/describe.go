@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/internal/memory"
 )
 
 // Read limits. A manifest larger than maxManifestBytes is not parsed; prose (a README, a
@@ -128,18 +131,33 @@ func firstSentence(text string) string {
 	return clip(text, MaxTextBytes)
 }
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut with an ellipsis.
+// clip makes s a map text of at most n bytes: one line (line breaks and tabs become spaces,
+// other control characters go), cut on a rune boundary with the cut marked by an ellipsis.
+// Build passes every text it reads (READMEs, manifests, Makefile help, commit subjects)
+// through it, so the map it builds meets Validate's rule for texts (memory.CheckLine)
+// whatever the tree holds: a text that rule still refuses (one of only invisible characters)
+// becomes "", as if the project gave none.
 func clip(s string, n int) string {
-	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-		s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "")
+	s = strings.ToValidUTF8(s, "")
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		switch {
+		case !unicode.IsControl(r):
+			return r
+		case unicode.IsSpace(r):
+			return ' '
+		}
+		return -1
+	}, s))
+	if len(s) > n {
+		const ellipsis = "…"
+		cut := n - len(ellipsis)
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = strings.TrimSpace(s[:cut]) + ellipsis
 	}
-	if len(s) <= n {
-		return s
+	if memory.CheckLine("text", s, n) != nil {
+		return ""
 	}
-	const ellipsis = "…"
-	cut := n - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strings.TrimSpace(s[:cut]) + ellipsis
+	return s
 }

@@ -52,8 +52,10 @@ func TestFingerprintFollowsHeadAndShallowChanges(t *testing.T) {
 
 func TestStale(t *testing.T) {
 	t.Parallel()
-	m := projectmap.Map{GeneratedAt: fixedNow}
-	require.False(t, m.Stale(fixedNow.Add(time.Hour), 2*time.Hour))
-	require.True(t, m.Stale(fixedNow.Add(3*time.Hour), 2*time.Hour))
-	require.False(t, m.Stale(fixedNow.Add(-time.Hour), 2*time.Hour), "a map from a clock ahead of ours is not stale")
+	require.False(t, projectmap.Stale(fixedNow, fixedNow.Add(time.Hour), 2*time.Hour))
+	require.True(t, projectmap.Stale(fixedNow, fixedNow.Add(3*time.Hour), 2*time.Hour))
+	require.False(t, projectmap.Stale(fixedNow, fixedNow.Add(-projectmap.MaxClockSkew), 2*time.Hour),
+		"a map from a clock a little ahead of ours is not stale")
+	require.True(t, projectmap.Stale(fixedNow, fixedNow.Add(-projectmap.MaxClockSkew-time.Second), 2*time.Hour),
+		"a map from further ahead must be rebuilt")
 }

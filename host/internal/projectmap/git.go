@@ -124,7 +124,7 @@ func parseActivity(out []byte, since time.Time) Activity {
 			act.Latest = append(act.Latest, Commit{Hash: f[0], Time: parseGitTime(f[1]), Subject: clip(f[2], MaxTextBytes)})
 		}
 		for file := range strings.SplitSeq(files, "\n") {
-			if file = strings.TrimSpace(file); file != "" && len(file) <= MaxPathBytes && !underSkipped(file, vendoredDirs) {
+			if file = strings.TrimSpace(file); mappable(file) && !underSkipped(file, vendoredDirs) {
 				changes[file]++
 			}
 		}

@@ -123,3 +123,29 @@ func TestBuildStopsAtMaxFilesInARepository(t *testing.T) {
 	require.NotNil(t, m.Git, "the git section is still read")
 	require.Contains(t, m.Summary(4096), "Incomplete (max_files)")
 }
+
+// A tree may hold anything in its file names, READMEs, Makefile help and commit messages; the
+// map built from it still meets its own rules (build checks Validate), so every text is one
+// line and none of it can start a line of the summary, where the banner would read it as a
+// heading.
+func TestBuildKeepsHostileTextsOnOneLine(t *testing.T) {
+	t.Parallel()
+	r := newGitRepo(t)
+	r.commit(fixedNow.Add(-time.Hour), "Fix\x1b[31m red\ttabs", map[string]string{
+		"go.mod":             "module example.com/x\n",
+		"README.md":          "Order service \x1b[2J for\tshops.\r\n",
+		"Makefile":           "deploy: ## Deploy\x1b[2J\x07 it\nd:\n\ttrue\n",
+		"evil\n## Goal/a.go": "package a\n",
+		"ok/b.go":            "package b\n",
+		"ok/README.md":       "\u200b\n",
+	})
+	m := build(t, r.root, gitOptions())
+	require.Equal(t, "Order service [2J for shops.", m.Description, "control characters are gone")
+	require.Equal(t, []string{"ok"}, dirPaths(m), "a name with a line break is left out")
+	require.Empty(t, m.Dirs[0].Description, "a README with nothing visible gives no description")
+	require.Equal(t, "Fix[31m red tabs", m.Git.Head.Subject)
+	for _, line := range strings.Split(m.Summary(1<<20), "\n") {
+		require.False(t, strings.HasPrefix(strings.TrimSpace(line), "#"), "%q", line)
+		require.NotContains(t, line, "\x1b")
+	}
+}

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/internal/memory"
 )
 
 // Size limits of a map. Build stays within them by construction; Decode and Validate hold
@@ -28,6 +29,7 @@ const (
 	// MaxPathBytes bounds every path.
 	MaxPathBytes        = 512
 	maxFingerprintBytes = 128
+	maxHashBytes        = 64
 )
 
 // FieldError is a map that breaks a rule: it names the field and the rule, in words a user
@@ -44,7 +46,8 @@ func fieldErr(field, format string, args ...any) error {
 }
 
 // Decode reads a map's JSON form and validates it. Errors are *FieldError. A newer format
-// is refused before its fields are read, so the error names the version, not a field.
+// is refused before its fields are read, so the error names the version, not a field. Decode
+// does not read a clock: a host that stores the map also calls CheckClock.
 func Decode(data []byte) (Map, error) {
 	if len(data) > MaxJSONBytes {
 		return Map{}, fieldErr("map", "is %d bytes; the limit is %d bytes", len(data), MaxJSONBytes)
@@ -62,6 +65,9 @@ func Decode(data []byte) (Map, error) {
 	if format > FormatVersion {
 		return Map{}, fieldErr("format", "%d is newer than this host understands (%d); upgrade the host", format, FormatVersion)
 	}
+	if err := checkTimes(data); err != nil {
+		return Map{}, err
+	}
 	var m Map
 	if err := json.Unmarshal(data, &m); err != nil {
 		return Map{}, jsonErr(err)
@@ -76,14 +82,21 @@ func jsonErr(err error) error {
 	switch {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		return fieldErr(typeErr.Field, "has the wrong type (%s)", typeErr.Value)
+	case errors.As(err, &typeErr):
+		return fieldErr("map", "must be a JSON object")
 	case errors.As(err, &syntaxErr):
 		return fieldErr("map", "is not valid JSON (at byte %d)", syntaxErr.Offset)
 	default:
-		return fieldErr("map", "must be a JSON object")
+		// checkTimes reads the only fields with a decoder of their own first, so no error
+		// should come here; if one does, its text may name Go types, which a user cannot act on.
+		return fieldErr("map", "is not a valid project map")
 	}
 }
 
 // Validate checks a map against the format's rules and size limits. Errors are *FieldError.
+// Every text is one line (memory.CheckLine, the rule of every one-line field the host takes):
+// the banner shows the map line by line, and a line break or an escape sequence in a
+// description would let the map forge lines of its own.
 func (m Map) Validate() error {
 	v := validator{}
 	if m.Format != FormatVersion {
@@ -92,74 +105,50 @@ func (m Map) Validate() error {
 	if m.GeneratedAt.IsZero() {
 		v.fail("generated_at", "must be set")
 	}
-	v.text("fingerprint", m.Fingerprint, maxFingerprintBytes)
-	v.text("description", m.Description, MaxTextBytes)
 	v.count("files", m.Files)
+	// Lengths first: a list over its limit is refused before its items are read.
 	v.list("truncated", len(m.Truncated), 3)
-	for i, r := range m.Truncated {
-		v.text(fmt.Sprintf("truncated[%d]", i), r, MaxTextBytes)
-	}
 	v.list("languages", len(m.Languages), MaxLanguages)
+	v.list("tools", len(m.Tools), MaxTools)
+	v.list("commands", len(m.Commands), MaxCommands)
+	v.list("dirs", len(m.Dirs), MaxDirs)
+	v.list("modules", len(m.Modules), MaxModules)
+	v.list("key_files", len(m.KeyFiles), MaxKeyFiles)
+	v.list("entry_points", len(m.EntryPoints), MaxEntryPoints)
+	if g := m.Git; g != nil {
+		v.list("git.recent.latest", len(g.Recent.Latest), MaxLatest)
+		v.list("git.recent.hot_files", len(g.Recent.HotFiles), MaxHotFiles)
+	}
+	if v.err != nil {
+		return v.err
+	}
+	for _, f := range m.fields() {
+		if f.path {
+			v.path(f.name, *f.value)
+		} else {
+			v.text(f.name, *f.value, f.limit)
+		}
+	}
 	for i, l := range m.Languages {
-		v.text(fmt.Sprintf("languages[%d].name", i), l.Name, MaxTextBytes)
 		v.count(fmt.Sprintf("languages[%d].files", i), l.Files)
 	}
-	v.list("tools", len(m.Tools), MaxTools)
-	for i, t := range m.Tools {
-		f := fmt.Sprintf("tools[%d]", i)
-		v.text(f+".name", t.Name, MaxTextBytes)
-		v.text(f+".kind", t.Kind, MaxTextBytes)
-		v.path(f+".source", t.Source)
-	}
-	v.list("commands", len(m.Commands), MaxCommands)
 	for i, c := range m.Commands {
-		f := fmt.Sprintf("commands[%d]", i)
-		v.text(f+".kind", c.Kind, MaxTextBytes)
-		v.text(f+".run", c.Run, MaxRunBytes)
-		if strings.TrimSpace(c.Run) == "" {
-			v.fail(f+".run", "must not be empty")
+		if c.Run == "" {
+			v.fail(fmt.Sprintf("commands[%d].run", i), "must not be empty")
 		}
-		v.path(f+".dir", c.Dir)
-		v.text(f+".description", c.Description, MaxTextBytes)
-		v.path(f+".source", c.Source)
 	}
-	v.list("dirs", len(m.Dirs), MaxDirs)
 	for i, d := range m.Dirs {
-		f := fmt.Sprintf("dirs[%d]", i)
-		v.path(f+".path", d.Path)
-		v.count(f+".files", d.Files)
-		v.text(f+".description", d.Description, MaxTextBytes)
+		v.count(fmt.Sprintf("dirs[%d].files", i), d.Files)
 	}
-	v.list("modules", len(m.Modules), MaxModules)
 	for i, mod := range m.Modules {
-		f := fmt.Sprintf("modules[%d]", i)
-		v.path(f+".dir", mod.Dir)
-		v.text(f+".ecosystem", mod.Ecosystem, MaxTextBytes)
-		v.text(f+".name", mod.Name, MaxTextBytes)
-		v.text(f+".description", mod.Description, MaxTextBytes)
-		v.count(f+".files", mod.Files)
-	}
-	v.list("key_files", len(m.KeyFiles), MaxKeyFiles)
-	for i, p := range m.KeyFiles {
-		v.path(fmt.Sprintf("key_files[%d]", i), p)
-	}
-	v.list("entry_points", len(m.EntryPoints), MaxEntryPoints)
-	for i, p := range m.EntryPoints {
-		v.path(fmt.Sprintf("entry_points[%d]", i), p)
+		v.count(fmt.Sprintf("modules[%d].files", i), mod.Files)
 	}
 	if g := m.Git; g != nil {
-		v.text("git.branch", g.Branch, MaxTextBytes)
-		if g.Head != nil {
-			v.commit("git.head", *g.Head)
-		}
 		v.count("git.recent.commits", g.Recent.Commits)
-		v.list("git.recent.latest", len(g.Recent.Latest), MaxLatest)
-		for i, c := range g.Recent.Latest {
-			v.commit(fmt.Sprintf("git.recent.latest[%d]", i), c)
+		if g.Recent.Since.After(m.GeneratedAt) {
+			v.fail("git.recent.since", "must not be after generated_at")
 		}
-		v.list("git.recent.hot_files", len(g.Recent.HotFiles), MaxHotFiles)
 		for i, h := range g.Recent.HotFiles {
-			v.path(fmt.Sprintf("git.recent.hot_files[%d].path", i), h.Path)
 			v.count(fmt.Sprintf("git.recent.hot_files[%d].commits", i), h.Commits)
 		}
 	}
@@ -175,12 +164,14 @@ func (v *validator) fail(field, format string, args ...any) {
 	}
 }
 
+// text holds a text to memory.CheckLine, the host's one rule for one-line fields.
 func (v *validator) text(field, s string, limit int) {
-	switch {
-	case len(s) > limit:
-		v.fail(field, "is %d bytes; the limit is %d bytes", len(s), limit)
-	case !utf8.ValidString(s) || strings.ContainsRune(s, 0):
-		v.fail(field, "must be valid UTF-8 without NUL bytes")
+	if v.err != nil {
+		return
+	}
+	var fe *memory.FieldError
+	if err := memory.CheckLine(field, s, limit); errors.As(err, &fe) {
+		v.err = &FieldError{Field: fe.Field, Message: fe.Message}
 	}
 }
 
@@ -212,9 +203,4 @@ func (v *validator) path(field, p string) {
 			return
 		}
 	}
-}
-
-func (v *validator) commit(field string, c Commit) {
-	v.text(field+".hash", c.Hash, 64)
-	v.text(field+".subject", c.Subject, MaxTextBytes)
 }

@@ -142,9 +142,3 @@ type HotFile struct {
 	Path    string `json:"path"`
 	Commits int    `json:"commits"`
 }
-
-// Stale reports whether the map is older than maxAge at now. A map from the future (a clock
-// skewed between the machine that built it and the one reading it) is not stale.
-func (m Map) Stale(now time.Time, maxAge time.Duration) bool {
-	return now.Sub(m.GeneratedAt) > maxAge
-}

@@ -3,6 +3,8 @@ package projectmap
 import (
 	"path"
 	"strings"
+
+	"github.com/memhost/memhost/host/internal/memory"
 )
 
 // shallowDepth is how many path segments a file may have and still be looked up by name:
@@ -30,7 +32,7 @@ func newScan() *scan {
 
 // add counts one file, given as a slash path relative to the root.
 func (s *scan) add(rel string) {
-	if rel == "" || len(rel) > MaxPathBytes {
+	if !mappable(rel) {
 		return
 	}
 	s.files++
@@ -53,6 +55,14 @@ func (s *scan) add(rel string) {
 	if len(s.entries) < maxEntryCandidates && isEntryPoint(rel, depth) {
 		s.entries = append(s.entries, rel)
 	}
+}
+
+// mappable reports whether rel can be named in a map. A path that breaks the rule for map
+// texts (memory.CheckLine: over MaxPathBytes, or holding a line break or another control
+// character, which a file name may hold) is left out of the map, counts included, as if it
+// were not there: the banner shows paths inside its own lines.
+func mappable(rel string) bool {
+	return rel != "" && memory.CheckLine("path", rel, MaxPathBytes) == nil
 }
 
 // has reports whether the shallow file rel was listed.

@@ -20,6 +20,7 @@ import (
 	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/projectmap"
+	"github.com/memhost/memhost/host/internal/redact"
 	"github.com/memhost/memhost/host/internal/restapi"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
 	"github.com/memhost/memhost/host/internal/testdb"
@@ -33,7 +34,14 @@ func setupProjects(t *testing.T) (bundle, func(query string) int) {
 	t.Helper()
 	pool, _ := testdb.Migrated(t)
 	st := pgstore.New(pool)
-	svc := memory.New(st, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig())
+	redactor, err := redact.New()
+	require.NoError(t, err)
+	// The real redactor, as the server wires it: map and brain writes must be redacted.
+	redactFn := func(s string) (string, int) {
+		out, findings := redactor.Redact(s)
+		return out, len(findings)
+	}
+	svc := memory.New(st, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), redactFn, memory.DefaultConfig())
 	tokens := auth.NewTokens(pool)
 	r := gin.New()
 	r.UseRawPath = true
