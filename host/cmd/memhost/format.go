@@ -1,6 +1,12 @@
 package main
 
-import "time"
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/shortid"
+)
 
 func orDash(s string) string {
 	if s == "" {
@@ -14,4 +20,21 @@ func timeOrDash(t *time.Time) string {
 		return "-"
 	}
 	return t.Local().Format("2006-01-02 15:04")
+}
+
+// shortNames names each item of a listing by its short id (unique within the listing), or by
+// its whole id with --full.
+func shortNames[T any](full bool, items []T, id func(T) uuid.UUID) map[uuid.UUID]string {
+	ids := make([]uuid.UUID, len(items))
+	for i, it := range items {
+		ids[i] = id(it)
+	}
+	if !full {
+		return shortid.Shorten(ids)
+	}
+	names := make(map[uuid.UUID]string, len(ids))
+	for _, x := range ids {
+		names[x] = x.String()
+	}
+	return names
 }

@@ -114,13 +114,16 @@ func inboxCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		printInbox(cmd.OutOrStdout(), page, status)
+		full, _ := cmd.Flags().GetBool("full")
+		printInbox(cmd.OutOrStdout(), page, status, full)
 		return nil
 	}
 	c := brainCmd("inbox", "The proposals inbox: agents' suggested goals and plans, waiting for you", cobra.NoArgs, list)
-	c.Flags().String("status", "", "pending (default), stale, approved, rejected or all")
 	ls := brainCmd("list", "List proposals, newest first", cobra.NoArgs, list)
-	ls.Flags().String("status", "", "pending (default), stale, approved, rejected or all")
+	for _, cmd := range []*cobra.Command{c, ls} {
+		cmd.Flags().String("status", "", "pending (default), stale, approved, rejected or all")
+		cmd.Flags().Bool("full", false, "show whole ids instead of short ones")
+	}
 	c.AddCommand(ls)
 	c.AddCommand(brainCmd("show ID", "Show a proposal: who proposed it and why, and a diff of the current text against it", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
@@ -164,35 +167,12 @@ func inboxCmd() *cobra.Command {
 	return c
 }
 
-// proposalArg accepts a proposal id or a unique prefix of one (as the inbox list shows).
+// proposalArg resolves a proposal id as the inbox shows it (or whole).
 func proposalArg(cmd *cobra.Command, b *brain.Service, key, arg string) (uuid.UUID, error) {
-	if id, err := uuid.Parse(arg); err == nil {
-		return id, nil
-	}
-	prefix := strings.ToLower(strings.TrimSpace(arg))
-	if len(prefix) < 4 {
-		return uuid.Nil, fmt.Errorf("ID: %q is not a proposal id (give the id or at least its first 4 characters)", arg)
-	}
-	page, err := b.Inbox(cmd.Context(), operator(key), brain.InboxRequest{Status: "all", Limit: 500})
-	if err != nil {
-		return uuid.Nil, err
-	}
-	var found []uuid.UUID
-	for _, p := range page.Proposals {
-		if strings.HasPrefix(p.ID.String(), prefix) {
-			found = append(found, p.ID)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return uuid.Nil, fmt.Errorf("ID: project %q has no proposal starting with %q", key, arg)
-	case 1:
-		return found[0], nil
-	}
-	return uuid.Nil, fmt.Errorf("ID: %q matches %d proposals; give more of the id", arg, len(found))
+	return b.ProposalID(cmd.Context(), operator(key), arg)
 }
 
-func printInbox(out io.Writer, page brain.InboxPage, status string) {
+func printInbox(out io.Writer, page brain.InboxPage, status string, full bool) {
 	if len(page.Proposals) == 0 {
 		fmt.Fprintf(out, "no %s proposals in %s\n", orDefault(status, "pending"), page.Project)
 		return
@@ -200,8 +180,9 @@ func printInbox(out io.Writer, page brain.InboxPage, status string) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tLAYER\tSTATUS\tPROPOSED BY\tAGE\tREASON")
 	now := time.Now()
+	names := shortNames(full, page.Proposals, func(p brain.ProposalView) uuid.UUID { return p.ID })
 	for _, p := range page.Proposals {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID.String()[:8], p.Layer, p.Status, cell(orDefault(p.Agent, p.ProposedBy)),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", names[p.ID], p.Layer, p.Status, cell(orDefault(p.Agent, p.ProposedBy)),
 			age(now.Sub(p.CreatedAt)), cell(p.Reason))
 	}
 	_ = w.Flush()

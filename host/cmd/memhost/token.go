@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/migrate"
+	"github.com/memhost/memhost/host/internal/shortid"
 )
 
 func tokenCmd() *cobra.Command {
@@ -68,31 +69,54 @@ func tokenCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			full, _ := cmd.Flags().GetBool("full")
+			names := shortNames(full, toks, func(t auth.Token) uuid.UUID { return t.ID })
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tPROJECT\tCREATED\tLAST USED\tREVOKED\tEXPIRES")
 			for _, t := range toks {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, joinScopes(t.Scopes), orDash(t.ProjectKey),
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names[t.ID], t.Name, joinScopes(t.Scopes), orDash(t.ProjectKey),
 					t.CreatedAt.Local().Format("2006-01-02 15:04"), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt), timeOrDash(t.ExpiresAt))
 			}
 			return w.Flush()
 		},
 	}
 	list.Flags().Bool("all", false, "also list revoked and expired tokens (the host purges them 30 days after)")
+	list.Flags().Bool("full", false, "show whole ids instead of short ones")
 	c.AddCommand(create, list, &cobra.Command{
 		Use:   "revoke ID",
-		Short: "Revoke a token",
+		Short: "Revoke a token (ID as `token list` shows it, or whole)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := uuid.Parse(args[0])
+			ref, err := shortid.Parse("token", args[0])
 			if err != nil {
-				return fmt.Errorf("token id %q: %w", args[0], err)
+				return fmt.Errorf("ID: %w", err)
 			}
 			_, pool, err := openPool(cmd)
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
-			if err := auth.NewTokens(pool).Revoke(cmd.Context(), id); err != nil {
+			tokens := auth.NewTokens(pool)
+			id := ref.ID
+			if !ref.Whole() {
+				toks, err := tokens.List(cmd.Context(), true)
+				if err != nil {
+					return err
+				}
+				ids := make([]uuid.UUID, len(toks))
+				for i, t := range toks {
+					ids[i] = t.ID
+				}
+				var n int
+				switch id, n = ref.Pick(ids); n {
+				case 0:
+					return fmt.Errorf("ID: no token %s", args[0])
+				case 1:
+				default:
+					return fmt.Errorf("ID: %q matches %d tokens; give more of the id", args[0], n)
+				}
+			}
+			if err := tokens.Revoke(cmd.Context(), id); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", id)

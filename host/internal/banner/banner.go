@@ -33,8 +33,8 @@ type Document struct {
 	UpdatedAt time.Time
 }
 
-// Fact is one memory. Its text is shown on one line, behind the first 8 hex digits of its
-// id so an agent can fetch it whole.
+// Fact is one memory. Its text is shown on one line, behind its short id (the last 8 hex
+// digits of its id, more where two facts shown share them) so an agent can fetch it whole.
 type Fact struct {
 	ID        uuid.UUID
 	Kind      string

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/shortid"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -75,7 +77,7 @@ func TestRenderFitsEverythingWithoutNote(t *testing.T) {
 		require.Empty(t, s.StoppedBy, s.Section)
 	}
 	// The two recent facts that also rank are shown once, among the newest.
-	require.Equal(t, 1, strings.Count(res.Text, "["+factID(1).String()[:8]+"]"))
+	require.Equal(t, 1, strings.Count(res.Text, "["+shortid.Of(factID(1))+"]"))
 }
 
 func TestRenderRecentWindowBeatsLowerRankedFacts(t *testing.T) {
@@ -85,10 +87,10 @@ func TestRenderRecentWindowBeatsLowerRankedFacts(t *testing.T) {
 	newest := in.Facts[199] // ranked last of 200
 	res, err := Render(in, Options{Budget: 600, RecentWindow: 5})
 	require.NoError(t, err)
-	require.Contains(t, res.Text, "["+newest.ID.String()[:8]+"]")
+	require.Contains(t, res.Text, "["+shortid.Of(newest.ID)+"]")
 	top := report(res.Sections, SectionTop)
 	require.Positive(t, top.Cut, "older, higher-ranked facts were cut instead")
-	require.Less(t, strings.Index(res.Text, "["+newest.ID.String()[:8]+"]"), strings.Index(res.Text, "## Top facts"))
+	require.Less(t, strings.Index(res.Text, "["+shortid.Of(newest.ID)+"]"), strings.Index(res.Text, "## Top facts"))
 }
 
 func TestRenderShortensOnlyAnOtherwiseEmptySection(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/shortid"
 )
 
 // sectionSpec is one section's fixed shape. share is the most of the budget (in percent) the
@@ -44,6 +46,8 @@ type section struct {
 	heading string // for documents, carries the age
 	items   []item
 	limit   int // most items; 0 means no limit
+	// names are the short ids of every fact given, unique among them (shortid.Shorten).
+	names map[uuid.UUID]string
 	// units and tokens cache each item's text and count across fill passes.
 	units  []string
 	tokens []int
@@ -80,6 +84,10 @@ func newRenderer(in Input, opts Options) *renderer {
 			seen[f.ID] = true
 			r.facts = append(r.facts, f.ID)
 		}
+	}
+	names := shortid.Shorten(r.facts)
+	for _, s := range r.secs {
+		s.names = names
 	}
 	return r
 }
@@ -149,7 +157,7 @@ func (s *section) item(i int, now time.Time) item {
 	if it.prefix == "" {
 		switch {
 		case it.fact != nil:
-			it.prefix = factPrefix(*it.fact, now)
+			it.prefix = factPrefix(*it.fact, s.names[it.fact.ID], now)
 		case it.entry != nil:
 			it.prefix = journalPrefix(*it.entry, now)
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/shortid"
 )
 
 // The properties hold for any input: each run draws 400 inputs of random shape (sizes,
@@ -117,7 +119,7 @@ func notFullyShown(in Input, text string) bool {
 	}
 	for _, f := range append(append([]Fact{}, in.Facts...), in.Recent...) {
 		body := oneLine(f.Text)
-		if body != "" && !strings.HasSuffix(factLines[f.ID.String()[:8]], " "+body) {
+		if body != "" && !strings.HasSuffix(factLines[shortid.Of(f.ID)], " "+body) {
 			return true
 		}
 	}
@@ -154,7 +156,7 @@ func checkProvenance(t *testing.T, in Input, body []string, note string) {
 		sources = append(sources, strings.Split(document(d.Text), "\n")...)
 	}
 	for _, f := range append(append([]Fact{}, in.Facts...), in.Recent...) {
-		sources = append(sources, factPrefix(f, in.Now)+oneLine(f.Text))
+		sources = append(sources, factPrefix(f, shortid.Of(f.ID), in.Now)+oneLine(f.Text))
 	}
 	for _, e := range in.Journal {
 		sources = append(sources, journalPrefix(e, in.Now)+oneLine(e.Text))
@@ -208,7 +210,7 @@ func checkOrder(t *testing.T, in Input, opts Options, text string) {
 		last, gap := -1, false
 		seen := map[string]bool{}
 		for _, f := range facts {
-			id := f.ID.String()[:8]
+			id := shortid.Of(f.ID)
 			if oneLine(f.Text) == "" || seen[id] {
 				continue
 			}

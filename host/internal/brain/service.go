@@ -20,6 +20,7 @@ type Store interface {
 	CreateProposal(ctx context.Context, p store.Proposal) (store.Proposal, error)
 	Proposal(ctx context.Context, key string, id uuid.UUID) (store.Proposal, error)
 	Proposals(ctx context.Context, q store.ProposalQuery) ([]store.Proposal, error)
+	ProposalIDsEndingWith(ctx context.Context, key, digits string, limit int) ([]uuid.UUID, error)
 	ApproveProposal(ctx context.Context, key string, id uuid.UUID, w store.DocumentWrite) (store.Proposal, store.Memory, error)
 	RejectProposal(ctx context.Context, key string, id uuid.UUID, actor string) (store.Proposal, error)
 	Journal(ctx context.Context, key string, limit int, before *store.Cursor) ([]store.Memory, error)

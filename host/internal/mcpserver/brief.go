@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/shortid"
 )
 
 // Brief renders a tool's output as the compact text a model reads: what it needs to act (the
@@ -38,8 +41,9 @@ func briefSearch(o SearchOutput) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d memories in project %s, best first (memory_get ID for details):\n", len(o.Hits), o.Project)
+	names := shortNames(len(o.Hits), func(i int) uuid.UUID { return o.Hits[i].ID })
 	for i, h := range o.Hits {
-		fmt.Fprintf(&b, "%d. [%s%s] %s (id %s, score %.2f)\n", i+1, h.Kind, flags(h.View), oneLine(h.Text), h.ID, h.Score)
+		fmt.Fprintf(&b, "%d. [%s%s] %s (id %s, score %.2f)\n", i+1, h.Kind, flags(h.View), oneLine(h.Text), names[h.ID], h.Score)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -51,8 +55,9 @@ func briefList(o ListOutput) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d memories in project %s, newest first:\n", len(o.Memories), o.Project)
+	names := shortNames(len(o.Memories), func(i int) uuid.UUID { return o.Memories[i].ID })
 	for _, m := range o.Memories {
-		fmt.Fprintf(&b, "- [%s%s] %s (id %s)\n", m.Kind, flags(m), oneLine(m.Text), m.ID)
+		fmt.Fprintf(&b, "- [%s%s] %s (id %s)\n", m.Kind, flags(m), oneLine(m.Text), names[m.ID])
 	}
 	if o.NextCursor != "" {
 		fmt.Fprintf(&b, "More: call memory_list with cursor %q.", o.NextCursor)
@@ -64,16 +69,25 @@ func briefStore(r memory.StoreResult) string {
 	var b strings.Builder
 	switch {
 	case r.Exact:
-		fmt.Fprintf(&b, "Already known: identical to memory %s; nothing new was added.", r.ID)
+		fmt.Fprintf(&b, "Already known: identical to memory %s; nothing new was added.", shortid.Of(r.ID))
 	case r.Folded:
-		fmt.Fprintf(&b, "Folded into existing memory %s (similarity %.2f); its text is now: %s", r.ID, r.Similarity, oneLine(r.Memory.Text))
+		fmt.Fprintf(&b, "Folded into existing memory %s (similarity %.2f); its text is now: %s", shortid.Of(r.ID), r.Similarity, oneLine(r.Memory.Text))
 	default:
-		fmt.Fprintf(&b, "Stored as memory %s.", r.ID)
+		fmt.Fprintf(&b, "Stored as memory %s.", shortid.Of(r.ID))
 	}
 	if r.Redactions > 0 {
 		fmt.Fprintf(&b, " %d secret(s) were redacted before storage.", r.Redactions)
 	}
 	return b.String()
+}
+
+// shortNames are the short ids of n listed items, unique among them.
+func shortNames(n int, id func(int) uuid.UUID) map[uuid.UUID]string {
+	ids := make([]uuid.UUID, n)
+	for i := range ids {
+		ids[i] = id(i)
+	}
+	return shortid.Shorten(ids)
 }
 
 // flags marks what changes how a memory should be read.

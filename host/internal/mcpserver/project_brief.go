@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/shortid"
 )
 
 // Briefs of the project brain's tools: what the model needs to act, in few tokens.
@@ -16,13 +20,13 @@ func (o DocumentOutput) brief() string {
 func (o ProposeOutput) brief() string {
 	p := o.Proposal
 	if o.Duplicate {
-		return fmt.Sprintf("An identical %s proposal is already waiting (proposal %s); nothing new was filed. A human decides it in the memhost inbox.", p.Layer, p.ID)
+		return fmt.Sprintf("An identical %s proposal is already waiting (proposal %s); nothing new was filed. A human decides it in the memhost inbox.", p.Layer, shortid.Of(p.ID))
 	}
-	return fmt.Sprintf("Proposal %s filed: the %s is unchanged until a human approves it in the memhost inbox (`memhost project inbox`).", p.ID, p.Layer)
+	return fmt.Sprintf("Proposal %s filed: the %s is unchanged until a human approves it in the memhost inbox (`memhost project inbox`).", shortid.Of(p.ID), p.Layer)
 }
 
 func (o JournalAppendOutput) brief() string {
-	s := fmt.Sprintf("Logged journal entry %s in project %s.", o.Entry.ID, o.Project)
+	s := fmt.Sprintf("Logged journal entry %s in project %s.", shortid.Of(o.Entry.ID), o.Project)
 	if o.Redactions > 0 {
 		s += fmt.Sprintf(" %d secret(s) were redacted before storage.", o.Redactions)
 	}
@@ -58,12 +62,13 @@ func (o ProjectSearchOutput) brief() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d results in project %s, best first:\n", len(o.Hits), o.Project)
+	names := shortNames(len(o.Hits), func(i int) uuid.UUID { return o.Hits[i].ID })
 	for i, h := range o.Hits {
 		label := h.Layer
 		if h.Layer == "fact" {
 			label = string(h.Kind) + flags(h.View)
 		}
-		fmt.Fprintf(&b, "%d. [%s] %s (id %s, score %.2f)\n", i+1, label, oneLine(h.Text), h.ID, h.Score)
+		fmt.Fprintf(&b, "%d. [%s] %s (id %s, score %.2f)\n", i+1, label, oneLine(h.Text), names[h.ID], h.Score)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -8,40 +8,43 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/memhost/memhost/host/internal/shortid"
 	"github.com/memhost/memhost/host/internal/store"
 )
 
-// MinIDPrefix is the shortest id prefix Lookup accepts: the spawn banner shows 8 hex digits per
-// memory so an agent can act on one without paying for a whole UUID in tokens.
-const MinIDPrefix = 8
-
-// Lookup resolves what a caller names a memory by: its full UUID, or a prefix of at least
-// MinIDPrefix hex digits (dashes ignored) that matches exactly one memory visible in the
-// caller's project. An ambiguous prefix is an error asking for more digits.
+// Lookup resolves what a caller names a memory by: its full UUID, or a short id
+// (shortid.Parse) that matches exactly one memory visible in the caller's project. A short id
+// is read as the end of an id first (what memhost shows), then as its start (what older
+// releases showed). An ambiguous one is an error asking for more digits.
 func (s *Service) Lookup(ctx context.Context, a Access, ref string) (uuid.UUID, error) {
-	ref = strings.TrimSpace(ref)
-	if id, err := uuid.Parse(ref); err == nil {
-		return id, nil
+	r, err := shortid.Parse("memory", ref)
+	if err != nil {
+		return uuid.Nil, fieldErr("id", "%s", err.Error())
 	}
-	digits := strings.ToLower(strings.ReplaceAll(ref, "-", ""))
-	if _, err := hex.DecodeString(digits + strings.Repeat("0", len(digits)%2)); err != nil || len(digits) < MinIDPrefix || len(digits) >= 32 {
-		return uuid.Nil, fieldErr("id", "%q is not a memory id: pass the UUID or at least its first %d hex digits", ref, MinIDPrefix)
+	if r.Whole() {
+		return r.ID, nil
 	}
 	if err := a.check(); err != nil {
 		return uuid.Nil, err
 	}
-	lo, hi := prefixRange(digits)
-	ids, err := s.store.IDsBetween(ctx, lo, hi, []store.ScopeRef{store.Project(a.Project), store.Global}, 2)
+	scopes := []store.ScopeRef{store.Project(a.Project), store.Global}
+	ids, err := s.store.IDsEndingWith(ctx, r.Digits, scopes, 2)
 	if err != nil {
 		return uuid.Nil, err
 	}
+	if len(ids) == 0 {
+		lo, hi := prefixRange(r.Digits)
+		if ids, err = s.store.IDsBetween(ctx, lo, hi, scopes, 2); err != nil {
+			return uuid.Nil, err
+		}
+	}
 	switch len(ids) {
 	case 0:
-		return uuid.Nil, fmt.Errorf("memory %s in project %q: %w", ref, a.Project, ErrNotFound)
+		return uuid.Nil, fmt.Errorf("memory %s in project %q: %w", strings.TrimSpace(ref), a.Project, ErrNotFound)
 	case 1:
 		return ids[0], nil
 	}
-	return uuid.Nil, fieldErr("id", "%q matches more than one memory; pass more digits or the whole id", ref)
+	return uuid.Nil, fieldErr("id", "%q matches more than one memory; pass more digits or the whole id", strings.TrimSpace(ref))
 }
 
 // prefixRange is the id interval [lo, hi) of every UUID starting with the hex digits; hi is nil

@@ -121,17 +121,13 @@ func (a *api) propose(ctx context.Context, acc memory.Access, c *gin.Context) (a
 	return res, http.StatusCreated, err
 }
 
-// proposalID parses :id.
-func proposalID(c *gin.Context) (uuid.UUID, error) {
-	id, err := uuid.Parse(c.Param("id"))
-	if err != nil {
-		return id, &memory.FieldError{Field: "id", Message: "must be a proposal id (a UUID)"}
-	}
-	return id, nil
+// proposalID resolves :id, a whole id or a short one as the inbox shows it.
+func (a *api) proposalID(ctx context.Context, acc memory.Access, c *gin.Context) (uuid.UUID, error) {
+	return a.Brain.ProposalID(ctx, acc, c.Param("id"))
 }
 
 func (a *api) proposal(ctx context.Context, acc memory.Access, c *gin.Context) (any, int, error) {
-	id, err := proposalID(c)
+	id, err := a.proposalID(ctx, acc, c)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -141,7 +137,7 @@ func (a *api) proposal(ctx context.Context, acc memory.Access, c *gin.Context) (
 
 func (a *api) decide(approve bool) projectOp {
 	return func(ctx context.Context, acc memory.Access, c *gin.Context) (any, int, error) {
-		id, err := proposalID(c)
+		id, err := a.proposalID(ctx, acc, c)
 		if err != nil {
 			return nil, 0, err
 		}

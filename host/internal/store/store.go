@@ -42,6 +42,10 @@ type Store interface {
 	// scopes, archived included, in id order: a short id prefix resolves through the primary
 	// key's order without a scan.
 	IDsBetween(ctx context.Context, lo uuid.UUID, hi *uuid.UUID, scopes []ScopeRef, limit int) ([]uuid.UUID, error)
+	// IDsEndingWith returns up to limit ids whose hex digits end with digits (at least
+	// shortid.Len of them) among the given scopes, archived included: a short id resolves
+	// through an index on the ids' last digits without a scan.
+	IDsEndingWith(ctx context.Context, digits string, scopes []ScopeRef, limit int) ([]uuid.UUID, error)
 	// MatchText returns the ids of the memories whose whole text is q.Text, newest first.
 	MatchText(ctx context.Context, q TextQuery) ([]uuid.UUID, error)
 	// RecordHits adds hits[id] to each memory's hit_count and sets last_hit_at; it does not

@@ -281,6 +281,28 @@ func (s *Store) IDsBetween(ctx context.Context, lo uuid.UUID, hi *uuid.UUID, sco
 	return ids, nil
 }
 
+// IDsEndingWith implements store.Store. The index memories_id_tail holds each id's last 8
+// digits (its text form has no dash in its last 12 characters); a longer suffix is then
+// checked on the matching rows alone.
+func (s *Store) IDsEndingWith(ctx context.Context, digits string, scopes []store.ScopeRef, limit int) ([]uuid.UUID, error) {
+	if len(digits) < 8 {
+		return nil, fmt.Errorf("ids by suffix: %d digits; at least 8 are needed", len(digits))
+	}
+	args := []any{digits[len(digits)-8:], "%" + digits}
+	where := []string{"right(id::text, 8) = $1", "replace(id::text, '-', '') LIKE $2", scopeFilter(scopes, &args)}
+	args = append(args, limit)
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY id LIMIT $%d`,
+		strings.Join(where, " AND "), len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("ids by suffix: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("ids by suffix: %w", err)
+	}
+	return ids, nil
+}
+
 // List implements store.Store.
 func (s *Store) List(ctx context.Context, q store.ListQuery) ([]store.Memory, error) {
 	var args []any

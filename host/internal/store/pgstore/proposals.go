@@ -70,6 +70,26 @@ func (s *Store) Proposal(ctx context.Context, key string, id uuid.UUID) (store.P
 	return p, nil
 }
 
+// ProposalIDsEndingWith returns up to limit ids of a project's proposals whose hex digits end
+// with digits, or (when none does) start with them: how a short id shown by the inbox, or one
+// printed by an older release, is read back. A project holds few enough proposals that its rows
+// are read through the scope key alone.
+func (s *Store) ProposalIDsEndingWith(ctx context.Context, key, digits string, limit int) ([]uuid.UUID, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM proposals WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE '%' || $2
+		UNION ALL
+		SELECT id FROM proposals WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE $2 || '%'
+		  AND NOT EXISTS (SELECT 1 FROM proposals WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE '%' || $2)
+		LIMIT $3`, key, digits, limit)
+	if err != nil {
+		return nil, fmt.Errorf("proposal ids by suffix: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("proposal ids by suffix: %w", err)
+	}
+	return ids, nil
+}
+
 // Proposals lists a project's proposals, newest first, filtered by their status as shown.
 func (s *Store) Proposals(ctx context.Context, q store.ProposalQuery) ([]store.Proposal, error) {
 	args := []any{q.ScopeKey, max(q.Limit, 1)}

@@ -1,0 +1,38 @@
+package brain
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/shortid"
+)
+
+// ProposalID resolves what a caller names a proposal by in its project: the whole id, or a
+// short id as the inbox shows it (its last 8 or more hex digits; a prefix of an id printed by
+// an older release is read too). An ambiguous short id asks for more digits.
+func (s *Service) ProposalID(ctx context.Context, a memory.Access, ref string) (uuid.UUID, error) {
+	r, err := shortid.Parse("proposal", ref)
+	if err != nil {
+		return uuid.Nil, fieldErr("id", "%s", err.Error())
+	}
+	if r.Whole() {
+		return r.ID, nil
+	}
+	if err := check(a); err != nil {
+		return uuid.Nil, err
+	}
+	ids, err := s.st.ProposalIDsEndingWith(ctx, a.Project, r.Digits, 2)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	switch len(ids) {
+	case 0:
+		return uuid.Nil, notFound("not found: project %q has no proposal %s", a.Project, strings.TrimSpace(ref))
+	case 1:
+		return ids[0], nil
+	}
+	return uuid.Nil, fieldErr("id", "%q matches more than one proposal; pass more digits or the whole id", strings.TrimSpace(ref))
+}
