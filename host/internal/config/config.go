@@ -104,6 +104,9 @@ type Brain struct {
 	MapMaxAge time.Duration `koanf:"map_max_age"`
 	// BannerBudget is the spawn banner's token budget when a request names none.
 	BannerBudget int `koanf:"banner_budget"`
+	// MaxPendingProposals bounds a project's proposals waiting for review; a proposal over it
+	// is refused (REST 429) until an operator approves or rejects some.
+	MaxPendingProposals int `koanf:"max_pending_proposals"`
 }
 
 // Log configures logging.
@@ -155,7 +158,7 @@ func Default() *Config {
 		}},
 		Auth:  Auth{WriteRatePerMinute: 600, WriteBurst: 60},
 		Log:   Log{Level: "info", Format: "text"},
-		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000},
+		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
 	}
 }
 
