@@ -108,20 +108,20 @@ func TestControlAndFormatCharactersAreRefused(t *testing.T) {
 		token, method, path, body string
 		field, want               string
 	}{
-		"proposal ESC":      {agent, "POST", at(projA, "proposals"), `{"layer":"plan","text":"` + hidden + `"}`, "text", "control characters other than tab and line breaks (found U+001B)"},
-		"proposal BEL":      {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"ding\u0007"}`, "text", "(found U+0007)"},
-		"proposal C1 CSI":   {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"a\u009b8m concealed"}`, "text", "(found U+009B)"},
-		"proposal lone CR":  {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"shown\rreplaced"}`, "text", "(found U+000D)"},
-		"proposal reason":   {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"Ship.","reason":"ok\u202eevil"}`, "reason", "(found U+202E)"},
-		"goal set ESC":      {admin, "PUT", at(projA, "goal"), `{"text":"` + hidden + `"}`, "text", "(found U+001B)"},
-		"journal ESC":       {agent, "POST", at(projA, "journal"), `{"text":"` + hidden + `"}`, "text", "(found U+001B)"},
-		"memory ESC":        {agent, "POST", "/api/v1/memories", `{"text":"` + hidden + `"}`, "text", "(found U+001B)"},
-		"agent ZWSP":        {agent, "POST", "/api/v1/memories", `{"text":"a fact","agent":"codex\u200b"}`, "agent", "invisible format characters"},
-		"session RLO":       {agent, "POST", at(projA, "journal"), `{"text":"a fact","session":"s\u202e1"}`, "session", "(found U+202E)"},
-		"project key ZWSP":  {writer, "POST", "/api/v1/memories", `{"text":"a fact","project":"proj-one\u200b"}`, "project", "invisible format characters such as zero-width spaces or bidi overrides (found U+200B)"},
-		"project key RLO":   {writer, "GET", "/api/v1/memories?project=proj%E2%80%AEeno", "", "project", "(found U+202E)"},
-		"path key isolate":  {admin, "GET", at("proj\u2066one", "goal"), "", "project", "(found U+2066)"},
-		"header key BOM":    {writer, "POST", "/api/v1/memories", `{"text":"a fact","project":"\ufeffproj-one"}`, "project", "(found U+FEFF)"},
+		"proposal ESC":     {agent, "POST", at(projA, "proposals"), `{"layer":"plan","text":"` + hidden + `"}`, "text", "control characters other than tab and line breaks (found U+001B)"},
+		"proposal BEL":     {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"ding\u0007"}`, "text", "(found U+0007)"},
+		"proposal C1 CSI":  {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"a\u009b8m concealed"}`, "text", "(found U+009B)"},
+		"proposal lone CR": {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"shown\rreplaced"}`, "text", "(found U+000D)"},
+		"proposal reason":  {agent, "POST", at(projA, "proposals"), `{"layer":"goal","text":"Ship.","reason":"ok\u202eevil"}`, "reason", "(found U+202E)"},
+		"goal set ESC":     {admin, "PUT", at(projA, "goal"), `{"text":"` + hidden + `"}`, "text", "(found U+001B)"},
+		"journal ESC":      {agent, "POST", at(projA, "journal"), `{"text":"` + hidden + `"}`, "text", "(found U+001B)"},
+		"memory ESC":       {agent, "POST", "/api/v1/memories", `{"text":"` + hidden + `"}`, "text", "(found U+001B)"},
+		"agent ZWSP":       {agent, "POST", "/api/v1/memories", `{"text":"a fact","agent":"codex\u200b"}`, "agent", "invisible format characters"},
+		"session RLO":      {agent, "POST", at(projA, "journal"), `{"text":"a fact","session":"s\u202e1"}`, "session", "(found U+202E)"},
+		"project key ZWSP": {writer, "POST", "/api/v1/memories", `{"text":"a fact","project":"proj-one\u200b"}`, "project", "invisible format characters such as zero-width spaces or bidi overrides (found U+200B)"},
+		"project key RLO":  {writer, "GET", "/api/v1/memories?project=proj%E2%80%AEeno", "", "project", "(found U+202E)"},
+		"path key isolate": {admin, "GET", at("proj\u2066one", "goal"), "", "project", "(found U+2066)"},
+		"header key BOM":   {writer, "POST", "/api/v1/memories", `{"text":"a fact","project":"\ufeffproj-one"}`, "project", "(found U+FEFF)"},
 	} {
 		r := b.do(t, tc.token, tc.method, tc.path, tc.body)
 		require.Equal(t, http.StatusBadRequest, r.status, "%s: %v", name, r.body)
