@@ -305,8 +305,11 @@ func isSCPLike(s string) bool {
 // format characters, something visible), at most MaxKeyBytes, and it must carry no
 // credentials.
 func ValidateKey(key string) error {
-	if key == "" {
+	switch {
+	case key == "":
 		return errors.New("project: must not be empty")
+	case len(key) > MaxKeyBytes:
+		return fmt.Errorf("project: %d bytes exceeds the limit of %d bytes", len(key), MaxKeyBytes)
 	}
 	if err := memory.CheckLine("project", key, MaxKeyBytes); err != nil {
 		return err
