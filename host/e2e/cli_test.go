@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,4 +135,46 @@ func TestExportImportCLI(t *testing.T) {
 		counts, _ := body["memories"].(map[string]any)
 		return counts != nil && counts["ann_deferred"] == float64(0) && counts["live"] == float64(6)
 	}, 10*time.Second, 100*time.Millisecond)
+}
+
+// TestStdioForwardsRawArguments: `memhost mcp` hands a tool call's arguments to the host as
+// the CLI sent them, so invalid UTF-8 and an unpaired surrogate escape are refused there
+// (naming the field) instead of being replaced with U+FFFD on the way and stored.
+func TestStdioForwardsRawArguments(t *testing.T) {
+	t.Parallel()
+	h := newHost(t)
+	h.start()
+	cmd := exec.Command(h.bin, "mcp")
+	cmd.Dir = repo(t, "Raw")
+	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+t.TempDir(), "MEMHOST_TOKEN=")
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_store","arguments":{"text":"bad ` + "\xff" + ` byte"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_store","arguments":{"text":"note \ud800 here"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_list","arguments":{}}}`,
+	}
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	answers := map[int]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     int `json:"id"`
+			Result struct {
+				IsError bool `json:"isError"`
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		if m.ID >= 2 && len(m.Result.Content) > 0 {
+			answers[m.ID] = m.Result.Content[0].Text
+			require.Equal(t, m.ID != 4, m.Result.IsError, line)
+		}
+	}
+	require.Contains(t, answers[2], "invalid argument text: must be valid UTF-8")
+	require.Contains(t, answers[3], `invalid argument text: must not hold an unpaired UTF-16 surrogate escape (\ud800`)
+	require.Contains(t, answers[4], "No memories", "nothing was stored")
 }

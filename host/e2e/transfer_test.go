@@ -121,7 +121,7 @@ func TestImportCLIRefusesBadInputAndChangesNothing(t *testing.T) {
 
 	_, stderr, err = h.memhost(nil, "import", "--project", "\x1b[31mevil", file)
 	require.Error(t, err)
-	require.Contains(t, stderr, "memhost: --project: control character U+001B at byte 0 is not allowed")
+	require.Contains(t, stderr, "memhost: --project: must not contain control characters (found U+001B)")
 
 	_, stderr, err = h.memhost(nil, "export", "--project", "bad/app")
 	require.NoError(t, err, stderr)

@@ -69,15 +69,15 @@ Running it again adds nothing. The files are only read, never changed.`,
 
 func printImport(out io.Writer, rep brain.ImportReport) {
 	if len(rep.Files) == 0 {
-		fmt.Fprintf(out, "no CLI memory files found for %s\n", rep.Project)
+		fmt.Fprintf(out, "no CLI memory files found for %s\n", printable(rep.Project))
 		return
 	}
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "FILE\tREAD\tADDED\tFOLDED\tSKIPPED\tPROBLEM")
 	for _, f := range rep.Files {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\n", f.Path, f.Read, f.Added, f.Folded, f.Skipped, orDash(f.Error))
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\n", printable(f.Path), f.Read, f.Added, f.Folded, f.Skipped, orDash(printable(f.Error)))
 	}
 	_ = w.Flush()
 	fmt.Fprintf(out, "%s: read %d, added %d, folded %d into existing memories, skipped %d already known\n",
-		rep.Project, rep.Read, rep.Added, rep.Folded, rep.Skipped)
+		printable(rep.Project), rep.Read, rep.Added, rep.Folded, rep.Skipped)
 }

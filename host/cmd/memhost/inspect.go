@@ -136,8 +136,9 @@ func printPlugins(out io.Writer, list []plugins.Status) {
 	_ = w.Flush()
 }
 
-// cell keeps a value a plugin chose (its name, its version) from breaking the table.
-func cell(s string) string { return orDash(plugins.OneLine(s, maxTableError)) }
+// cell keeps a value someone else chose (a plugin's name, an agent's reason, a token's name)
+// from breaking the table or driving the terminal: escaped, then on one bounded line.
+func cell(s string) string { return orDash(plugins.OneLine(printable(s), maxTableError)) }
 
 func statusCmd() *cobra.Command {
 	c := &cobra.Command{

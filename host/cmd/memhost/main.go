@@ -27,7 +27,7 @@ func main() {
 		os.Exit(int(code)) // memhost run: the CLI's own exit status
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "memhost:", err)
+		fmt.Fprintln(os.Stderr, "memhost:", printable(err.Error())) // errors may quote what a client sent
 		os.Exit(1)
 	}
 }

@@ -37,7 +37,7 @@ func projectCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "resolved from %s (%s)\n", id.Root, id.Source)
+			fmt.Fprintf(cmd.ErrOrStderr(), "resolved from %s (%s)\n", printable(id.Root), id.Source)
 			fmt.Fprintln(cmd.OutOrStdout(), id.Key)
 			return nil
 		},
@@ -75,8 +75,8 @@ func documentCmd(kind store.Kind) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s of %s (version %d, updated %s%s)\n", kind, key, d.Version, localTime(d.UpdatedAt), by(d.UpdatedBy))
-			fmt.Fprintln(cmd.OutOrStdout(), d.Text)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s of %s (version %d, updated %s%s)\n", kind, printable(key), d.Version, localTime(d.UpdatedAt), by(d.UpdatedBy))
+			fmt.Fprintln(cmd.OutOrStdout(), printable(d.Text))
 			return nil
 		}))
 	c.AddCommand(brainCmd("set (TEXT | -)", fmt.Sprintf("Set the project's %s to TEXT, or to standard input with -; the old version stays in history", kind), cobra.ExactArgs(1),
@@ -89,7 +89,7 @@ func documentCmd(kind store.Kind) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s of %s set (version %d)\n", kind, key, d.Version)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s of %s set (version %d)\n", kind, printable(key), d.Version)
 			return nil
 		}))
 	return c
@@ -159,7 +159,7 @@ func inboxCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "proposal %s %s\n", res.Proposal.ID, res.Proposal.Status)
 			if res.Document != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s of %s is now version %d\n", res.Document.Layer, key, res.Document.Version)
+				fmt.Fprintf(cmd.OutOrStdout(), "%s of %s is now version %d\n", res.Document.Layer, printable(key), res.Document.Version)
 			}
 			return nil
 		}))
@@ -174,7 +174,7 @@ func proposalArg(cmd *cobra.Command, b *brain.Service, key, arg string) (uuid.UU
 
 func printInbox(out io.Writer, page brain.InboxPage, status string, full bool) {
 	if len(page.Proposals) == 0 {
-		fmt.Fprintf(out, "no %s proposals in %s\n", orDefault(status, "pending"), page.Project)
+		fmt.Fprintf(out, "no %s proposals in %s\n", printable(orDefault(status, "pending")), printable(page.Project))
 		return
 	}
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
@@ -188,20 +188,22 @@ func printInbox(out io.Writer, page brain.InboxPage, status string, full bool) {
 	_ = w.Flush()
 }
 
+// printProposal shows what the operator approves, every part of it through printable: the
+// diff is the proposed text itself.
 func printProposal(out io.Writer, d brain.ProposalDetail) {
-	fmt.Fprintf(out, "proposal %s: new %s of %s, %s\n", d.ID, d.Layer, d.Project, d.Status)
+	fmt.Fprintf(out, "proposal %s: new %s of %s, %s\n", d.ID, d.Layer, printable(d.Project), d.Status)
 	who := orDash(d.Agent)
 	if d.Session != "" {
 		who += " (session " + d.Session + ")"
 	}
-	fmt.Fprintf(out, "proposed by: %s with token %q, %s\n", who, d.ProposedBy, localTime(d.CreatedAt))
-	fmt.Fprintf(out, "reason:      %s\n", orDash(d.Reason))
+	fmt.Fprintf(out, "proposed by: %s with token \"%s\", %s\n", printable(who), printable(d.ProposedBy), localTime(d.CreatedAt))
+	fmt.Fprintf(out, "reason:      %s\n", printable(orDash(d.Reason)))
 	fmt.Fprintf(out, "made against version %d; the %s is now version %d\n", d.BaseVersion, d.Layer, d.CurrentVersion)
 	if d.DecidedAt != nil {
-		fmt.Fprintf(out, "decided:     %s by %s, %s\n", d.Status, d.DecidedBy, localTime(*d.DecidedAt))
+		fmt.Fprintf(out, "decided:     %s by %s, %s\n", d.Status, printable(d.DecidedBy), localTime(*d.DecidedAt))
 	}
 	fmt.Fprintln(out)
-	fmt.Fprint(out, d.Diff)
+	fmt.Fprint(out, printable(d.Diff))
 }
 
 func mapCmd() *cobra.Command {
@@ -227,7 +229,7 @@ func mapCmd() *cobra.Command {
 			if err != nil {
 				return userError(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "map of %s uploaded (%d files; built %s)\n", key, m.Files, localTime(view.GeneratedAt))
+			fmt.Fprintf(cmd.OutOrStdout(), "map of %s uploaded (%d files; built %s)\n", printable(key), m.Files, localTime(view.GeneratedAt))
 			if len(m.Truncated) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "the map is partial: %s\n", strings.Join(m.Truncated, ", "))
 			}
@@ -243,15 +245,17 @@ func mapCmd() *cobra.Command {
 				return err
 			}
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				fmt.Fprintln(cmd.OutOrStdout(), string(m.Map))
+				// An escape of a format character (\u202e) is also a JSON escape, so the
+				// output stays valid JSON; jsonb already escapes control characters.
+				fmt.Fprintln(cmd.OutOrStdout(), printable(string(m.Map)))
 				return nil
 			}
 			stale := ""
 			if m.Stale {
 				stale = " (stale: run `memhost project map refresh`)"
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "map of %s, built %s%s\n", key, localTime(m.GeneratedAt), stale)
-			fmt.Fprintln(cmd.OutOrStdout(), m.Summary)
+			fmt.Fprintf(cmd.ErrOrStderr(), "map of %s, built %s%s\n", printable(key), localTime(m.GeneratedAt), stale)
+			fmt.Fprintln(cmd.OutOrStdout(), printable(m.Summary))
 			return nil
 		})
 	show.Flags().Bool("json", false, "print the whole map in its JSON form")
@@ -299,7 +303,7 @@ func healthCmd() *cobra.Command {
 }
 
 func printHealth(out io.Writer, h brain.HealthView) {
-	fmt.Fprintf(out, "project %s\n", h.Project)
+	fmt.Fprintf(out, "project %s\n", printable(h.Project))
 	fmt.Fprintf(out, "facts:      %d (%d this week), %d never used (read with memory_get)\n", h.Facts.Total, h.Facts.ThisWeek, h.NeverHit)
 	fmt.Fprintf(out, "journal:    %d entries (%d this week)\n", h.Journal.Total, h.Journal.ThisWeek)
 	fmt.Fprintf(out, "folds:      %d (%d this week)\n", h.Folds.Total, h.Folds.ThisWeek)
@@ -336,7 +340,7 @@ func by(who string) string {
 	if who == "" {
 		return ""
 	}
-	return " by " + who
+	return " by " + printable(who)
 }
 
 func orDefault(v, def string) string {

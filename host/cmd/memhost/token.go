@@ -42,10 +42,10 @@ func tokenCmd() *cobra.Command {
 			}
 			bound := "any project"
 			if tok.ProjectKey != "" {
-				bound = "project " + tok.ProjectKey
+				bound = "project " + printable(tok.ProjectKey)
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "created token %s (%s) with scopes %s for %s; it is shown once:\n", tok.ID, tok.Name, joinScopes(tok.Scopes), bound)
+			fmt.Fprintf(out, "created token %s (%s) with scopes %s for %s; it is shown once:\n", tok.ID, printable(tok.Name), joinScopes(tok.Scopes), bound)
 			fmt.Fprintln(out, plain)
 			return nil
 		},
@@ -74,7 +74,7 @@ func tokenCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tPROJECT\tCREATED\tLAST USED\tREVOKED\tEXPIRES")
 			for _, t := range toks {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names[t.ID], t.Name, joinScopes(t.Scopes), orDash(t.ProjectKey),
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names[t.ID], cell(t.Name), joinScopes(t.Scopes), orDash(printable(t.ProjectKey)),
 					t.CreatedAt.Local().Format("2006-01-02 15:04"), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt), timeOrDash(t.ExpiresAt))
 			}
 			return w.Flush()

@@ -13,8 +13,9 @@ import (
 func TestScopeFlagValidatesTheProjectKey(t *testing.T) {
 	t.Parallel()
 	for key, want := range map[string]string{
-		"\x1b[31mred\x1b[0m":     "--project: control character U+001B at byte 0 is not allowed",
-		"app\nInjected: line":    "--project: control character U+000A at byte 3 is not allowed",
+		"\x1b[31mred\x1b[0m":     "--project: must not contain control characters (found U+001B)",
+		"app\nInjected: line":    "--project: must not contain control characters (found U+000A)",
+		"app\u200b":              "--project: must not contain invisible format characters such as zero-width spaces or bidi overrides (found U+200B)",
 		strings.Repeat("k", 600): "--project: 600 bytes exceeds the limit of 512 bytes",
 		"   ":                    "--project: must not be empty",
 	} {

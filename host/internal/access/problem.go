@@ -80,11 +80,14 @@ func Classify(err error) Problem {
 func classify(err error) Problem {
 	var fe *memory.FieldError
 	var rl *RateLimited
+	var le *memory.LimitError
 	switch {
 	case errors.As(err, &fe):
 		return Problem{Status: http.StatusBadRequest, Code: "invalid_argument", Field: fe.Field, Message: fe.Error()}
 	case errors.As(err, &rl):
 		return Problem{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: rl.Error(), RetryAfter: rl.After}
+	case errors.As(err, &le):
+		return Problem{Status: http.StatusTooManyRequests, Code: "limit_reached", Message: le.Message, RetryAfter: le.Retry}
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return Problem{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: err.Error()}
 	case errors.Is(err, auth.ErrForbidden), errors.Is(err, memory.ErrForbidden):

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/project"
 )
 
@@ -87,8 +87,11 @@ func (ts *Tokens) Create(ctx context.Context, req CreateToken) (string, Token, e
 	switch {
 	case name == "":
 		return "", Token{}, errors.New("create token: name must not be empty")
-	case len(name) > MaxNameBytes || !utf8.ValidString(name):
-		return "", Token{}, fmt.Errorf("create token: name must be valid UTF-8 of at most %d bytes", MaxNameBytes)
+	}
+	// The name is shown in token listings and proposals and recorded as the actor in history:
+	// it is held to the rules of every one-line field.
+	if err := memory.CheckLine("name", name, MaxNameBytes); err != nil {
+		return "", Token{}, fmt.Errorf("create token: %w", err)
 	}
 	if err := checkScopes(req.Scopes); err != nil {
 		return "", Token{}, fmt.Errorf("create token: %w", err)

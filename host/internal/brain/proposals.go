@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -87,7 +88,9 @@ func (s *Service) Propose(ctx context.Context, a memory.Access, req ProposeReque
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return ProposeResult{}, err
 	}
-	pending, err := s.st.Proposals(ctx, store.ProposalQuery{ScopeKey: a.Project, Statuses: []store.ProposalStatus{store.ProposalPending}, Limit: maxInbox})
+	s.proposing.Lock()
+	defer s.proposing.Unlock()
+	pending, err := s.st.Proposals(ctx, store.ProposalQuery{ScopeKey: a.Project, Statuses: []store.ProposalStatus{store.ProposalPending}, Limit: MaxInbox})
 	if err != nil {
 		return ProposeResult{}, err
 	}
@@ -95,6 +98,12 @@ func (s *Service) Propose(ctx context.Context, a memory.Access, req ProposeReque
 		if p.Layer == kind && p.Text == text {
 			return ProposeResult{Proposal: proposalView(p), Duplicate: true}, nil
 		}
+	}
+	if limit := s.cfg.MaxPendingProposals; len(pending) >= limit {
+		return ProposeResult{}, &memory.LimitError{Retry: pendingRetry, Message: fmt.Sprintf(
+			"limit reached: project %q already has %d pending proposals, the limit (brain.max_pending_proposals); "+
+				"nothing was filed. An operator reviews them with `memhost project inbox` (approve or reject); propose again after that",
+			a.Project, limit)}
 	}
 	p, err := s.st.CreateProposal(ctx, store.Proposal{ID: uuid.Must(uuid.NewV7()), ScopeKey: a.Project, Layer: kind, Text: text,
 		Reason: req.Reason, Agent: req.Agent, Session: req.Session, Actor: a.Actor})
@@ -104,11 +113,19 @@ func (s *Service) Propose(ctx context.Context, a memory.Access, req ProposeReque
 	return ProposeResult{Proposal: proposalView(p)}, nil
 }
 
-// Inbox limits.
+// Inbox limits. MaxInbox also bounds MaxPendingProposals: Propose reads every pending
+// proposal, in one page, to find a duplicate.
 const (
 	defaultInbox = 50
-	maxInbox     = 500
+	MaxInbox     = 500
 )
+
+// DefaultMaxPendingProposals is Config.MaxPendingProposals unless configured.
+const DefaultMaxPendingProposals = 100
+
+// pendingRetry is the Retry-After of a proposal refused for the cap: proposals are reviewed
+// on a person's schedule, so asking again within minutes only repeats the refusal.
+const pendingRetry = time.Hour
 
 // InboxRequest lists a project's proposals.
 type InboxRequest struct {
@@ -132,8 +149,8 @@ func (s *Service) Inbox(ctx context.Context, a memory.Access, req InboxRequest) 
 	if limit == 0 {
 		limit = defaultInbox
 	}
-	if limit < 1 || limit > maxInbox {
-		return InboxPage{}, fieldErr("limit", "%d is out of range 1..%d", req.Limit, maxInbox)
+	if limit < 1 || limit > MaxInbox {
+		return InboxPage{}, fieldErr("limit", "%d is out of range 1..%d", req.Limit, MaxInbox)
 	}
 	q := store.ProposalQuery{ScopeKey: a.Project, Limit: limit}
 	switch st := store.ProposalStatus(req.Status); st {

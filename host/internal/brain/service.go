@@ -2,6 +2,7 @@ package brain
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -41,12 +42,15 @@ type Config struct {
 	// Banner holds the banner's defaults: Budget when a request gives none, RecentWindow and
 	// JournalEntries always.
 	Banner banner.Options
+	// MaxPendingProposals bounds a project's pending proposals (1..MaxInbox): each waits for
+	// a person to read it, so an agent that files hundreds buries the ones that matter.
+	MaxPendingProposals int
 }
 
 // DefaultConfig is the configuration memhost ships with.
 func DefaultConfig() Config {
 	return Config{
-		MapMaxAge: 24 * time.Hour, MapSummaryBytes: 4096,
+		MapMaxAge: 24 * time.Hour, MapSummaryBytes: 4096, MaxPendingProposals: DefaultMaxPendingProposals,
 		Banner: banner.Options{Budget: banner.DefaultBudget, RecentWindow: banner.DefaultRecentWindow, JournalEntries: banner.DefaultJournalEntries},
 	}
 }
@@ -58,6 +62,10 @@ type Service struct {
 	mem *memory.Service
 	cfg Config
 	now func() time.Time
+	// proposing serialises Propose's read of the pending proposals and its insert, so that
+	// proposals filed at once cannot all pass the duplicate check and the cap. Proposals are
+	// rare; one lock for all projects costs nothing.
+	proposing sync.Mutex
 }
 
 // Option configures a Service.

@@ -112,6 +112,9 @@ type Brain struct {
 	MapMaxAge time.Duration `koanf:"map_max_age"`
 	// BannerBudget is the spawn banner's token budget when a request names none.
 	BannerBudget int `koanf:"banner_budget"`
+	// MaxPendingProposals bounds a project's proposals waiting for review; a proposal over it
+	// is refused (REST 429) until an operator approves or rejects some.
+	MaxPendingProposals int `koanf:"max_pending_proposals"`
 }
 
 // Log configures logging.
@@ -164,7 +167,7 @@ func Default() *Config {
 		Auth: Auth{WriteRatePerMinute: 600, WriteBurst: 60, ReadRatePerMinute: 1200, ReadBurst: 200,
 			MapBuildRatePerMinute: 1, MapBuildBurst: 3},
 		Log:   Log{Level: "info", Format: "text"},
-		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000},
+		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
 	}
 }
 

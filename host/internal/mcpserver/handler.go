@@ -12,6 +12,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/memory"
 )
 
 // addTool registers a tool whose handler authorises the caller before running.
@@ -94,6 +95,11 @@ func authorised[In targeted, Out any](ctx context.Context, t *tools, req *mcp.Ca
 // properties In does not have, so decoding cannot drop or mismatch one.
 func toolArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved) (In, error) {
 	var in In
+	// Decoding would replace invalid UTF-8 and unpaired surrogate escapes with U+FFFD; the
+	// SDK hands the arguments over as they came on the wire (HTTP and stdio alike).
+	if err := memory.CheckJSON(raw); err != nil {
+		return in, fmt.Errorf("invalid argument %w", err)
+	}
 	v := map[string]any{}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {

@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/memhost/memhost/host/internal/store"
 )
@@ -18,6 +19,16 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 func fieldErr(field, format string, args ...any) error {
 	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
+
+// LimitError is a write refused because the caller reached a limit that others free (a
+// project's pending proposals wait for an operator): nothing was changed, and the same write
+// may succeed after Retry. Message says which limit and what to do; surfaces show it as is.
+type LimitError struct {
+	Message string
+	Retry   time.Duration
+}
+
+func (e *LimitError) Error() string { return e.Message }
 
 // Errors the service returns; surfaces map them to status codes.
 var (

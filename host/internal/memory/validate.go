@@ -26,26 +26,39 @@ func (s *Service) validateText(field, text string) error {
 	return CheckText(field, text, s.cfg.MaxTextBytes)
 }
 
-// CheckText applies the rules of memory text and queries: valid UTF-8 without NUL, at most
-// limit bytes, and something visible in it. The error is a *FieldError naming field.
+// CheckText applies the rules of memory text, queries, goals, plans and proposals: valid UTF-8,
+// no control characters but tab and line breaks (LF, or CRLF as Windows files and pastes have
+// it), at most limit bytes, and something visible in it. A control character has no place in
+// text a person reads: ESC, BEL and the C1 controls drive terminals (erase a line, conceal
+// what follows), and a lone CR rewrites the line it ends, so an operator approving a proposal
+// would see other text than the one approved. The error is a *FieldError naming field.
 func CheckText(field, text string, limit int) error {
-	switch {
-	case !utf8.ValidString(text):
+	if !utf8.ValidString(text) {
 		return fieldErr(field, "must be valid UTF-8")
-	case strings.ContainsRune(text, 0):
+	}
+	if strings.ContainsRune(text, 0) {
 		return fieldErr(field, "must not contain NUL bytes")
-	case len(text) > limit:
+	}
+	if len(text) > limit {
 		return fieldErr(field, "is %d bytes; the limit is %d bytes", len(text), limit)
-	case blank(text):
+	}
+	for i, r := range text {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' && !(r == '\r' && strings.HasPrefix(text[i+1:], "\n")) {
+			return fieldErr(field, "must not contain control characters other than tab and line breaks (found %U)", r)
+		}
+	}
+	if blank(text) {
 		return fieldErr(field, "must not be empty or only invisible characters")
 	}
 	return nil
 }
 
-// CheckLine applies the rules of the short optional fields (agent, session, source, archive
-// reason): valid UTF-8, at most limit bytes, one line without control characters (they are
-// shown in tables, logs and banners, where a line break or an escape sequence would forge
-// output), and when given, something visible. The error is a *FieldError naming field.
+// CheckLine applies the rules of the short optional fields (agent, session, source, reasons,
+// names, project keys): valid UTF-8, at most limit bytes, one line without control or format
+// characters, and when given, something visible. They are shown in tables, logs and banners,
+// where a line break or an escape sequence would forge output, and where a zero-width space
+// or a bidi override makes one value look like another ("proj-one\u200b" like "proj-one").
+// The error is a *FieldError naming field.
 func CheckLine(field, v string, limit int) error {
 	if !utf8.ValidString(v) {
 		return fieldErr(field, "must be valid UTF-8")
@@ -54,14 +67,26 @@ func CheckLine(field, v string, limit int) error {
 		return fieldErr(field, "is %d bytes; the limit is %d bytes", len(v), limit)
 	}
 	for _, r := range v {
-		if unicode.IsControl(r) {
+		switch {
+		case unicode.IsControl(r):
 			return fieldErr(field, "must not contain control characters (found %U)", r)
+		case Hidden(r):
+			return fieldErr(field, "must not contain invisible format characters such as zero-width spaces or bidi overrides (found %U)", r)
 		}
 	}
 	if v != "" && blank(v) {
 		return fieldErr(field, "must not be only invisible characters")
 	}
 	return nil
+}
+
+// Hidden reports a rune a one-line field refuses: a control character, or a format or
+// separator character (zero-width spaces and joiners, bidi overrides and isolates, soft
+// hyphen, BOM, line and paragraph separators), which renders as nothing, reorders what
+// follows, or breaks the line. Paths that derive a one-line value rather than take it (project
+// keys from directories and remotes) replace these runes instead of refusing them.
+func Hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // blank reports whether text shows nothing: only whitespace, control and format characters

@@ -10,8 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/redact"
 )
 
 // Identity sources, in the order Resolve prefers them.
@@ -74,13 +77,14 @@ func Resolve(dir string) (Identity, error) {
 	return Identity{Key: derivedKey(root), Root: root, Source: SourceGitRoot}, nil
 }
 
-// derivedKey makes a key derived from a path or remote URL pass ValidateKey, so a directory
-// always has a usable key: control characters and invalid UTF-8 become '_', and a key over
+// derivedKey makes a key derived from a path or remote URL pass ValidateKey's character
+// rules, so a directory always has a usable key: control and format characters (what
+// memory.Hidden names) and invalid UTF-8 become '_', and a key over
 // MaxKeyBytes (a 3 KB remote URL) keeps its first bytes plus a hash of the whole, which stays
 // unique and stable across machines.
 func derivedKey(key string) string {
 	key = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if memory.Hidden(r) {
 			return '_'
 		}
 		return r
@@ -198,7 +202,8 @@ func remoteURL(gitDir string) (string, error) {
 var defaultPorts = map[string]string{"http": "80", "https": "443", "git": "9418"}
 
 // NormalizeRemote turns a git remote URL into a project key: lowercase host, no scheme, no
-// userinfo (credentials are never kept), no port for ssh or default ports, path case kept,
+// userinfo and no query or fragment (credentials are never kept: `?private_token=...` is one
+// way to put a token in a remote), no port for ssh or default ports, path case kept,
 // trailing slashes and a `.git` suffix dropped. scp-like `git@host:Org/Repo.git` becomes
 // `host/Org/Repo`, so ssh and https clones of one repository share a key. Local-path remotes
 // keep their cleaned path. It returns "" when nothing usable is left.
@@ -214,7 +219,7 @@ func NormalizeRemote(raw string) string {
 		if err != nil {
 			// An unparsable URL may still carry credentials; strip everything up to '@'
 			// in the authority by hand rather than keep it verbatim.
-			rest := raw[strings.Index(raw, "://")+3:]
+			rest := withoutQuery(raw[strings.Index(raw, "://")+3:])
 			slash := strings.IndexByte(rest, '/')
 			if slash < 0 {
 				slash = len(rest)
@@ -242,7 +247,7 @@ func NormalizeRemote(raw string) string {
 		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
 			authority = authority[at+1:]
 		}
-		host, path = strings.ToLower(authority), raw[colon+1:]
+		host, path = strings.ToLower(authority), withoutQuery(raw[colon+1:])
 	default:
 		// A local path remote (`/srv/git/x.git`, `../x`): no host, keep the path.
 		path = filepath.ToSlash(filepath.Clean(raw))
@@ -261,6 +266,15 @@ func NormalizeRemote(raw string) string {
 	default:
 		return host + "/" + path
 	}
+}
+
+// withoutQuery cuts a remote's query and fragment, which git's transports do not use to name a
+// repository but which can carry a token.
+func withoutQuery(s string) string {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func trimRepoSuffix(p string) string {
@@ -285,21 +299,75 @@ func isSCPLike(s string) bool {
 	return colon != 1 // "C:\repo" is a path, not host "C"
 }
 
-// ValidateKey checks a project key supplied by a client. The limits keep keys printable and
-// bounded because they are shown to users and indexed on every memory row.
+// ValidateKey checks a project key supplied by a client. A key is shown to users (in tables,
+// banners and token listings) and stored on every memory row and history entry it scopes, so
+// it is held to the rules of a one-line field (memory.CheckLine: valid UTF-8, no control or
+// format characters, something visible), at most MaxKeyBytes, and it must carry no
+// credentials.
 func ValidateKey(key string) error {
 	switch {
 	case key == "":
 		return errors.New("project: must not be empty")
 	case len(key) > MaxKeyBytes:
 		return fmt.Errorf("project: %d bytes exceeds the limit of %d bytes", len(key), MaxKeyBytes)
-	case !utf8.ValidString(key):
-		return errors.New("project: must be valid UTF-8")
 	}
-	for i, r := range key {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("project: control character %U at byte %d is not allowed", r, i)
+	if err := memory.CheckLine("project", key, MaxKeyBytes); err != nil {
+		return err
+	}
+	return checkCredentials(key)
+}
+
+// checkCredentials refuses a key holding user information in a URL (a login, or a password
+// or token in its place: "https://deploy:PW@host/x") or anything the secret redactor
+// detects. The message never repeats the key.
+func checkCredentials(key string) error {
+	if i := strings.Index(key, "://"); i >= 0 {
+		authority := key[i+3:]
+		if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+			authority = authority[:end]
+		}
+		if strings.Contains(authority, "@") {
+			return errors.New("project: must not carry credentials: remove the user name and password (user:password@) from the URL; " +
+				"`memhost project key` prints the key memhost derives for a clone")
 		}
 	}
+	if clean(key) {
+		return nil
+	}
+	r, err := redact.New()
+	if err != nil {
+		return errors.New("project: cannot be checked for secrets right now")
+	}
+	if _, findings := r.Redact(key); len(findings) > 0 {
+		return fmt.Errorf("project: must not carry a secret (found one the redactor calls %s); "+
+			"a project key is stored on every memory and shown to every token of the project", findings[0].RuleID)
+	}
+	remember(key)
 	return nil
+}
+
+// maxCleanKeys bounds the keys checkCredentials remembers as free of secrets. A host serves
+// few projects, and scanning a key costs about half a millisecond of CPU on every request that
+// names one; forgetting them all when full keeps the memory bounded whatever callers send.
+const maxCleanKeys = 4096
+
+var cleanKeys = struct {
+	sync.Mutex
+	m map[string]struct{}
+}{m: map[string]struct{}{}}
+
+func clean(key string) bool {
+	cleanKeys.Lock()
+	defer cleanKeys.Unlock()
+	_, ok := cleanKeys.m[key]
+	return ok
+}
+
+func remember(key string) {
+	cleanKeys.Lock()
+	defer cleanKeys.Unlock()
+	if len(cleanKeys.m) >= maxCleanKeys {
+		clear(cleanKeys.m)
+	}
+	cleanKeys.m[key] = struct{}{}
 }

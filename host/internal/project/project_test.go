@@ -186,6 +186,10 @@ func TestNormalizeRemote(t *testing.T) {
 		"git+ssh://git@github.com/Org/Repo.git":               "github.com/Org/Repo",
 		"git://git.kernel.org/pub/scm/git/git.git":            "git.kernel.org/pub/scm/git/git",
 		"file:///srv/git/project.git":                         "/srv/git/project",
+		"git@github.com:acme/x.git?key=" + tok:                "github.com/acme/x",
+		"git@github.com:acme/x#" + tok:                        "github.com/acme/x",
+		"https://github.com/acme/x.git?private_token=" + tok:  "github.com/acme/x",
+		"https://host/%zz?private_token=" + tok:               "host/%zz",
 		"/srv/git/project.git":                                "/srv/git/project",
 		"":                                                    "",
 	}
@@ -246,6 +250,12 @@ func TestValidateKey(t *testing.T) {
 	require.ErrorContains(t, ValidateKey("bad\xffutf8"), "UTF-8")
 	require.ErrorContains(t, ValidateKey("tab\there"), "control character")
 	require.ErrorContains(t, ValidateKey("nul\x00"), "control character")
+	require.ErrorContains(t, ValidateKey("proj-one\u200b"), "invisible format characters")
+	require.ErrorContains(t, ValidateKey("a\u202eb"), "U+202E")
+	require.ErrorContains(t, ValidateKey("https://deploy:PW@github.com/acme/x"), "must not carry credentials")
+	require.ErrorContains(t, ValidateKey("https://u:p@ss@host:x/y"), "must not carry credentials", "an unparsable URL is read by hand")
+	require.NoError(t, ValidateKey("https://github.com/acme/x"))
+	require.NoError(t, ValidateKey("team@example/notes"), "an @ outside a URL's authority is no userinfo")
 }
 
 func TestResolveBoundsDerivedKeys(t *testing.T) {

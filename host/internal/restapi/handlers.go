@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,16 +123,17 @@ func firstNonEmpty(vals ...string) string {
 }
 
 // decode reads a JSON body strictly: unknown fields and trailing data are errors that name
-// what was wrong.
+// what was wrong. The raw bytes are checked first (rawBody), since decoding would silently
+// replace invalid UTF-8 and unpaired surrogate escapes.
 func (a *api) decode(c *gin.Context, dst any) error {
-	body := http.MaxBytesReader(c.Writer, c.Request.Body, a.MaxBodyBytes)
-	dec := json.NewDecoder(body)
+	data, err := a.rawBody(c)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		var mbe *http.MaxBytesError
 		switch {
-		case errors.As(err, &mbe):
-			return &memory.FieldError{Field: "body", Message: fmt.Sprintf("is larger than the limit of %d bytes", mbe.Limit)}
 		case errors.Is(err, io.EOF):
 			return &memory.FieldError{Field: "body", Message: "must be a JSON object"}
 		}
@@ -156,6 +158,20 @@ func (a *api) decode(c *gin.Context, dst any) error {
 		return &memory.FieldError{Field: "body", Message: "has data after the JSON object"}
 	}
 	return nil
+}
+
+// rawBody reads the request body up to MaxBodyBytes and refuses text a JSON decoder would
+// alter (memory.CheckJSON).
+func (a *api) rawBody(c *gin.Context) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, &memory.FieldError{Field: "body", Message: fmt.Sprintf("is larger than the limit of %d bytes", mbe.Limit)}
+	case err != nil:
+		return nil, &memory.FieldError{Field: "body", Message: "could not be read to its end"}
+	}
+	return data, memory.CheckJSON(data)
 }
 
 type storeBody struct {

@@ -2,8 +2,6 @@ package restapi
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -197,9 +195,9 @@ func (a *api) getMap(ctx context.Context, acc memory.Access, _ *gin.Context) (an
 
 // putMap stores the map in the body, projectmap's JSON form, as the CLI uploads it.
 func (a *api) putMap(ctx context.Context, acc memory.Access, c *gin.Context) (any, int, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.MaxBodyBytes))
+	data, err := a.rawBody(c)
 	if err != nil {
-		return nil, 0, &memory.FieldError{Field: "body", Message: fmt.Sprintf("is larger than the limit of %d bytes", a.MaxBodyBytes)}
+		return nil, 0, err
 	}
 	m, err := a.Brain.PutMap(ctx, acc, data)
 	m.Map = nil // the caller sent it

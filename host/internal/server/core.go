@@ -176,6 +176,7 @@ func brainConfig(cfg *config.Config) brain.Config {
 	bc := brain.DefaultConfig()
 	bc.MapMaxAge = cfg.Brain.MapMaxAge
 	bc.Banner.Budget = cfg.Brain.BannerBudget
+	bc.MaxPendingProposals = cfg.Brain.MaxPendingProposals
 	return bc
 }
 
