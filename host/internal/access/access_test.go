@@ -96,10 +96,6 @@ func TestResolveProject(t *testing.T) {
 	}
 	_, err = Resolve(dev, Target{})
 	require.ErrorContains(t, err, "project: is required")
-
-	a, err = Resolve(dev, Target{Default: "stdio-default"})
-	require.NoError(t, err)
-	require.Equal(t, "stdio-default", a.Project)
 }
 
 func TestResolveCwdNeverRevealsHostPaths(t *testing.T) {

@@ -16,13 +16,12 @@ import (
 // MaxCwdBytes bounds a cwd argument (PATH_MAX on Linux).
 const MaxCwdBytes = 4096
 
-// Target is where a request asks to work: a project key, a working directory on the host, and
-// the surface's fallback when it names neither (stdio: the project of the directory the
-// process was started in; HTTP surfaces have none).
+// Target is where a request asks to work: a project key, or a working directory on the host.
+// (A CLI's stdio server, `memhost mcp`, holds a token bound to the project of the directory it
+// was started in, so it needs no fallback here.)
 type Target struct {
 	Project string
 	Cwd     string
-	Default string
 }
 
 // Resolve decides the project of one request and builds the memory service's Access.
@@ -30,7 +29,7 @@ type Target struct {
 // A token bound to a project always gets that project (and may not change global memories);
 // a project argument that names another project is refused, and so is a cwd that exists here
 // but is not one of the bound project's directories. Otherwise the project argument wins, then
-// cwd (resolved on the host as the CLI resolves it), then the surface's default. Every key is
+// cwd (resolved on the host as the CLI resolves it). Every key is
 // trimmed and validated (printable, at most project.MaxKeyBytes); a cwd must be an absolute,
 // valid UTF-8 path. No error names the project a cwd resolves to or reveals host paths beyond
 // the one the caller sent: a refusal must not make the host an oracle for its directories.
@@ -73,8 +72,6 @@ func Resolve(p auth.Principal, t Target) (memory.Access, error) {
 		return a, cwdErr
 	case cwdKey != "":
 		requested = cwdKey
-	default:
-		requested = t.Default
 	}
 	if requested == "" {
 		return a, &memory.FieldError{Field: "project", Message: "is required: pass project (a project key) or cwd (the working directory), or use a token bound to a project"}

@@ -74,12 +74,10 @@ func (s *Server) newMCP(identify identifyFunc) *mcp.Server {
 	return srv
 }
 
-// caller is who is calling a tool: the token's principal, the project to fall back on when
-// the call names none (stdio: the process's working directory), and the client's name.
+// caller is who is calling a tool: the token's principal and the client's name.
 type caller struct {
-	principal      auth.Principal
-	defaultProject string
-	client         string
+	principal auth.Principal
+	client    string
 }
 
 // identifyFunc finds the caller of a tool call. ok is false when the request carries no
@@ -115,7 +113,7 @@ func (c caller) can(scope auth.Scope) bool { return c.principal.Has(scope) }
 
 // access resolves the project of one call through the front door.
 func (c caller) access(projectArg, cwd string) (memory.Access, error) {
-	return access.Resolve(c.principal, access.Target{Project: projectArg, Cwd: cwd, Default: c.defaultProject})
+	return access.Resolve(c.principal, access.Target{Project: projectArg, Cwd: cwd})
 }
 
 // toolError is an error the model should read: it becomes a tool result with IsError set.
