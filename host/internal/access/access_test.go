@@ -159,3 +159,24 @@ func TestClassify(t *testing.T) {
 	}
 	require.Equal(t, 2, RetrySeconds(1500*time.Millisecond))
 }
+
+// TestDirOfProjectNeverWalksRootOrHome: a token that is not bound to a project acts for any
+// key, "/" included, so the root, the home directory and what lies above it are never walked
+// to build a map, even when the key matches; a project's own directory is.
+func TestDirOfProjectNeverWalksRootOrHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	proj := filepath.Join(home, "src", "app")
+	require.NoError(t, os.MkdirAll(proj, 0o755))
+	link := filepath.Join(t.TempDir(), "root-link")
+	require.NoError(t, os.Symlink("/", link))
+	for _, dir := range []string{"/", home, filepath.Dir(home), link} {
+		key, err := keyOfCwd(dir)
+		require.NoError(t, err, dir)
+		require.False(t, DirOfProject(dir, key), "%s must not be walked", dir)
+	}
+	key, err := keyOfCwd(proj)
+	require.NoError(t, err)
+	require.True(t, DirOfProject(proj, key), "a project's directory under home is walked")
+	require.False(t, DirOfProject(proj, "github.com/acme/other"), "a directory of another project is not")
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -81,13 +82,34 @@ func Resolve(p auth.Principal, t Target) (memory.Access, error) {
 }
 
 // DirOfProject reports whether cwd is a directory on this host whose project is key: the
-// only kind of directory a caller acting for key may have the host walk.
+// only kind of directory a caller acting for key may have the host walk. A token that is not
+// bound to a project acts for any key, so the directories that hold other people's and other
+// projects' files are never walked, whatever their key: the file system's root, the host
+// user's home directory and the directories above it.
 func DirOfProject(cwd, key string) bool {
-	if cwd == "" || checkCwd(cwd) != nil {
+	if cwd == "" || checkCwd(cwd) != nil || holdsHome(cwd) {
 		return false
 	}
 	k, err := keyOfCwd(cwd)
 	return err == nil && k == key
+}
+
+// holdsHome reports whether dir is the root, the home directory or one above it (after
+// links: a link to / is /). A directory that cannot be read is not walked either.
+func holdsHome(dir string) bool {
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil || filepath.Dir(dir) == dir {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return false
+	}
+	if h, err := filepath.EvalSymlinks(home); err == nil {
+		home = h
+	}
+	rel, err := filepath.Rel(dir, home)
+	return err == nil && (rel == "." || !strings.HasPrefix(rel, ".."))
 }
 
 // CleanKey trims a project key given in field and validates it; "" stays "" (not given).
