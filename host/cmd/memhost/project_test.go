@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/shortid"
 	"github.com/memhost/memhost/host/internal/store"
 	"github.com/memhost/memhost/host/internal/testdb"
 	"github.com/memhost/memhost/host/internal/testplugins"
@@ -90,9 +91,16 @@ func TestProjectDocumentsAndInboxThroughTheCLI(t *testing.T) {
 
 	out, err = run(t, append([]string{"project", "inbox"}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, id[:8])
+	require.Contains(t, out, shortid.Of(res.Proposal.ID))
+	require.NotContains(t, out, id, "tables show short ids")
 	require.Contains(t, out, "scope grew")
+	out, err = run(t, append([]string{"project", "inbox", "--full"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, id, "--full shows whole ids")
 	out, err = run(t, append([]string{"project", "inbox", "show", id[:8]}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "codex (session s-9)", "a prefix printed by an older release still resolves")
+	out, err = run(t, append([]string{"project", "inbox", "show", shortid.Of(res.Proposal.ID)}, p...)...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "codex (session s-9)")
 	require.Contains(t, out, "+3. Providers\n")

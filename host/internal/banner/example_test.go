@@ -16,7 +16,7 @@ func ExampleRender() {
 		Now:     now,
 		Goal:    banner.Document{Text: "One memory for every agent CLI.", UpdatedAt: now.Add(-48 * time.Hour)},
 		Facts: []banner.Fact{{
-			ID:        uuid.MustParse("3f2a9c1e-0000-4000-8000-000000000000"),
+			ID:        uuid.MustParse("01939c1e-0000-7000-8000-00003f2a9c1e"),
 			Kind:      "convention",
 			Text:      "We use pnpm, never npm.",
 			UpdatedAt: now.Add(-3 * time.Hour),
