@@ -1,4 +1,4 @@
-package embedderplugin_test
+package pluginkind_test
 
 import (
 	"context"
@@ -9,24 +9,30 @@ import (
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 
-	"github.com/memhost/memhost/sdk/internal/embedderplugin"
+	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
+	"github.com/memhost/memhost/sdk/internal/pluginserve"
 	"github.com/memhost/memhost/sdk/plugin"
 )
+
+// The glue is the same for every kind; these tests drive it through the embedder kind.
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
+
+var kind = embedder.Kind.(*pluginkind.Kind[embedder.Embedder])
 
 // blockingEmbedder holds every Embed call until the call's context ends.
 type blockingEmbedder struct {
 	started chan struct{}
 }
 
-func (blockingEmbedder) Describe(context.Context) (embedderplugin.Info, error) {
-	return embedderplugin.Info{Name: "block", Version: "1", Dimensions: 2, MaxBatch: 4, SuggestedFoldThreshold: 0.9}, nil
+func (blockingEmbedder) Describe(context.Context) (embedder.Info, error) {
+	return embedder.Info{Name: "block", Version: "1", Dimensions: 2, MaxBatch: 4, SuggestedFoldThreshold: 0.9}, nil
 }
 
-func (b blockingEmbedder) Embed(ctx context.Context, _ embedderplugin.Purpose, _ []string) ([][]float32, error) {
+func (b blockingEmbedder) Embed(ctx context.Context, _ embedder.Purpose, _ []string) ([][]float32, error) {
 	close(b.started)
 	<-ctx.Done()
 	return nil, ctx.Err()
@@ -35,7 +41,7 @@ func (b blockingEmbedder) Embed(ctx context.Context, _ embedderplugin.Purpose, _
 func (blockingEmbedder) Health(context.Context) error { return nil }
 
 // connect serves p in process and returns the dispensed client side.
-func connect(t *testing.T, p goplugin.Plugin) (*goplugin.GRPCClient, embedderplugin.Embedder) {
+func connect(t *testing.T, p goplugin.Plugin) (*goplugin.GRPCClient, embedder.Embedder) {
 	t.Helper()
 	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{plugin.KindEmbedder: p})
 	t.Cleanup(func() {
@@ -48,7 +54,7 @@ func connect(t *testing.T, p goplugin.Plugin) (*goplugin.GRPCClient, embedderplu
 	})
 	raw, err := client.Dispense(plugin.KindEmbedder)
 	require.NoError(t, err)
-	e, ok := raw.(embedderplugin.Embedder)
+	e, ok := raw.(embedder.Embedder)
 	require.True(t, ok, "dispensed %T", raw)
 	return client, e
 }
@@ -59,10 +65,10 @@ func connect(t *testing.T, p goplugin.Plugin) (*goplugin.GRPCClient, embedderplu
 func TestConnectionClosingMidCallIsUnavailable(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	client, e := connect(t, &embedderplugin.Plugin{Impl: blockingEmbedder{started: started}})
+	client, e := connect(t, kind.Server(blockingEmbedder{started: started}, nil))
 	errc := make(chan error, 1)
 	go func() {
-		_, err := e.Embed(t.Context(), embedderplugin.PurposeDocument, []string{"x"})
+		_, err := e.Embed(t.Context(), embedder.PurposeDocument, []string{"x"})
 		errc <- err
 	}()
 	<-started // the call is in flight: the implementation has it
@@ -75,27 +81,45 @@ func TestConnectionClosingMidCallIsUnavailable(t *testing.T) {
 	require.ErrorContains(t, err, "connection is closing")
 }
 
-// noService serves no gRPC service at all, like a plugin built before the
-// embedder kind existed, while the host side is the real embedder client.
+// noService serves no gRPC service at all, like a plugin built before the kind existed, while
+// the host side is the kind's real client.
 type noService struct {
-	embedderplugin.Plugin
+	goplugin.GRPCPlugin
+	goplugin.NetRPCUnsupportedPlugin
 }
 
 func (noService) GRPCServer(*goplugin.GRPCBroker, *grpc.Server) error { return nil }
 
 func TestMissingServiceIsUnimplemented(t *testing.T) {
 	t.Parallel()
-	_, e := connect(t, &noService{})
+	_, e := connect(t, noService{GRPCPlugin: kind.GoPlugin().(goplugin.GRPCPlugin)})
 	_, err := e.Describe(t.Context())
 	require.ErrorIs(t, err, plugin.ErrUnimplemented)
 	require.ErrorContains(t, err, "embedder Describe")
 	require.ErrorIs(t, e.Health(t.Context()), plugin.ErrUnimplemented)
 }
 
-func TestServerRefusesANilImpl(t *testing.T) {
+// TestTheHostsValueServesNothing: the host's go-plugin value has no implementation; asked to
+// serve, it says so instead of registering a nil one.
+func TestTheHostsValueServesNothing(t *testing.T) {
 	t.Parallel()
 	s := grpc.NewServer()
 	defer s.Stop()
-	err := (&embedderplugin.Plugin{}).GRPCServer(nil, s)
-	require.EqualError(t, err, "embedder plugin: Impl is nil")
+	err := kind.GoPlugin().(goplugin.GRPCPlugin).GRPCServer(nil, s)
+	require.EqualError(t, err, "embedder plugin: no implementation to serve")
+	err = kind.Server(nil, nil).GRPCServer(nil, s)
+	require.EqualError(t, err, "embedder plugin: no implementation to serve")
+}
+
+func TestServeRefusesANilImpl(t *testing.T) {
+	t.Parallel()
+	require.EqualError(t, kind.Serve(nil, pluginserve.Options{}), "embedder.Serve: impl is nil")
+}
+
+func TestAKindIsAPluginKind(t *testing.T) {
+	t.Parallel()
+	set := plugin.VersionedPlugins(embedder.Kind)[plugin.ProtocolVersion]
+	require.Len(t, set, 1)
+	require.Implements(t, (*goplugin.GRPCPlugin)(nil), set[plugin.KindEmbedder])
+	require.Equal(t, plugin.KindEmbedder, kind.Name())
 }

@@ -1,4 +1,4 @@
-package providerplugin
+package provider
 
 import (
 	"io/fs"
@@ -9,8 +9,8 @@ import (
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
 )
 
-// The conversions between the wire messages and this package's types. Both
-// adapters use them, so a field added to one side is added to both.
+// The provider kind's conversion to and from the wire messages. Both
+// adapters use it, so a field added to one side is added to both.
 
 func spawnToWire(s Spawn) *memhostv1.Spawn {
 	w := &memhostv1.Spawn{

@@ -1,13 +1,18 @@
-package providerplugin
+package provider
 
 import (
 	"context"
 	"fmt"
 
+	"google.golang.org/grpc"
+
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
-	"github.com/memhost/memhost/sdk/plugin"
 )
+
+// newClient is the Provider memhost holds for the plugin at the other end
+// of c.
+func newClient(c *grpc.ClientConn) Provider { return &client{rpc: memhostv1.NewProviderClient(c)} }
 
 // client adapts the generated gRPC client to Provider for memhost,
 // validating what it sends and every answer against the protocol.
@@ -31,7 +36,7 @@ func (c *client) Describe(ctx context.Context) (Info, error) {
 
 func (c *client) Prepare(ctx context.Context, s Spawn) (Plan, error) {
 	if err := s.Validate(); err != nil {
-		return Plan{}, fmt.Errorf("provider Prepare: %w: %w", plugin.ErrInvalidInput, err)
+		return Plan{}, fmt.Errorf("provider Prepare: %w: %w", ErrInvalidInput, err)
 	}
 	resp, err := c.rpc.Prepare(ctx, &memhostv1.PrepareRequest{Spawn: spawnToWire(s)})
 	if err != nil {
@@ -46,7 +51,7 @@ func (c *client) Prepare(ctx context.Context, s Spawn) (Plan, error) {
 
 func (c *client) Finish(ctx context.Context, e Ended) (Session, error) {
 	if err := e.Spawn.Validate(); err != nil {
-		return Session{}, fmt.Errorf("provider Finish: %w: %w", plugin.ErrInvalidInput, err)
+		return Session{}, fmt.Errorf("provider Finish: %w: %w", ErrInvalidInput, err)
 	}
 	resp, err := c.rpc.Finish(ctx, endedToWire(e))
 	if err != nil {
@@ -65,7 +70,7 @@ func (c *client) Health(ctx context.Context) error {
 		return rpcerr.FromStatus(ctx, "provider Health", err)
 	}
 	if !resp.GetOk() {
-		return fmt.Errorf("provider Health: %w: %s", plugin.ErrUnhealthy, resp.GetMessage())
+		return fmt.Errorf("provider Health: %w: %s", ErrUnhealthy, resp.GetMessage())
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package providerplugin
+package provider
 
 import (
 	"bytes"
@@ -73,7 +73,8 @@ func (s Spawn) Validate() error {
 // breaks the protocol contract: the user's arguments must be kept as given,
 // every file must stay inside the scratch directory, and the MCP token must
 // reach neither the command line (other users can read it in the process
-// list) nor a file that group or others can read.
+// list) nor a file that group or others can read. The SDK applies it to what
+// an implementation returns and to every plan memhost receives.
 func (p Plan) Validate(s Spawn) error {
 	if !containsRun(p.Args, s.Args) {
 		return fmt.Errorf("args must contain the user's %d arguments unchanged, in order and adjacent", len(s.Args))

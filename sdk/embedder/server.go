@@ -1,16 +1,22 @@
-package embedderplugin
+package embedder
 
 import (
 	"context"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
 )
+
+// registerServer serves impl as the memhost.v1.Embedder service on s.
+func registerServer(s *grpc.Server, impl Embedder, logger hclog.Logger) {
+	memhostv1.RegisterEmbedderServer(s, &server{impl: impl, logger: logger})
+}
 
 // server adapts an Embedder to the generated gRPC service, enforcing the
 // limits the implementation declared before calling it.

@@ -1,15 +1,21 @@
-package providerplugin
+package provider
 
 import (
 	"context"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
 )
+
+// registerServer serves impl as the memhost.v1.Provider service on s.
+func registerServer(s *grpc.Server, impl Provider, logger hclog.Logger) {
+	memhostv1.RegisterProviderServer(s, &server{impl: impl, logger: logger})
+}
 
 // server adapts a Provider to the generated gRPC service, holding requests
 // and the implementation's answers to the protocol.

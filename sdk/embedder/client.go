@@ -1,4 +1,4 @@
-package embedderplugin
+package embedder
 
 import (
 	"context"
@@ -8,10 +8,15 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"google.golang.org/grpc"
+
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
-	"github.com/memhost/memhost/sdk/plugin"
 )
+
+// newClient is the Embedder the host holds for the plugin at the other end
+// of c.
+func newClient(c *grpc.ClientConn) Embedder { return &client{rpc: memhostv1.NewEmbedderClient(c)} }
 
 // client adapts the generated gRPC client to Embedder for the host,
 // validating every response against the protocol.
@@ -71,7 +76,7 @@ func (c *client) Embed(ctx context.Context, purpose Purpose, texts []string) ([]
 	case PurposeQuery:
 		p = memhostv1.EmbedRequest_PURPOSE_QUERY
 	default:
-		return nil, fmt.Errorf("embedder Embed: %w: unknown purpose %d", plugin.ErrInvalidInput, purpose)
+		return nil, fmt.Errorf("embedder Embed: %w: unknown purpose %d", ErrInvalidInput, purpose)
 	}
 	dims, err := c.dimensions(ctx)
 	if err != nil {
@@ -101,7 +106,7 @@ func (c *client) Health(ctx context.Context) error {
 		return rpcerr.FromStatus(ctx, "embedder Health", err)
 	}
 	if !resp.GetOk() {
-		return fmt.Errorf("embedder Health: %w: %s", plugin.ErrUnhealthy, resp.GetMessage())
+		return fmt.Errorf("embedder Health: %w: %s", ErrUnhealthy, resp.GetMessage())
 	}
 	return nil
 }
