@@ -42,7 +42,7 @@ func Launch(t testing.TB, path string) embedder.Embedder {
 // Embedder and a kill function that stops the process. Plugin logs at warn
 // and above go to logTo. For harnesses outside tests (benchmarks, tools).
 func Start(path string, logTo io.Writer) (embedder.Embedder, func(), error) {
-	return plugintest.Start(kind, path, logTo)
+	return plugintest.Start(kind, path, logTo, nil)
 }
 
 // Attach connects to an embedder plugin served in debug mode

@@ -34,8 +34,9 @@ func Serve[T any](t testing.TB, k *pluginkind.Kind[T], impl T) T {
 // Start starts the plugin binary at path the way the host does (handshake from sdk/plugin,
 // VersionedPlugins, gRPC only, AutoMTLS), so calls cross the same process boundary, TLS and
 // adapters as in production, and returns its T and a kill function that stops the process.
-// Plugin logs at warn and above go to logTo.
-func Start[T any](k *pluginkind.Kind[T], path string, logTo io.Writer) (impl T, kill func(), err error) {
+// Plugin logs at warn and above go to logTo. What a Go plugin writes to os.Stdout after serving
+// (go-plugin carries it over gRPC) goes to stdout; nil discards it.
+func Start[T any](k *pluginkind.Kind[T], path string, logTo, stdout io.Writer) (impl T, kill func(), err error) {
 	var zero T
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  plugin.Handshake,
@@ -44,6 +45,7 @@ func Start[T any](k *pluginkind.Kind[T], path string, logTo io.Writer) (impl T, 
 		AutoMTLS:         true,
 		Cmd:              exec.Command(path),
 		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: logTo, Level: hclog.Warn}),
+		SyncStdout:       stdout,
 	})
 	rpc, err := client.Client()
 	if err != nil {

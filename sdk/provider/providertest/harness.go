@@ -42,7 +42,7 @@ func Launch(t testing.TB, path string) provider.Provider {
 // Provider and a kill function that stops the process. Plugin logs at warn
 // and above go to logTo. For harnesses outside tests (benchmarks, tools).
 func Start(path string, logTo io.Writer) (provider.Provider, func(), error) {
-	return plugintest.Start(kind, path, logTo)
+	return plugintest.Start(kind, path, logTo, nil)
 }
 
 // Attach connects to a provider plugin served in debug mode
