@@ -31,18 +31,26 @@
 //
 // # Packages
 //
-// Three layers per plugin kind, so that a plugin's main imports neither
-// go-plugin nor generated code:
+// A plugin kind costs one public package and one conversion to and from
+// proto; a plugin's main imports neither go-plugin nor generated code:
 //
-//   - public types and ctx-first interfaces with Serve: embedder (the
-//     Embedder interface, Info, Purpose, errors, Serve and its options);
-//     provider (the Provider interface `memhost run` drives, Spawn, Plan,
-//     Ended, Session, Mirror, Serve and its options);
-//   - per-kind go-plugin glue, internal: internal/embedderplugin and
-//     internal/providerplugin (server and client adapters, validation), with
-//     the kind-neutral internal/pluginserve (serving, debug mode) and
-//     internal/rpcerr (error mapping);
+//   - each kind's package holds its public types and ctx-first interface,
+//     its errors, Serve with its options, its Kind (what a host names in
+//     plugin.VersionedPlugins) and, unexported, its conversion to and from
+//     the generated messages (a server adapter that serves an implementation
+//     and a client adapter the host holds, each validating what crosses the
+//     wire): embedder (the Embedder interface, Info, Purpose); provider (the
+//     Provider interface `memhost run` drives, Spawn, Plan, Ended, Session,
+//     Mirror); worker (the Worker interface, Info, Task, Answer);
+//   - the go-plugin glue, written once and generic over a kind's interface,
+//     internal: internal/pluginkind (the go-plugin values of both sides),
+//     internal/pluginserve (serving, debug mode), internal/plugintest (the
+//     harness every test kit wraps) and internal/rpcerr (error mapping);
 //   - generated protobuf code, internal: internal/gen.
+//
+// There is no registry: a host lists the kinds it runs, e.g.
+// plugin.VersionedPlugins(embedder.Kind, worker.Kind), and a plugin binary
+// serves exactly one kind.
 //
 // Beside them:
 //
@@ -51,20 +59,24 @@
 //     in debug mode, and the conformance kit (Exercise).
 //   - provider/providertest: the same harness for providers (Serve, Launch,
 //     Start, Attach) and their conformance kit (Exercise).
+//   - worker/workertest: the same harness for workers and their conformance
+//     kit (Exercise).
 //   - embedder/calibration: measures an embedder's false- and missed-fold
 //     rates on labelled pairs, to choose its fold threshold.
 //   - tokenize: memhost's text analysis, shared by the BM25 embedder and the
 //     host's lexical index.
 //   - plugin: what every kind shares: the handshake, protocol version, kind
-//     names, the plugin sets the host configures go-plugin with, the errors
-//     of every kind's client, the plugin logger and ReattachConfig.
+//     names, the Kind interface and the plugin sets the host configures
+//     go-plugin with, the errors of every kind's client, the plugin logger
+//     and ReattachConfig.
 //
 // Complete embedder plugins are in examples/embed-hash (Go) and
-// examples/embed-node (JavaScript, for plugins in other languages). Plugin
+// examples/embed-node (JavaScript, for plugins in other languages); a
+// complete worker plugin is in examples/worker-echo. Plugin
 // code never writes to stdout: go-plugin's handshake travels there.
 //
-// The wire protocol is defined in proto/memhost/v1/embedder.proto and
-// proto/memhost/v1/provider.proto. The
+// The wire protocol is defined in proto/memhost/v1/embedder.proto,
+// proto/memhost/v1/provider.proto and proto/memhost/v1/worker.proto. The
 // generated Go code under internal/gen is committed; after editing the
 // proto, regenerate it with the buf and protoc plugins pinned in ../tools:
 //

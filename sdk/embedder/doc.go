@@ -12,12 +12,13 @@
 //		}
 //	}
 //
-// Plugin code never sees gRPC, go-plugin or generated types; neither does
-// this package. The glue lives in the SDK's internal packages: a server
-// adapter turns Embedder calls into the memhost.v1.Embedder service,
+// Plugin code never sees gRPC, go-plugin or generated types: this package's
+// API shows none, while its unexported conversion to and from the wire does
+// the work on top of the glue every kind shares: a server adapter turns
+// Embedder calls into the memhost.v1.Embedder service,
 // enforcing the limits Info declares and turning panics into errors, and a
 // client adapter (what the host holds, dispensed through
-// plugin.VersionedPlugins) turns them back, forwarding context deadlines
+// plugin.VersionedPlugins(embedder.Kind)) turns them back, forwarding context deadlines
 // and cancellation, validating every response and mapping gRPC status codes
 // to the errors of this package or to context errors.
 //

@@ -2,9 +2,9 @@ package embedder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/memhost/memhost/sdk/internal/embedderplugin"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
@@ -56,7 +56,21 @@ type Info struct {
 // Validate reports the first way in which i breaks the protocol contract.
 // The SDK applies it on both sides of the wire: to what an implementation's
 // Describe returns and to every Describe response the host receives.
-func (i Info) Validate() error { return embedderplugin.Info(i).Validate() }
+func (i Info) Validate() error {
+	switch {
+	case i.Name == "":
+		return errors.New("name is empty")
+	case i.Dimensions <= 0:
+		return fmt.Errorf("dimensions %d must be > 0", i.Dimensions)
+	case i.MaxBatch <= 0:
+		return fmt.Errorf("max batch %d must be > 0", i.MaxBatch)
+	case i.MaxInputBytes < 0:
+		return fmt.Errorf("max input bytes %d must be >= 0", i.MaxInputBytes)
+	case !(i.SuggestedFoldThreshold > 0 && i.SuggestedFoldThreshold <= 1):
+		return fmt.Errorf("suggested fold threshold %v must be in (0, 1]", i.SuggestedFoldThreshold)
+	}
+	return nil
+}
 
 // Embedder turns texts into vectors. Implementations must be safe for
 // concurrent use and deterministic: the same texts under the same Info.Name

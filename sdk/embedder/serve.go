@@ -2,7 +2,6 @@ package embedder
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -25,14 +24,11 @@ import (
 // impl is nil or the program was run by hand rather than by a host, and an
 // error when serving could not start (the reason is logged first).
 func Serve(impl Embedder, opts ...ServeOption) error {
-	if impl == nil {
-		return errors.New("embedder.Serve: impl is nil")
-	}
-	o := pluginserve.Options{Logger: plugin.Logger(plugin.KindEmbedder)}
+	var o pluginserve.Options
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
-	return pluginserve.Serve(plugin.KindEmbedder, serverPlugin(impl, o.Logger), o)
+	return kind.Serve(impl, o)
 }
 
 // ServeOption configures Serve.

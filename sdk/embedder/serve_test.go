@@ -3,8 +3,6 @@ package embedder_test
 import (
 	"bytes"
 	"context"
-	"go/build"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/memhost/memhost/sdk/embedder"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
@@ -94,16 +93,9 @@ func TestWithLoggerReceivesRecoveredPanics(t *testing.T) {
 	require.NotContains(t, err.Error(), "goroutine")
 }
 
-// TestPublicPackageHasNoGlue pins the layering: the author-facing package
-// holds types, errors and Serve; gRPC, go-plugin and generated code live in
-// internal packages.
-func TestPublicPackageHasNoGlue(t *testing.T) {
+// TestPublicAPIHasNoGlue pins the layering: the author-facing package converts
+// to and from the wire, but its API shows only its own types.
+func TestPublicAPIHasNoGlue(t *testing.T) {
 	t.Parallel()
-	pkg, err := build.ImportDir(".", 0)
-	require.NoError(t, err)
-	for _, imp := range pkg.Imports {
-		for _, banned := range []string{"google.golang.org/grpc", "github.com/hashicorp/go-plugin", "sdk/internal/gen"} {
-			require.False(t, strings.Contains(imp, banned), "sdk/embedder imports %s", imp)
-		}
-	}
+	plugintest.RequireNoGlueInAPI(t, ".")
 }

@@ -171,7 +171,7 @@ func TestInvalidPurpose(t *testing.T) {
 
 func TestVersionedPluginsIncludesEmbedder(t *testing.T) {
 	t.Parallel()
-	sets := plugin.VersionedPlugins()
+	sets := plugin.VersionedPlugins(embedder.Kind)
 	require.Contains(t, sets, plugin.ProtocolVersion)
 	require.Implements(t, (*goplugin.GRPCPlugin)(nil), sets[plugin.ProtocolVersion][plugin.KindEmbedder])
 }

@@ -1,8 +1,8 @@
 // Package plugin owns what every memhost plugin kind shares: the go-plugin
-// handshake and protocol version, the kind names, the plugin sets a host
-// configures go-plugin with, the errors every kind's client returns, the
-// logger plugins write with, and the address of a plugin served in debug
-// mode.
+// handshake and protocol version, the kind names, the Kind each kind package
+// exports and the plugin sets a host configures go-plugin with, the errors
+// every kind's client returns, the logger plugins write with, and the
+// address of a plugin served in debug mode.
 //
 // Plugin authors rarely need it: they call the Serve function of their
 // kind's package (for example embedder.Serve), which imports this one. The
@@ -11,7 +11,7 @@
 //
 //	client := goplugin.NewClient(&goplugin.ClientConfig{
 //		HandshakeConfig:  plugin.Handshake,
-//		VersionedPlugins: plugin.VersionedPlugins(),
+//		VersionedPlugins: plugin.VersionedPlugins(embedder.Kind),
 //		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 //		AutoMTLS:         true,
 //		Cmd:              exec.Command(path),

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/memhost/memhost/sdk/internal/providerplugin"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
@@ -28,9 +27,6 @@ type Info struct {
 	// the spawn's PATH, e.g. "claude".
 	Executable string
 }
-
-// Validate reports the first way in which i breaks the protocol contract.
-func (i Info) Validate() error { return providerplugin.Info(i).Validate() }
 
 // MCPServer is memhost's MCP endpoint as the CLI must register it.
 type MCPServer struct {
@@ -110,18 +106,6 @@ type Plan struct {
 	// chose, say).
 	State []byte
 }
-
-// MaxArgBytes bounds each argument and each environment variable a Plan adds
-// (the user's own arguments are theirs): exec refuses one string over
-// 128 KiB, and the CLI would not start. Content such as the banner belongs in
-// a scratch file.
-const MaxArgBytes = providerplugin.MaxArgBytes
-
-// Validate reports the first way in which p, the answer to a Prepare of s,
-// breaks the protocol contract (see the package documentation). The SDK
-// applies it to what an implementation returns and to every plan memhost
-// receives.
-func (p Plan) Validate(s Spawn) error { return planToLocal(p).Validate(spawnToLocal(s)) }
 
 // Ended tells a provider that a session is over.
 type Ended struct {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -25,14 +24,11 @@ import (
 // serving when impl is nil or the program was run by hand, and an error
 // when serving could not start (the reason is logged first).
 func Serve(impl Provider, opts ...ServeOption) error {
-	if impl == nil {
-		return errors.New("provider.Serve: impl is nil")
-	}
-	o := pluginserve.Options{Logger: plugin.Logger(plugin.KindProvider)}
+	var o pluginserve.Options
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
-	return pluginserve.Serve(plugin.KindProvider, serverPlugin(impl, o.Logger), o)
+	return kind.Serve(impl, o)
 }
 
 // ServeOption configures Serve.

@@ -1,6 +1,10 @@
 package plugins
 
-import "context"
+import (
+	"context"
+
+	"github.com/memhost/memhost/sdk/plugin"
+)
 
 // Adapter teaches the Supervisor one plugin kind. The Supervisor knows processes, not kinds: it
 // launches a binary, dispenses the value go-plugin registered for the kind and from then on
@@ -9,8 +13,11 @@ import "context"
 // errors mean.
 type Adapter interface {
 	// Kind is the kind name used in binary file names (memhost-<kind>-<name>) and in the SDK's
-	// plugin set.
+	// plugin set: SDKKind().Name().
 	Kind() string
+	// SDKKind is the SDK's kind (embedder.Kind, say), whose go-plugin value dispenses the raw
+	// value the adapter is handed. A process is launched with the plugin set of its kind alone.
+	SDKKind() plugin.Kind
 	// Identify asks a freshly dispensed plugin who it is. An error fails the launch. Identify
 	// runs at every launch, so a restarted process must identify the same way.
 	Identify(ctx context.Context, raw any) (Identity, error)

@@ -186,11 +186,11 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// knownKinds are the kinds the SDK registered (by the host importing the kind
-// packages); a Supervisor runs those it has an Adapter for.
+// knownKinds are the kinds the SDK defines; a Supervisor runs those it has an
+// Adapter for.
 func knownKinds() map[string]bool {
 	known := map[string]bool{}
-	for kind := range plugin.VersionedPlugins()[plugin.ProtocolVersion] {
+	for _, kind := range plugin.KindNames() {
 		known[kind] = true
 	}
 	return known

@@ -65,7 +65,7 @@ func (s *Supervisor) launch(c Candidate) (*instance, error) {
 	inst.streams = []*lineWriter{stderr, syncStderr, syncStdout}
 	cfg := &goplugin.ClientConfig{
 		HandshakeConfig:  plugin.Handshake,
-		VersionedPlugins: plugin.VersionedPlugins(),
+		VersionedPlugins: plugin.VersionedPlugins(adapter.SDKKind()),
 		Cmd:              cmd,
 		// nil would mean net/rpc only.
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},

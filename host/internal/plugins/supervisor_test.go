@@ -562,7 +562,7 @@ func TestDiscoverSkips(t *testing.T) {
 	require.ElementsMatch(t, []string{
 		"memhost-embedder-noexec: not executable",
 		"memhost-embedder-dir: not a regular file",
-		`memhost-frobber-x: unknown plugin kind "frobber" (this host knows embedder)`,
+		`memhost-frobber-x: unknown plugin kind "frobber" (this host knows embedder, provider, worker)`,
 		"memhost-embedder: file name is not memhost-<kind>-<name>",
 		"memhost-embedder-bm25: shadowed by " + filepath.Join(dir, "memhost-embedder-bm25"),
 		"missing: cannot read plugin directory",

@@ -8,16 +8,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
 	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/plugin"
 )
+
+// kind is the embedder kind's glue, which the generic harness serves and
+// dispenses.
+var kind = embedder.Kind.(*pluginkind.Kind[embedder.Embedder])
 
 // Serve serves impl over an in-process gRPC connection and returns the
 // client side, the Embedder the host would hold. The connection is closed
 // when the test ends.
 func Serve(t testing.TB, impl embedder.Embedder) embedder.Embedder {
 	t.Helper()
-	return plugintest.Serve[embedder.Embedder](t, plugin.KindEmbedder, impl)
+	return plugintest.Serve(t, kind, impl)
 }
 
 // Launch starts the plugin binary at path the way the host does (see Start)
@@ -37,7 +42,7 @@ func Launch(t testing.TB, path string) embedder.Embedder {
 // Embedder and a kill function that stops the process. Plugin logs at warn
 // and above go to logTo. For harnesses outside tests (benchmarks, tools).
 func Start(path string, logTo io.Writer) (embedder.Embedder, func(), error) {
-	return plugintest.Start[embedder.Embedder](plugin.KindEmbedder, path, logTo)
+	return plugintest.Start(kind, path, logTo, nil)
 }
 
 // Attach connects to an embedder plugin served in debug mode
@@ -46,5 +51,5 @@ func Start(path string, logTo io.Writer) (embedder.Embedder, func(), error) {
 // ends the plugin's Serve.
 func Attach(t testing.TB, rc plugin.ReattachConfig) embedder.Embedder {
 	t.Helper()
-	return plugintest.Attach[embedder.Embedder](t, plugin.KindEmbedder, rc)
+	return plugintest.Attach(t, kind, rc)
 }

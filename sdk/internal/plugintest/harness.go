@@ -13,62 +13,62 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/sdk/internal/registry"
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
-// Serve serves impl as kind over an in-process gRPC connection and returns the client side,
-// the T the host would hold. The connection is closed when the test ends.
-func Serve[T any](t testing.TB, kind string, impl T) T {
+// Serve serves impl as a plugin of kind k over an in-process gRPC connection and returns the
+// client side, the T the host would hold. The connection is closed when the test ends.
+func Serve[T any](t testing.TB, k *pluginkind.Kind[T], impl T) T {
 	t.Helper()
-	p, err := registry.Server(kind, impl, hclog.NewNullLogger())
-	require.NoError(t, err)
-	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{kind: p})
+	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{k.Name(): k.Server(impl, nil)})
 	t.Cleanup(func() {
 		// Close asks the server to stop through go-plugin's controller service; calling
 		// server.Stop as well would race with that.
 		_ = client.Close()
 		<-server.DoneCh
 	})
-	return dispense[T](t, client, kind)
+	return dispense[T](t, client, k.Name())
 }
 
 // Start starts the plugin binary at path the way the host does (handshake from sdk/plugin,
 // VersionedPlugins, gRPC only, AutoMTLS), so calls cross the same process boundary, TLS and
 // adapters as in production, and returns its T and a kill function that stops the process.
-// Plugin logs at warn and above go to logTo.
-func Start[T any](kind, path string, logTo io.Writer) (impl T, kill func(), err error) {
+// Plugin logs at warn and above go to logTo. What a Go plugin writes to os.Stdout after serving
+// (go-plugin carries it over gRPC) goes to stdout; nil discards it.
+func Start[T any](k *pluginkind.Kind[T], path string, logTo, stdout io.Writer) (impl T, kill func(), err error) {
 	var zero T
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  plugin.Handshake,
-		VersionedPlugins: plugin.VersionedPlugins(),
+		VersionedPlugins: plugin.VersionedPlugins(k),
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		Cmd:              exec.Command(path),
 		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: logTo, Level: hclog.Warn}),
+		SyncStdout:       stdout,
 	})
 	rpc, err := client.Client()
 	if err != nil {
 		client.Kill()
 		return zero, nil, fmt.Errorf("start plugin %s: %w", path, err)
 	}
-	raw, err := rpc.Dispense(kind)
+	raw, err := rpc.Dispense(k.Name())
 	if err != nil {
 		client.Kill()
-		return zero, nil, fmt.Errorf("dispense %s from %s: %w", kind, path, err)
+		return zero, nil, fmt.Errorf("dispense %s from %s: %w", k.Name(), path, err)
 	}
 	impl, ok := raw.(T)
 	if !ok {
 		client.Kill()
-		return zero, nil, fmt.Errorf("plugin %s dispensed %T, not a %s", path, raw, kind)
+		return zero, nil, fmt.Errorf("plugin %s dispensed %T, not a %s", path, raw, k.Name())
 	}
 	return impl, client.Kill, nil
 }
 
-// Attach connects to a plugin of kind served in debug mode at rc, in this process or another
+// Attach connects to a plugin of kind k served in debug mode at rc, in this process or another
 // one, and returns its T. When the test ends it asks the plugin to shut down, which ends the
 // plugin's Serve.
-func Attach[T any](t testing.TB, kind string, rc plugin.ReattachConfig) T {
+func Attach[T any](t testing.TB, k *pluginkind.Kind[T], rc plugin.ReattachConfig) T {
 	t.Helper()
 	require.NoError(t, rc.Validate())
 	reattach := rc.GoPlugin()
@@ -80,7 +80,7 @@ func Attach[T any](t testing.TB, kind string, rc plugin.ReattachConfig) T {
 	}
 	// Reattaching skips go-plugin's version negotiation, so the plugin set of the version the
 	// plugin serves is given directly.
-	set, ok := plugin.VersionedPlugins()[rc.ProtocolVersion]
+	set, ok := plugin.VersionedPlugins(k)[rc.ProtocolVersion]
 	require.True(t, ok, "plugin speaks protocol version %d; this SDK speaks %d", rc.ProtocolVersion, plugin.ProtocolVersion)
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  plugin.Handshake,
@@ -97,7 +97,7 @@ func Attach[T any](t testing.TB, kind string, rc plugin.ReattachConfig) T {
 		_ = rpc.Close()
 		close(released)
 	})
-	return dispense[T](t, rpc, kind)
+	return dispense[T](t, rpc, k.Name())
 }
 
 func dispense[T any](t testing.TB, rpc goplugin.ClientProtocol, kind string) T {

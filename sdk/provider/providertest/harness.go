@@ -7,17 +7,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
 	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 )
+
+// kind is the provider kind's glue, which the generic harness serves and
+// dispenses.
+var kind = provider.Kind.(*pluginkind.Kind[provider.Provider])
 
 // Serve serves impl over an in-process gRPC connection and returns the
 // client side, the Provider memhost would hold. The connection is closed
 // when the test ends.
 func Serve(t testing.TB, impl provider.Provider) provider.Provider {
 	t.Helper()
-	return plugintest.Serve[provider.Provider](t, plugin.KindProvider, impl)
+	return plugintest.Serve(t, kind, impl)
 }
 
 // Launch starts the plugin binary at path the way memhost does (see Start)
@@ -37,7 +42,7 @@ func Launch(t testing.TB, path string) provider.Provider {
 // Provider and a kill function that stops the process. Plugin logs at warn
 // and above go to logTo. For harnesses outside tests (benchmarks, tools).
 func Start(path string, logTo io.Writer) (provider.Provider, func(), error) {
-	return plugintest.Start[provider.Provider](plugin.KindProvider, path, logTo)
+	return plugintest.Start(kind, path, logTo, nil)
 }
 
 // Attach connects to a provider plugin served in debug mode
@@ -46,5 +51,5 @@ func Start(path string, logTo io.Writer) (provider.Provider, func(), error) {
 // ends the plugin's Serve.
 func Attach(t testing.TB, rc plugin.ReattachConfig) provider.Provider {
 	t.Helper()
-	return plugintest.Attach[provider.Provider](t, plugin.KindProvider, rc)
+	return plugintest.Attach(t, kind, rc)
 }

@@ -16,7 +16,10 @@ type Adapter struct{}
 var _ plugins.Adapter = Adapter{}
 
 // Kind is plugin.KindEmbedder.
-func (Adapter) Kind() string { return plugin.KindEmbedder }
+func (Adapter) Kind() string { return embedder.Kind.Name() }
+
+// SDKKind is embedder.Kind.
+func (Adapter) SDKKind() plugin.Kind { return embedder.Kind }
 
 // Identify asks the embedder to describe itself. Its Name and Dimensions
 // define the vector space of stored memories, so they are its identity.

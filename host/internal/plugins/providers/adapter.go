@@ -16,7 +16,10 @@ type Adapter struct{}
 var _ plugins.Adapter = Adapter{}
 
 // Kind is plugin.KindProvider.
-func (Adapter) Kind() string { return plugin.KindProvider }
+func (Adapter) Kind() string { return provider.Kind.Name() }
+
+// SDKKind is provider.Kind.
+func (Adapter) SDKKind() plugin.Kind { return provider.Kind }
 
 // Identify asks the provider to describe itself. The CLI it serves and the
 // command it runs are its identity: a restarted process that serves another

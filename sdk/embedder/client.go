@@ -1,0 +1,129 @@
+package embedder
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+
+	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/rpcerr"
+)
+
+// newClient is the Embedder the host holds for the plugin at the other end
+// of c.
+func newClient(c *grpc.ClientConn) Embedder { return &client{rpc: memhostv1.NewEmbedderClient(c)} }
+
+// client adapts the generated gRPC client to Embedder for the host,
+// validating every response against the protocol.
+type client struct {
+	rpc memhostv1.EmbedderClient
+
+	// dims is the vector length from the last valid Describe; Embed needs it
+	// to validate responses and fetches it on first use.
+	mu   sync.Mutex
+	dims int
+}
+
+var _ Embedder = (*client)(nil)
+
+func (c *client) Describe(ctx context.Context) (Info, error) {
+	resp, err := c.rpc.Describe(ctx, &memhostv1.DescribeRequest{})
+	if err != nil {
+		return Info{}, rpcerr.FromStatus(ctx, "embedder Describe", err)
+	}
+	info := Info{
+		Name:                   resp.GetName(),
+		Version:                resp.GetVersion(),
+		Description:            resp.GetDescription(),
+		Dimensions:             int(resp.GetDimensions()),
+		MaxBatch:               int(resp.GetMaxBatch()),
+		MaxInputBytes:          int(resp.GetMaxInputBytes()),
+		SuggestedFoldThreshold: resp.GetSuggestedFoldThreshold(),
+	}
+	if err := info.Validate(); err != nil {
+		return Info{}, fmt.Errorf("embedder Describe: plugin returned invalid info: %w", err)
+	}
+	c.mu.Lock()
+	c.dims = info.Dimensions
+	c.mu.Unlock()
+	return info, nil
+}
+
+func (c *client) dimensions(ctx context.Context) (int, error) {
+	c.mu.Lock()
+	d := c.dims
+	c.mu.Unlock()
+	if d > 0 {
+		return d, nil
+	}
+	info, err := c.Describe(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.Dimensions, nil
+}
+
+func (c *client) Embed(ctx context.Context, purpose Purpose, texts []string) ([][]float32, error) {
+	var p memhostv1.EmbedRequest_Purpose
+	switch purpose {
+	case PurposeDocument:
+		p = memhostv1.EmbedRequest_PURPOSE_DOCUMENT
+	case PurposeQuery:
+		p = memhostv1.EmbedRequest_PURPOSE_QUERY
+	default:
+		return nil, fmt.Errorf("embedder Embed: %w: unknown purpose %d", ErrInvalidInput, purpose)
+	}
+	dims, err := c.dimensions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.rpc.Embed(ctx, &memhostv1.EmbedRequest{Texts: validUTF8(texts), Purpose: p})
+	if err != nil {
+		return nil, rpcerr.FromStatus(ctx, "embedder Embed", err)
+	}
+	vecs := resp.GetVectors()
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embedder Embed: plugin returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	out := make([][]float32, len(vecs))
+	for i, v := range vecs {
+		if n := len(v.GetValues()); n != dims {
+			return nil, fmt.Errorf("embedder Embed: vector %d has %d dimensions, Describe promised %d", i, n, dims)
+		}
+		out[i] = v.GetValues()
+	}
+	return out, nil
+}
+
+func (c *client) Health(ctx context.Context) error {
+	resp, err := c.rpc.Health(ctx, &memhostv1.HealthRequest{})
+	if err != nil {
+		return rpcerr.FromStatus(ctx, "embedder Health", err)
+	}
+	if !resp.GetOk() {
+		return fmt.Errorf("embedder Health: %w: %s", ErrUnhealthy, resp.GetMessage())
+	}
+	return nil
+}
+
+// validUTF8 returns texts with invalid UTF-8 sequences replaced by U+FFFD,
+// copying only when needed: protobuf refuses to marshal invalid UTF-8 in
+// string fields, and one stray byte in a note must not fail a whole batch.
+func validUTF8(texts []string) []string {
+	out := texts
+	for i, t := range texts {
+		if utf8.ValidString(t) {
+			continue
+		}
+		if &out[0] == &texts[0] {
+			out = slices.Clone(texts)
+		}
+		out[i] = strings.ToValidUTF8(t, "\uFFFD")
+	}
+	return out
+}

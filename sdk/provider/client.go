@@ -1,0 +1,76 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/grpc"
+
+	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/rpcerr"
+)
+
+// newClient is the Provider memhost holds for the plugin at the other end
+// of c.
+func newClient(c *grpc.ClientConn) Provider { return &client{rpc: memhostv1.NewProviderClient(c)} }
+
+// client adapts the generated gRPC client to Provider for memhost,
+// validating what it sends and every answer against the protocol.
+type client struct {
+	rpc memhostv1.ProviderClient
+}
+
+var _ Provider = (*client)(nil)
+
+func (c *client) Describe(ctx context.Context) (Info, error) {
+	resp, err := c.rpc.Describe(ctx, &memhostv1.ProviderDescribeRequest{})
+	if err != nil {
+		return Info{}, rpcerr.FromStatus(ctx, "provider Describe", err)
+	}
+	info := Info{Name: resp.GetName(), Version: resp.GetVersion(), Description: resp.GetDescription(), Executable: resp.GetExecutable()}
+	if err := info.Validate(); err != nil {
+		return Info{}, fmt.Errorf("provider Describe: plugin returned invalid info: %w", err)
+	}
+	return info, nil
+}
+
+func (c *client) Prepare(ctx context.Context, s Spawn) (Plan, error) {
+	if err := s.Validate(); err != nil {
+		return Plan{}, fmt.Errorf("provider Prepare: %w: %w", ErrInvalidInput, err)
+	}
+	resp, err := c.rpc.Prepare(ctx, &memhostv1.PrepareRequest{Spawn: spawnToWire(s)})
+	if err != nil {
+		return Plan{}, rpcerr.FromStatus(ctx, "provider Prepare", err)
+	}
+	plan := planFromWire(resp)
+	if err := plan.Validate(s); err != nil {
+		return Plan{}, fmt.Errorf("provider Prepare: plugin returned an invalid plan: %w", err)
+	}
+	return plan, nil
+}
+
+func (c *client) Finish(ctx context.Context, e Ended) (Session, error) {
+	if err := e.Spawn.Validate(); err != nil {
+		return Session{}, fmt.Errorf("provider Finish: %w: %w", ErrInvalidInput, err)
+	}
+	resp, err := c.rpc.Finish(ctx, endedToWire(e))
+	if err != nil {
+		return Session{}, rpcerr.FromStatus(ctx, "provider Finish", err)
+	}
+	sess := Session{ID: resp.GetSessionId(), Transcript: resp.GetTranscript()}
+	if err := sess.Validate(); err != nil {
+		return Session{}, fmt.Errorf("provider Finish: plugin returned an invalid session: %w", err)
+	}
+	return sess, nil
+}
+
+func (c *client) Health(ctx context.Context) error {
+	resp, err := c.rpc.Health(ctx, &memhostv1.ProviderHealthRequest{})
+	if err != nil {
+		return rpcerr.FromStatus(ctx, "provider Health", err)
+	}
+	if !resp.GetOk() {
+		return fmt.Errorf("provider Health: %w: %s", ErrUnhealthy, resp.GetMessage())
+	}
+	return nil
+}

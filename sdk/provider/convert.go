@@ -1,0 +1,77 @@
+package provider
+
+import (
+	"io/fs"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+)
+
+// The provider kind's conversion to and from the wire messages. Both
+// adapters use it, so a field added to one side is added to both.
+
+func spawnToWire(s Spawn) *memhostv1.Spawn {
+	w := &memhostv1.Spawn{
+		Cli: s.CLI, Executable: s.Executable, Args: s.Args, Dir: s.Dir, Env: s.Env,
+		Banner: s.Banner, Project: s.Project, ScratchDir: s.ScratchDir,
+	}
+	if s.MCP != nil {
+		w.Mcp = &memhostv1.McpServer{Name: s.MCP.Name, Url: s.MCP.URL, Token: s.MCP.Token}
+	}
+	return w
+}
+
+func spawnFromWire(w *memhostv1.Spawn) Spawn {
+	s := Spawn{
+		CLI: w.GetCli(), Executable: w.GetExecutable(), Args: w.GetArgs(), Dir: w.GetDir(), Env: w.GetEnv(),
+		Banner: w.GetBanner(), Project: w.GetProject(), ScratchDir: w.GetScratchDir(),
+	}
+	if m := w.GetMcp(); m != nil {
+		s.MCP = &MCPServer{Name: m.GetName(), URL: m.GetUrl(), Token: m.GetToken()}
+	}
+	return s
+}
+
+func planToWire(p Plan) *memhostv1.PrepareResponse {
+	w := &memhostv1.PrepareResponse{Args: p.Args, SetEnv: p.SetEnv, UnsetEnv: p.UnsetEnv, Cleanup: p.Cleanup, State: p.State}
+	for _, f := range p.Files {
+		w.Files = append(w.Files, &memhostv1.ScratchFile{
+			Path: f.Path, Mode: uint32(f.Mode), Content: f.Content, LinkTarget: f.LinkTarget, CreateTargetDir: f.CreateTargetDir,
+		})
+	}
+	return w
+}
+
+func planFromWire(w *memhostv1.PrepareResponse) Plan {
+	p := Plan{Args: w.GetArgs(), SetEnv: w.GetSetEnv(), UnsetEnv: w.GetUnsetEnv(), Cleanup: w.GetCleanup(), State: w.GetState()}
+	for _, f := range w.GetFiles() {
+		p.Files = append(p.Files, File{
+			Path: f.GetPath(), Mode: fs.FileMode(f.GetMode()), Content: f.GetContent(), LinkTarget: f.GetLinkTarget(), CreateTargetDir: f.GetCreateTargetDir(),
+		})
+	}
+	return p
+}
+
+func endedToWire(e Ended) *memhostv1.FinishRequest {
+	w := &memhostv1.FinishRequest{Spawn: spawnToWire(e.Spawn), State: e.State, ExitCode: int32(e.ExitCode), Duration: durationpb.New(e.Duration)}
+	if !e.StartedAt.IsZero() {
+		w.StartedAt = timestamppb.New(e.StartedAt)
+	}
+	return w
+}
+
+func endedFromWire(w *memhostv1.FinishRequest) Ended {
+	e := Ended{Spawn: spawnFromWire(w.GetSpawn()), State: w.GetState(), ExitCode: int(w.GetExitCode())}
+	if w.GetStartedAt() != nil {
+		e.StartedAt = w.GetStartedAt().AsTime()
+	}
+	if w.GetDuration() != nil {
+		e.Duration = w.GetDuration().AsDuration()
+	}
+	if e.Duration < 0 {
+		e.Duration = 0
+	}
+	return e
+}

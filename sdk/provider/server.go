@@ -1,0 +1,85 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/rpcerr"
+)
+
+// registerServer serves impl as the memhost.v1.Provider service on s.
+func registerServer(s *grpc.Server, impl Provider, logger hclog.Logger) {
+	memhostv1.RegisterProviderServer(s, &server{impl: impl, logger: logger})
+}
+
+// server adapts a Provider to the generated gRPC service, holding requests
+// and the implementation's answers to the protocol.
+type server struct {
+	memhostv1.UnimplementedProviderServer
+	impl   Provider
+	logger hclog.Logger
+}
+
+var _ memhostv1.ProviderServer = (*server)(nil)
+
+func (s *server) Describe(ctx context.Context, _ *memhostv1.ProviderDescribeRequest) (_ *memhostv1.ProviderDescribeResponse, err error) {
+	defer rpcerr.Recover(s.logger, "provider Describe", &err)
+	info, err := s.impl.Describe(ctx)
+	if err != nil {
+		return nil, rpcerr.ToStatus(err)
+	}
+	if err := info.Validate(); err != nil {
+		return nil, status.Errorf(codes.Internal, "provider Describe: implementation returned invalid info: %v", err)
+	}
+	return &memhostv1.ProviderDescribeResponse{Name: info.Name, Version: info.Version, Description: info.Description, Executable: info.Executable}, nil
+}
+
+func (s *server) Prepare(ctx context.Context, req *memhostv1.PrepareRequest) (_ *memhostv1.PrepareResponse, err error) {
+	spawn := spawnFromWire(req.GetSpawn())
+	if err := spawn.Validate(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	defer rpcerr.Recover(s.logger, "provider Prepare", &err)
+	plan, err := s.impl.Prepare(ctx, spawn)
+	if err != nil {
+		return nil, rpcerr.ToStatus(err)
+	}
+	if err := plan.Validate(spawn); err != nil {
+		return nil, status.Errorf(codes.Internal, "provider Prepare: implementation returned an invalid plan: %v", err)
+	}
+	return planToWire(plan), nil
+}
+
+func (s *server) Finish(ctx context.Context, req *memhostv1.FinishRequest) (_ *memhostv1.FinishResponse, err error) {
+	ended := endedFromWire(req)
+	if err := ended.Spawn.Validate(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	defer rpcerr.Recover(s.logger, "provider Finish", &err)
+	sess, err := s.impl.Finish(ctx, ended)
+	if err != nil {
+		return nil, rpcerr.ToStatus(err)
+	}
+	if err := sess.Validate(); err != nil {
+		return nil, status.Errorf(codes.Internal, "provider Finish: implementation returned an invalid session: %v", err)
+	}
+	return &memhostv1.FinishResponse{SessionId: sess.ID, Transcript: sess.Transcript}, nil
+}
+
+func (s *server) Health(ctx context.Context, _ *memhostv1.ProviderHealthRequest) (_ *memhostv1.ProviderHealthResponse, err error) {
+	defer rpcerr.Recover(s.logger, "provider Health", &err)
+	if herr := s.impl.Health(ctx); herr != nil {
+		// Cancellation is the caller giving up, not the provider being
+		// unhealthy; report it as such.
+		if ctx.Err() != nil {
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+		return &memhostv1.ProviderHealthResponse{Ok: false, Message: herr.Error()}, nil
+	}
+	return &memhostv1.ProviderHealthResponse{Ok: true}, nil
+}

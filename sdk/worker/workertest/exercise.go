@@ -1,0 +1,335 @@
+package workertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/sdk/worker"
+)
+
+// limits are the time bounds Exercise holds a worker to.
+type limits struct {
+	// call bounds every call, so that a hanging worker fails the test
+	// instead of stalling it until go test's deadline.
+	call time.Duration
+	// cancel is how soon Run must return once its context is done or its
+	// deadline has passed.
+	cancel time.Duration
+}
+
+var defaultLimits = limits{call: 30 * time.Second, cancel: 2 * time.Second}
+
+// budget is the token budget of the kit's ordinary tasks: enough for any
+// reply to its short inputs.
+const budget = 4096
+
+// schema is what the kit's JSON tasks ask for.
+const schema = `{"type":"object","required":["summary"],"properties":{"summary":{"type":"string"}},"additionalProperties":false}`
+
+// Exercise runs the conformance checks against w, which may be an
+// implementation or the result of Serve, Launch or Attach. Subtests run in
+// parallel; w must be safe for concurrent use, as the host requires.
+//
+// The checks: Describe is valid and stable; every kind it serves answers a
+// free-text task and a task with a JSON Schema (with JSON satisfying it, or
+// a typed error: ErrBadAnswer, ErrRefused, ErrRateLimited); an answer never
+// reports more tokens than the task's budget, and a task whose budget
+// cannot fit it fails with ErrOverBudget or answers within it; a kind it
+// does not serve is ErrInvalidInput; Run returns promptly once its deadline
+// has passed (ErrTimeout) or its context is cancelled, before or during the
+// call; Health answers. Over the wire the client already returns when the
+// context ends, so run Exercise on the implementation too, to check that it
+// honours deadlines and cancellation itself. Launch checks the last rule:
+// nothing on stdout.
+//
+// A check never panics on a malformed answer and keeps its failure message
+// to one short line.
+func Exercise(t *testing.T, w worker.Worker) {
+	t.Helper()
+	k := newKit(t, w, defaultLimits)
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, k)
+		})
+	}
+}
+
+// check is one conformance subtest. It takes testing.TB so that the kit's
+// own tests can run it against a recorder.
+type check struct {
+	name string
+	run  func(t testing.TB, k *kit)
+}
+
+var checks = []check{
+	{"DescribeIsSane", checkDescribe},
+	{"AnswersEveryKind", checkAnswers},
+	{"AnswersJSONForASchema", checkSchema},
+	{"StaysWithinTheBudget", checkBudget},
+	{"UnservedKindIsInvalidInput", checkUnservedKind},
+	{"DeadlinePassed", checkDeadlinePassed},
+	{"CancelledContext", checkCancelledContext},
+	{"CancelDuringCall", checkCancelDuringCall},
+	{"Health", checkHealth},
+}
+
+// kit is the worker under test and what Describe said about it.
+type kit struct {
+	w      worker.Worker
+	info   worker.Info
+	limits limits
+}
+
+func newKit(t testing.TB, w worker.Worker, l limits) *kit {
+	t.Helper()
+	k := &kit{w: w, limits: l}
+	k.info = k.describe(t)
+	if err := k.info.Validate(); err != nil {
+		t.Fatalf("Describe returned invalid info: %v", err)
+	}
+	return k
+}
+
+// task is an ordinary task of kind, due within the call limit.
+func (k *kit) task(kind worker.TaskKind) worker.Task {
+	return worker.Task{
+		Kind:         kind,
+		Instructions: "Summarise the input in one sentence.",
+		Input:        "we use pnpm, not npm, in this repo; the API listens on port 8080",
+		Deadline:     time.Now().Add(k.limits.call),
+		TokenBudget:  budget,
+	}
+}
+
+func checkDescribe(t testing.TB, k *kit) {
+	if k.info.Version == "" {
+		t.Fatalf("Describe: version is empty")
+	}
+	again := k.describe(t)
+	if fmt.Sprint(again) != fmt.Sprint(k.info) {
+		t.Fatalf("Describe is not stable: first %s, then %s", short(fmt.Sprintf("%+v", k.info)), short(fmt.Sprintf("%+v", again)))
+	}
+}
+
+func checkAnswers(t testing.TB, k *kit) {
+	for _, kind := range k.info.TaskKinds {
+		task := k.task(kind)
+		a, err := k.run(t, task)
+		if err != nil {
+			k.requireTyped(t, task, err)
+			continue
+		}
+		if a.Text == "" {
+			t.Fatalf("Run %s: empty answer", kind)
+		}
+	}
+}
+
+func checkSchema(t testing.TB, k *kit) {
+	for _, kind := range k.info.TaskKinds {
+		task := k.task(kind)
+		task.Instructions += ` Answer {"summary": "..."}.`
+		task.Schema = schema
+		a, err := k.run(t, task)
+		if err != nil {
+			k.requireTyped(t, task, err)
+			continue
+		}
+		if len(a.JSON) == 0 {
+			t.Fatalf("Run %s with a schema: the answer carries no JSON", kind)
+		}
+	}
+}
+
+// checkBudget: with a budget of one token no real task fits; the worker
+// says so or answers within it, and never reports spending more.
+func checkBudget(t testing.TB, k *kit) {
+	task := k.task(k.info.TaskKinds[0])
+	task.TokenBudget = 1
+	_, err := k.run(t, task)
+	if err != nil && !errors.Is(err, worker.ErrOverBudget) {
+		if errors.Is(err, worker.ErrBadAnswer) {
+			t.Fatalf("Run with a budget of 1 token: %s", short(err.Error()))
+		}
+		k.requireTyped(t, task, err)
+	}
+}
+
+func checkUnservedKind(t testing.TB, k *kit) {
+	task := k.task("no_such_kind")
+	_, err := k.run(t, task)
+	if !errors.Is(err, worker.ErrInvalidInput) {
+		t.Fatalf("Run of a kind the worker does not serve: want an error wrapping ErrInvalidInput, got %s", describeErr(err))
+	}
+}
+
+// checkDeadlinePassed: a task whose deadline has passed (its context with
+// it) ends at once with a timeout.
+func checkDeadlinePassed(t testing.TB, k *kit) {
+	task := k.task(k.info.TaskKinds[0])
+	task.Deadline = time.Now().Add(-time.Millisecond)
+	ctx, cancel := context.WithDeadline(context.Background(), task.Deadline)
+	defer cancel()
+	_, err := k.start(ctx, task).wait(t, "Run past its deadline", k.limits.cancel)
+	if !errors.Is(err, worker.ErrTimeout) {
+		t.Fatalf("Run past its deadline: want an error wrapping ErrTimeout (context.DeadlineExceeded), got %s", describeErr(err))
+	}
+}
+
+func checkCancelledContext(t testing.TB, k *kit) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	task := k.task(k.info.TaskKinds[0])
+	_, err := k.start(ctx, task).wait(t, "Run with a cancelled context", k.limits.cancel)
+	k.requireCancelled(t, task, err)
+}
+
+// checkCancelDuringCall: Run returns within the grace period once its
+// context is cancelled mid-call.
+func checkCancelDuringCall(t testing.TB, k *kit) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	task := k.task(k.info.TaskKinds[0])
+	call := k.start(ctx, task)
+	select {
+	case <-call.done:
+		// Finished before the cancellation: nothing to observe.
+	case <-time.After(10 * time.Millisecond):
+		cancel()
+	}
+	_, err := call.wait(t, "Run after its context was cancelled", k.limits.cancel)
+	k.requireCancelled(t, task, err)
+}
+
+func checkHealth(t testing.TB, k *kit) {
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	call := start(func() (worker.Answer, error) { return worker.Answer{}, k.w.Health(ctx) })
+	if _, err := call.wait(t, "Health", k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("Health: %s", short(err.Error()))
+	}
+}
+
+func (k *kit) describe(t testing.TB) worker.Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	var info worker.Info
+	call := start(func() (_ worker.Answer, err error) {
+		info, err = k.w.Describe(ctx)
+		return worker.Answer{}, err
+	})
+	if _, err := call.wait(t, "Describe", k.limits.call+k.limits.cancel); err != nil {
+		t.Fatalf("Describe: %s", short(err.Error()))
+	}
+	return info
+}
+
+// run calls Run under the task's deadline and holds a successful answer to
+// the protocol, as the host does: an implementation tested directly has no
+// SDK client doing it.
+func (k *kit) run(t testing.TB, task worker.Task) (worker.Answer, error) {
+	t.Helper()
+	ctx, cancel := context.WithDeadline(context.Background(), task.Deadline)
+	defer cancel()
+	what := fmt.Sprintf("Run %s", task.Kind)
+	a, err := k.start(ctx, task).wait(t, what, k.limits.call+k.limits.cancel)
+	if err != nil {
+		return worker.Answer{}, err
+	}
+	checked, err := task.CheckAnswer(a)
+	if err != nil {
+		t.Fatalf("%s: the answer breaks the protocol: %s", what, short(err.Error()))
+	}
+	return checked, nil
+}
+
+func (k *kit) start(ctx context.Context, task worker.Task) *pending {
+	return start(func() (worker.Answer, error) { return k.w.Run(ctx, task) })
+}
+
+// requireTyped fails unless err is one of the errors a worker may answer a
+// valid task with: the host must be able to tell what went wrong.
+func (k *kit) requireTyped(t testing.TB, task worker.Task, err error) {
+	t.Helper()
+	for _, typed := range []error{worker.ErrBadAnswer, worker.ErrRefused, worker.ErrRateLimited, worker.ErrOverBudget, worker.ErrUnavailable} {
+		if errors.Is(err, typed) {
+			return
+		}
+	}
+	t.Fatalf("Run %s failed with an untyped error (want ErrBadAnswer, ErrRefused, ErrRateLimited, ErrOverBudget or ErrUnavailable): %s", task.Kind, short(err.Error()))
+}
+
+// requireCancelled accepts the outcomes of a cancelled call: an error that
+// says it was cancelled, or an answer.
+func (k *kit) requireCancelled(t testing.TB, task worker.Task, err error) {
+	t.Helper()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled Run %s returned an error that does not wrap context.Canceled: %s", task.Kind, short(err.Error()))
+	}
+}
+
+// pending is a call into the worker running on its own goroutine, so that
+// neither a hang nor a panic in the worker keeps the kit from reporting.
+type pending struct {
+	done     chan struct{}
+	answer   worker.Answer
+	err      error
+	panicked any
+}
+
+func start(call func() (worker.Answer, error)) *pending {
+	p := &pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer func() {
+			if r := recover(); r != nil {
+				p.panicked = r
+			}
+		}()
+		p.answer, p.err = call()
+	}()
+	return p
+}
+
+// wait returns the call's result, failing t if the call panicked or did not
+// return within limit. A call that hangs is left running: the kit cannot
+// stop it, only report it.
+func (p *pending) wait(t testing.TB, what string, limit time.Duration) (worker.Answer, error) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(limit):
+		t.Fatalf("%s did not return within %s", what, limit)
+	}
+	if p.panicked != nil {
+		t.Fatalf("%s panicked: %s", what, short(fmt.Sprint(p.panicked)))
+	}
+	return p.answer, p.err
+}
+
+func describeErr(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return short(err.Error())
+}
+
+// maxMessage bounds a failure message quoted from the worker.
+const maxMessage = 200
+
+func short(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	n := maxMessage
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
