@@ -158,7 +158,7 @@ func TestProjectRoutesRefuseBadInputAndOtherProjects(t *testing.T) {
 		"bad format":        {agent, "GET", at(projA, "banner") + "?format=xml", "", 400, "format", "must be json or text"},
 		"bad map":           {agent, "PUT", at(projA, "map"), `{"format":1,"generated_at":"2026-01-01T00:00:00Z","files":-1}`, 400, "map.files", ""},
 		"map not json":      {agent, "PUT", at(projA, "map"), `[1,2]`, 400, "map", "must be a JSON object"},
-		"bad id":            {agent, "GET", at(projA, "proposals/nope"), "", 400, "id", "must be a proposal id"},
+		"bad id":            {agent, "GET", at(projA, "proposals/nope"), "", 400, "id", "is not a proposal id"},
 		"long key":          {admin, "GET", at(strings.Repeat("k", 600), "goal"), "", 400, "project", "bytes"},
 		"control key":       {admin, "GET", at("a\x1bb", "goal"), "", 400, "project", ""},
 		"unknown project":   {admin, "GET", at("github.com/acme/nope", "plan"), "", 404, "", "has no plan yet"},
