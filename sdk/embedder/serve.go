@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/memhost/memhost/sdk/internal/pluginserve"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
@@ -24,47 +23,17 @@ import (
 // impl is nil or the program was run by hand rather than by a host, and an
 // error when serving could not start (the reason is logged first).
 func Serve(impl Embedder, opts ...ServeOption) error {
-	var o pluginserve.Options
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
-	return kind.Serve(impl, o)
+	return kind.Serve(impl, plugin.NewServeOptions(opts...))
 }
 
-// ServeOption configures Serve.
-type ServeOption struct {
-	apply func(*pluginserve.Options)
-}
+// ServeOption configures Serve; it is plugin.ServeOption.
+type ServeOption = plugin.ServeOption
 
-// WithLogger makes Serve log through l instead of plugin.Logger: go-plugin's
-// messages and panics recovered from the implementation, with their stacks.
-// l must write to stderr (or a file), never to stdout, which carries the
-// handshake.
-func WithLogger(l hclog.Logger) ServeOption {
-	return ServeOption{apply: func(o *pluginserve.Options) { o.Logger = l }}
-}
+// WithLogger is plugin.WithLogger: Serve logs through l.
+func WithLogger(l hclog.Logger) ServeOption { return plugin.WithLogger(l) }
 
-// WithDebug serves without a host launching the process: go-plugin's
-// reattach mode. The program can then run under a debugger or inside a
-// test; ready receives the address to attach to (embeddertest.Attach
-// connects to it) as soon as the server listens, and Serve returns nil once
-// ctx is done or the attached client shuts the plugin down. No magic cookie
-// is needed and nothing is written to stdout.
-//
-// A plugin's main can offer it behind a flag:
-//
-//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-//	defer stop()
-//	err := embedder.Serve(impl, embedder.WithDebug(ctx, func(rc plugin.ReattachConfig) {
-//		b, _ := json.Marshal(rc) // for embeddertest.Attach in another process
-//		fmt.Fprintf(os.Stderr, "plugin listening: %s\n", b)
-//	}))
+// WithDebug is plugin.WithDebug: Serve runs in go-plugin's reattach mode
+// until ctx is done, and embeddertest.Attach connects to the address ready receives.
 func WithDebug(ctx context.Context, ready func(plugin.ReattachConfig)) ServeOption {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return ServeOption{apply: func(o *pluginserve.Options) {
-		o.Debug = ctx
-		o.Ready = ready
-	}}
+	return plugin.WithDebug(ctx, ready)
 }

@@ -1,8 +1,9 @@
 // Package plugin owns what every memhost plugin kind shares: the go-plugin
 // handshake and protocol version, the kind names, the Kind each kind package
 // exports and the plugin sets a host configures go-plugin with, the errors
-// every kind's client returns, the logger plugins write with, and the
-// address of a plugin served in debug mode.
+// every kind's client returns, the logger plugins write with, the options
+// every kind's Serve takes (WithLogger, WithDebug), and the address of a
+// plugin served in debug mode.
 //
 // Plugin authors rarely need it: they call the Serve function of their
 // kind's package (for example embedder.Serve), which imports this one. The

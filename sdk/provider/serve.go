@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/memhost/memhost/sdk/internal/pluginserve"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
@@ -24,35 +23,17 @@ import (
 // serving when impl is nil or the program was run by hand, and an error
 // when serving could not start (the reason is logged first).
 func Serve(impl Provider, opts ...ServeOption) error {
-	var o pluginserve.Options
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
-	return kind.Serve(impl, o)
+	return kind.Serve(impl, plugin.NewServeOptions(opts...))
 }
 
-// ServeOption configures Serve.
-type ServeOption struct {
-	apply func(*pluginserve.Options)
-}
+// ServeOption configures Serve; it is plugin.ServeOption.
+type ServeOption = plugin.ServeOption
 
-// WithLogger makes Serve log through l instead of plugin.Logger. l must
-// write to stderr (or a file), never to stdout, which carries the handshake.
-func WithLogger(l hclog.Logger) ServeOption {
-	return ServeOption{apply: func(o *pluginserve.Options) { o.Logger = l }}
-}
+// WithLogger is plugin.WithLogger: Serve logs through l.
+func WithLogger(l hclog.Logger) ServeOption { return plugin.WithLogger(l) }
 
-// WithDebug serves without memhost launching the process: go-plugin's
-// reattach mode, for a debugger or a test. ready receives the address to
-// attach to (providertest.Attach connects to it) as soon as the server
-// listens; Serve returns nil once ctx is done or the attached client shuts
-// the plugin down.
+// WithDebug is plugin.WithDebug: Serve runs in go-plugin's reattach mode
+// until ctx is done, and providertest.Attach connects to the address ready receives.
 func WithDebug(ctx context.Context, ready func(plugin.ReattachConfig)) ServeOption {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return ServeOption{apply: func(o *pluginserve.Options) {
-		o.Debug = ctx
-		o.Ready = ready
-	}}
+	return plugin.WithDebug(ctx, ready)
 }

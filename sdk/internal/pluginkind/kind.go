@@ -48,7 +48,7 @@ func (k *Kind[T]) Server(impl T, logger hclog.Logger) pluginserve.GRPCPlugin {
 
 // Serve runs impl as a plugin of this kind, the whole main of a plugin (see
 // pluginserve.Serve); o.Logger defaults to plugin.Logger(name).
-func (k *Kind[T]) Serve(impl T, o pluginserve.Options) error {
+func (k *Kind[T]) Serve(impl T, o plugin.ServeOptions) error {
 	if isNil(impl) {
 		return fmt.Errorf("%s.Serve: impl is nil", k.name)
 	}

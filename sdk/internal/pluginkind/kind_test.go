@@ -11,7 +11,6 @@ import (
 
 	"github.com/memhost/memhost/sdk/embedder"
 	"github.com/memhost/memhost/sdk/internal/pluginkind"
-	"github.com/memhost/memhost/sdk/internal/pluginserve"
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
@@ -113,7 +112,7 @@ func TestTheHostsValueServesNothing(t *testing.T) {
 
 func TestServeRefusesANilImpl(t *testing.T) {
 	t.Parallel()
-	require.EqualError(t, kind.Serve(nil, pluginserve.Options{}), "embedder.Serve: impl is nil")
+	require.EqualError(t, kind.Serve(nil, plugin.ServeOptions{}), "embedder.Serve: impl is nil")
 }
 
 func TestAKindIsAPluginKind(t *testing.T) {

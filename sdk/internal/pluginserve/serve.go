@@ -1,30 +1,15 @@
 package pluginserve
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"sync/atomic"
 
-	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
 	"github.com/memhost/memhost/sdk/plugin"
 )
-
-// Options are what a kind's ServeOption values set.
-type Options struct {
-	// Logger receives go-plugin's and the SDK's messages; the kind's Serve
-	// sets plugin.Logger(kind) unless an option replaced it.
-	Logger hclog.Logger
-	// Debug, when non-nil, serves in go-plugin's reattach mode until it is
-	// done, instead of answering a host that launched the process.
-	Debug context.Context
-	// Ready, in debug mode, receives the address to attach to once the
-	// server listens.
-	Ready func(plugin.ReattachConfig)
-}
 
 // GRPCPlugin is what a kind serves: a go-plugin value with gRPC support.
 type GRPCPlugin interface {
@@ -36,7 +21,7 @@ type GRPCPlugin interface {
 // mode, until Options.Debug is done) and then returns nil. It returns an
 // error without serving when the process was not launched by a host, and an
 // error when go-plugin gave up before serving (its reason is in the log).
-func Serve(kind string, p GRPCPlugin, o Options) error {
+func Serve(kind string, p GRPCPlugin, o plugin.ServeOptions) error {
 	if o.Debug == nil && os.Getenv(plugin.Handshake.MagicCookieKey) != plugin.Handshake.MagicCookieValue {
 		return fmt.Errorf("this program is a memhost %s plugin: the memhost host starts it, it is not meant to be run by hand (to debug it, serve it in debug mode)", kind)
 	}
@@ -57,7 +42,7 @@ func Serve(kind string, p GRPCPlugin, o Options) error {
 
 // serveDebug runs go-plugin's test mode: no cookie check, no handshake on
 // stdout, the address goes to o.Ready, and serving ends with o.Debug.
-func serveDebug(kind string, cfg *goplugin.ServeConfig, served *servedPlugin, o Options) error {
+func serveDebug(kind string, cfg *goplugin.ServeConfig, served *servedPlugin, o plugin.ServeOptions) error {
 	// Buffered so that go-plugin's send never waits for the reader below.
 	reattach := make(chan *goplugin.ReattachConfig, 1)
 	closed := make(chan struct{})

@@ -44,13 +44,13 @@ func (f *fakePlugin) GRPCClient(context.Context, *goplugin.GRPCBroker, *grpc.Cli
 func TestServeRefusesToRunByHand(t *testing.T) {
 	t.Parallel()
 	require.Empty(t, os.Getenv(plugin.Handshake.MagicCookieKey), "the test process must not look launched by a host")
-	err := pluginserve.Serve("embedder", &fakePlugin{}, pluginserve.Options{Logger: hclog.NewNullLogger()})
+	err := pluginserve.Serve("embedder", &fakePlugin{}, plugin.ServeOptions{Logger: hclog.NewNullLogger()})
 	require.EqualError(t, err, "this program is a memhost embedder plugin: the memhost host starts it, it is not meant to be run by hand (to debug it, serve it in debug mode)")
 }
 
 func TestServeReportsAFailureToStartServing(t *testing.T) {
 	t.Parallel()
-	err := pluginserve.Serve("embedder", &fakePlugin{registerErr: errors.New("no model")}, pluginserve.Options{
+	err := pluginserve.Serve("embedder", &fakePlugin{registerErr: errors.New("no model")}, plugin.ServeOptions{
 		Logger: hclog.NewNullLogger(),
 		Debug:  t.Context(),
 		Ready:  func(plugin.ReattachConfig) { t.Error("a plugin that failed to register must not report an address") },
@@ -64,7 +64,7 @@ func TestServeDebugReportsWhereToAttachAndStopsWithItsContext(t *testing.T) {
 	ready := make(chan plugin.ReattachConfig, 1)
 	served := make(chan error, 1)
 	go func() {
-		served <- pluginserve.Serve("embedder", &fakePlugin{}, pluginserve.Options{
+		served <- pluginserve.Serve("embedder", &fakePlugin{}, plugin.ServeOptions{
 			Logger: hclog.NewNullLogger(),
 			Debug:  ctx,
 			Ready:  func(rc plugin.ReattachConfig) { ready <- rc },

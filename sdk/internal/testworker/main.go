@@ -28,7 +28,6 @@ import (
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
 	"github.com/memhost/memhost/sdk/internal/pluginkind"
-	"github.com/memhost/memhost/sdk/internal/pluginserve"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/worker"
 )
@@ -40,7 +39,7 @@ func main() {
 	k := pluginkind.New(plugin.KindWorker, func(s *grpc.Server, _ worker.Worker, _ hclog.Logger) {
 		memhostv1.RegisterWorkerServer(s, raw{mode: mode})
 	}, func(*grpc.ClientConn) worker.Worker { return nil })
-	if err := k.Serve(unused{}, pluginserve.Options{}); err != nil {
+	if err := k.Serve(unused{}, plugin.ServeOptions{}); err != nil {
 		fmt.Fprintln(os.Stderr, "testworker:", err)
 		os.Exit(1)
 	}
