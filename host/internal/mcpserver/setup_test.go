@@ -99,10 +99,22 @@ func (bt bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connect opens an SDK client session named client ("claude-code") at protocol version
-// (empty: the SDK's choice, the newest it and the server share).
+// (empty: the SDK's choice, the newest it and the server share). It asks for structured
+// output, as a program does, so tests can decode results (ok).
 func (b *bundle) connect(t *testing.T, token, client, version string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, nil)
+	return b.connectWith(t, token, client, version, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+}
+
+// connectAsCLI opens a session as a coding CLI does: no structured output asked for.
+func (b *bundle) connectAsCLI(t *testing.T, token, client string) *mcp.ClientSession {
+	t.Helper()
+	return b.connectWith(t, token, client, "", nil)
+}
+
+func (b *bundle) connectWith(t *testing.T, token, client, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, opts)
 	tr := &mcp.StreamableClientTransport{Endpoint: b.url, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
 	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
