@@ -8,11 +8,12 @@ import (
 
 	"github.com/memhost/memhost/host/internal/mcpserver"
 	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/shortid"
 )
 
 // TestModelReadsCompactResults: the text content a model reads carries what it needs to act
 // (text, kind, id, score) and none of the provenance and ranking internals, which stay in
-// structuredContent for programs.
+// structuredContent for programs that ask for it.
 func TestModelReadsCompactResults(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -24,7 +25,7 @@ func TestModelReadsCompactResults(t *testing.T) {
 	require.False(t, res.IsError)
 	txt := text(res)
 	require.Contains(t, txt, "[convention] This project uses pnpm, never npm.")
-	require.Contains(t, txt, stored.ID.String())
+	require.Contains(t, txt, "(id "+shortid.Of(stored.ID)+", score ")
 	require.Contains(t, txt, "score ")
 	for _, internal := range []string{"merged_from", "created_at", "updated_at", "embedder", "hit_count", "confidence", "relevance", "cosine"} {
 		require.NotContains(t, txt, internal)
@@ -35,7 +36,7 @@ func TestModelReadsCompactResults(t *testing.T) {
 	require.Less(t, len(txt)*2, len(full), "the model's text is well under half the structured output")
 
 	res = call(t, cs, mcpserver.ToolStore, map[string]any{"text": "This project uses pnpm, never npm."})
-	require.Contains(t, text(res), "Already known: identical to memory "+stored.ID.String())
+	require.Contains(t, text(res), "Already known: identical to memory "+shortid.Of(stored.ID))
 	list := call(t, cs, mcpserver.ToolList, map[string]any{})
 	require.Contains(t, text(list), "2 memories in project "+projectA)
 }
@@ -52,7 +53,7 @@ func TestMemoriesAreNamedByIDPrefix(t *testing.T) {
 	require.Equal(t, stored.ID, got.ID)
 	archived := ok[memory.View](t, cs, mcpserver.ToolArchive, map[string]any{"id": prefix, "reason": "moved"})
 	require.NotNil(t, archived.ArchivedAt)
-	require.Contains(t, toolErr(t, cs, mcpserver.ToolGet, map[string]any{"id": "0193"}), "at least its first 8 hex digits")
+	require.Contains(t, toolErr(t, cs, mcpserver.ToolGet, map[string]any{"id": "0193"}), "is not a memory id")
 
 	other := b.connect(t, b.token(t, "other", writeScopes, projectB), "codex", "")
 	require.Contains(t, toolErr(t, other, mcpserver.ToolGet, map[string]any{"id": prefix}), "not found")

@@ -11,17 +11,13 @@ import (
 
 // sharedFields is the one wording of the input fields many tools share, filled into their
 // descriptions by {name}. Codex sends every tool's schema with every model request, so each
-// says what the model needs and no more. `memhost mcp` uses a token bound to the session's
-// project, so project and cwd matter only to clients with an unbound token.
+// says what the model needs and no more. The fields every tool has (project, cwd, agent,
+// session) carry no description: the server instructions explain them once (fieldsNote).
 var sharedFields = []string{
-	"{project}", "Project key; default: the token's project.",
-	"{cwd}", "Absolute working directory; its git remote names the project when project is empty.",
-	"{agent}", "Your agent's name; default: the client's.",
-	"{session}", "Your session id.",
 	"{query}", "Words or a question; at most {max_text_bytes} bytes.",
 	"{top_k}", "1 to {max_k}; default {default_k}.",
 	"{kinds}", "Only these kinds; default all.",
-	"{min_score}", "Leave out results scoring below this, 0 to 1.",
+	"{min_score}", "0 to 1.",
 	"{include_archived}", "Include archived memories.",
 	"{id}", "Memory id as shown, or the whole UUID.",
 	"{cursor}", "next_cursor of the previous page.",

@@ -81,7 +81,8 @@ func (o MapOutput) brief() string {
 	return fmt.Sprintf("Project map of %s (built %s).%s\n%s\n%s", o.Project, day(o.GeneratedAt), note, dataNotice, o.Summary)
 }
 
-func (o LoadContextOutput) brief() string { return dataNotice + "\n" + o.Text }
+// The banner frames its agents' notes as data itself (package banner).
+func (o LoadContextOutput) brief() string { return o.Text }
 
 func capitalize(s string) string {
 	if s == "" {

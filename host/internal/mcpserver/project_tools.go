@@ -36,35 +36,35 @@ Before you finish, log what the session did and left open (session_log_append).`
 
 // ProjectInput is the arguments of project_goal_get and project_plan_get.
 type ProjectInput struct {
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // ProposeInput is the arguments of project_goal_set and project_plan_set.
 type ProposeInput struct {
 	Text    string `json:"text" jsonschema:"The whole new text, not a diff; at most {max_text_bytes} bytes."`
 	Reason  string `json:"reason,omitempty" jsonschema:"Why, for the human who decides."`
-	Agent   string `json:"agent,omitempty" jsonschema:"{agent}"`
-	Session string `json:"session,omitempty" jsonschema:"{session}"`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // JournalAppendInput is session_log_append's arguments.
 type JournalAppendInput struct {
 	Text    string `json:"text" jsonschema:"What this session did and left open, in a few sentences; at most {max_text_bytes} bytes."`
-	Agent   string `json:"agent,omitempty" jsonschema:"{agent}"`
-	Session string `json:"session,omitempty" jsonschema:"{session}"`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // JournalInput is project_journal's arguments.
 type JournalInput struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"1 to 200; default 20."`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"{cursor}"`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // ProjectSearchInput is project_search's arguments.
@@ -73,23 +73,23 @@ type ProjectSearchInput struct {
 	Layers   []string `json:"layers,omitempty" jsonschema:"Any of fact, journal, goal, plan; default all."`
 	TopK     int      `json:"top_k,omitempty" jsonschema:"{top_k}"`
 	MinScore float64  `json:"min_score,omitempty" jsonschema:"{min_score}"`
-	Project  string   `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd      string   `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project  string   `json:"project,omitempty"`
+	Cwd      string   `json:"cwd,omitempty"`
 }
 
 // MapInput is project_map's arguments.
 type MapInput struct {
 	Refresh bool   `json:"refresh,omitempty" jsonschema:"Rebuild it now (needs cwd and memory:write)."`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // LoadContextInput is memory_load_context's arguments.
 type LoadContextInput struct {
 	Budget  int    `json:"budget,omitempty" jsonschema:"Most tokens, 300 to 32000; default: the host's banner budget."`
 	CLI     string `json:"cli,omitempty" jsonschema:"claude, codex or gemini, to name tools as it does; default: from the client."`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 func (in ProjectInput) where() (string, string)       { return in.Project, in.Cwd }
@@ -136,8 +136,8 @@ func (t *projectTools) register(srv *mcp.Server) {
 		}, auth.ScopeWrite, true, t.propose(d.kind))
 	}
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolJournalAppend,
-		Title: "Log what this session did",
+		Name:        ToolJournalAppend,
+		Title:       "Log what this session did",
 		Description: "Log what this session did and left open, near its end, for the next session. Durable facts go to memory_store.",
 		Annotations: &mcp.ToolAnnotations{Title: "Log what this session did", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
 	}, auth.ScopeWrite, true, t.appendJournal)
@@ -149,8 +149,8 @@ func (t *projectTools) register(srv *mcp.Server) {
 	}, auth.ScopeRead, false, t.journal)
 	// project_search records nothing, like memory_search (see there).
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolProjectSearch,
-		Title: "Search everything known about the project",
+		Name:        ToolProjectSearch,
+		Title:       "Search everything known about the project",
 		Description: "Search memories, session journal, goal and plan at once, ranked together.",
 		Annotations: annotated(read, "Search everything known about the project"),
 	}, auth.ScopeRead, false, t.search)
@@ -158,14 +158,14 @@ func (t *projectTools) register(srv *mcp.Server) {
 	// refreshes a cache and changes nothing an agent wrote, so the tool counts as a read, but
 	// the build itself needs memory:write and is rate-limited (projectMap).
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolMap,
-		Title: "Project map",
+		Name:        ToolMap,
+		Title:       "Project map",
 		Description: "The project's languages, build, test and lint commands, layout and recent git activity: read it instead of exploring the tree.",
 		Annotations: annotated(read, "Project map"),
 	}, auth.ScopeRead, false, t.projectMap)
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolLoadContext,
-		Title: "Load the project context",
+		Name:        ToolLoadContext,
+		Title:       "Load the project context",
 		Description: "The project's goal, plan, map, key memories and recent journal, within a token budget. Call it once at the start unless your CLI showed it.",
 		Annotations: annotated(read, "Load the project context"),
 	}, auth.ScopeRead, false, t.loadContext)

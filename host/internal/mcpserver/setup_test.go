@@ -123,13 +123,14 @@ func (b *bundle) connectWith(t *testing.T, token, client, version string, opts *
 }
 
 // call calls a tool; protocol errors fail the test, tool errors are returned in the result.
-// A successful result's structured output must match the tool's advertised output schema: the
-// server does not check it per call (addTool), so every test that calls a tool checks it.
+// A successful result's structured output (for a client that asked for it) must match the
+// tool's advertised output schema: the server does not check it per call (addTool), so every
+// test that calls a tool checks it.
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	require.NoError(t, err)
-	if !res.IsError {
+	if !res.IsError && res.StructuredContent != nil {
 		requireOutputMatchesSchema(t, cs, tool, res.StructuredContent)
 	}
 	return res
@@ -173,6 +174,7 @@ func ok[T any](t *testing.T, cs *mcp.ClientSession, tool string, args map[string
 	t.Helper()
 	res := call(t, cs, tool, args)
 	require.False(t, res.IsError, "%s: %s", tool, text(res))
+	require.NotNil(t, res.StructuredContent, "%s: no structured output for a client that asked for it", tool)
 	raw, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
 	var out T

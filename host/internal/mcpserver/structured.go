@@ -24,7 +24,9 @@ func StructuredClient() *mcp.ClientCapabilities {
 
 // wantsStructured reports whether the calling client asked for structured output, at
 // initialize or (2026-07-28, stateless) in the request's _meta.
-func wantsStructured(req interface{ ClientCapabilities() *mcp.ClientCapabilities }) bool {
+func wantsStructured(req interface {
+	ClientCapabilities() *mcp.ClientCapabilities
+}) bool {
 	caps := req.ClientCapabilities()
 	if caps == nil {
 		return false

@@ -35,10 +35,10 @@ type StoreInput struct {
 	Importance *float64 `json:"importance,omitempty" jsonschema:"0 to 1, default 0.5; 0.8+ only if ignoring it breaks builds or loses data."`
 	Confidence *float64 `json:"confidence,omitempty" jsonschema:"How sure you are, 0 to 1; default 0.8."`
 	Pinned     bool     `json:"pinned,omitempty" jsonschema:"Always rank at full strength; use sparingly."`
-	Project    string   `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd        string   `json:"cwd,omitempty" jsonschema:"{cwd}"`
-	Agent      string   `json:"agent,omitempty" jsonschema:"{agent}"`
-	Session    string   `json:"session,omitempty" jsonschema:"{session}"`
+	Project    string   `json:"project,omitempty"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Agent      string   `json:"agent,omitempty"`
+	Session    string   `json:"session,omitempty"`
 }
 
 // SearchInput is memory_search's arguments.
@@ -48,15 +48,15 @@ type SearchInput struct {
 	Kinds           []string `json:"kinds,omitempty" jsonschema:"{kinds}"`
 	MinScore        float64  `json:"min_score,omitempty" jsonschema:"{min_score}"`
 	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"{include_archived}"`
-	Project         string   `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd             string   `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project         string   `json:"project,omitempty"`
+	Cwd             string   `json:"cwd,omitempty"`
 }
 
 // GetInput is memory_get's arguments.
 type GetInput struct {
 	ID      string `json:"id" jsonschema:"{id}"`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // ListInput is memory_list's arguments.
@@ -65,23 +65,23 @@ type ListInput struct {
 	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"{include_archived}"`
 	Limit           int      `json:"limit,omitempty" jsonschema:"1 to 500; default 50."`
 	Cursor          string   `json:"cursor,omitempty" jsonschema:"{cursor}"`
-	Project         string   `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd             string   `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project         string   `json:"project,omitempty"`
+	Cwd             string   `json:"cwd,omitempty"`
 }
 
 // ArchiveInput is memory_archive's arguments.
 type ArchiveInput struct {
 	ID      string `json:"id" jsonschema:"{id}"`
 	Reason  string `json:"reason,omitempty" jsonschema:"Why, kept in its history (e.g. 'moved from npm to pnpm')."`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // IDInput is the arguments of memory_restore and memory_history.
 type IDInput struct {
 	ID      string `json:"id" jsonschema:"{id}"`
-	Project string `json:"project,omitempty" jsonschema:"{project}"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"{cwd}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 func (in StoreInput) where() (string, string)   { return in.Project, in.Cwd }
@@ -156,15 +156,15 @@ func (t *tools) register(srv *mcp.Server) {
 	}, auth.ScopeRead, false, t.search)
 
 	addTool(srv, t, &mcp.Tool{
-		Name:  ToolGet,
-		Title: "Get one memory",
+		Name:        ToolGet,
+		Title:       "Get one memory",
 		Description: "Read one memory with its provenance and what folded into it. Counts as a use, which ranks it higher: get the memories you act on.",
 		Annotations: &mcp.ToolAnnotations{Title: "Get one memory", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.get)
 
 	addTool(srv, t, &mcp.Tool{
-		Name:  ToolList,
-		Title: "List project memories",
+		Name:        ToolList,
+		Title:       "List project memories",
 		Description: "List the project's memories newest first, a page at a time; to find something, use memory_search.",
 		Annotations: &mcp.ToolAnnotations{Title: "List project memories", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.list)
@@ -174,8 +174,8 @@ func (t *tools) register(srv *mcp.Server) {
 	// should treat it as removing information. IdempotentHint true: archiving an archived
 	// memory changes nothing and records nothing.
 	addTool(srv, t, &mcp.Tool{
-		Name:  ToolArchive,
-		Title: "Archive a memory",
+		Name:        ToolArchive,
+		Title:       "Archive a memory",
 		Description: "Archive a wrong or obsolete memory (restorable), with a reason. To correct one, archive it and store the corrected fact.",
 		Annotations: &mcp.ToolAnnotations{Title: "Archive a memory", ReadOnlyHint: false, DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeWrite, true, t.archive)
