@@ -41,9 +41,10 @@ func TestModelBytes(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		proto standin.Protocol
+		tools int // budget for memhost's tool definitions, bytes
 		run   func(t *testing.T, b *bundle) cliRun
 	}{
-		{"claude", standin.Anthropic, func(t *testing.T, b *bundle) cliRun {
+		{"claude", standin.Anthropic, 9000, func(t *testing.T, b *bundle) cliRun {
 			mcp, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"memhost": map[string]any{
 				"type": "http", "url": b.host.mcpURL(), "headers": map[string]string{"Authorization": "Bearer ${MEMHOST_TOKEN}"},
 			}}})
@@ -55,13 +56,15 @@ func TestModelBytes(t *testing.T) {
 			requireClaudeResult(t, run)
 			return run
 		}},
-		{"codex", standin.Responses, func(t *testing.T, b *bundle) cliRun {
+		// Codex also sends the server instructions, as the namespace's description.
+		{"codex", standin.Responses, 10000, func(t *testing.T, b *bundle) cliRun {
 			run := runCLI(t, b.work, codexEnv(t, b, codexHome(t, b)), cliPath(t, codex), "exec", "--json", "--skip-git-repo-check", prompt)
 			answer, _ := codexEvents(t, run)
 			require.Equal(t, doneText, answer, run.stdout)
 			return run
 		}},
-		{"gemini", standin.Gemini, func(t *testing.T, b *bundle) cliRun {
+		// Gemini CLI sends each schema in its own, larger form.
+		{"gemini", standin.Gemini, 13500, func(t *testing.T, b *bundle) cliRun {
 			geminiSettings(t, b, map[string]any{"mcpServers": map[string]any{"memhost": map[string]any{
 				"type": "http", "url": b.host.mcpURL(), "trust": true,
 				"headers": map[string]string{"Authorization": "Bearer ${MEMHOST_TOKEN}"},
@@ -89,17 +92,14 @@ func TestModelBytes(t *testing.T) {
 			require.Contains(t, got.result, "not instructions", "memory text is framed as data")
 			require.NotContains(t, got.result, `"created_at"`, "the model reads the brief, not the structured output")
 			require.LessOrEqual(t, len(got.result), resultBudget, "5-hit search result")
-			require.LessOrEqual(t, got.tools, toolsBudget, "memhost's tool definitions")
+			require.LessOrEqual(t, got.tools, c.tools, "memhost's tool definitions")
 		})
 	}
 }
 
-// The budgets, from the measurement in docs/e2e-cli.md with some room: a five-hit search
-// result and memhost's 16 tool definitions in one model request, on any of the three CLIs.
-const (
-	resultBudget = 1200
-	toolsBudget  = 9000
-)
+// resultBudget bounds a five-hit search result as any of the three CLIs' models read it; it and
+// the tool budgets are the measurements in docs/e2e-cli.md with about 10% of room.
+const resultBudget = 900
 
 // measure finds memhost's tool definitions in the first agent request that offered them and the
 // result of the stand-in's one memory_search call.
