@@ -22,18 +22,24 @@ func StructuredClient() *mcp.ClientCapabilities {
 	return c
 }
 
-// wantsStructured reports whether the calling client asked for structured output, at
-// initialize or (2026-07-28, stateless) in the request's _meta.
-func wantsStructured(req interface {
-	ClientCapabilities() *mcp.ClientCapabilities
-}) bool {
-	caps := req.ClientCapabilities()
+// AsksStructured reports whether capabilities ask for structured output (`memhost mcp` asks
+// the host for it when the CLI behind it did).
+func AsksStructured(caps *mcp.ClientCapabilities) bool {
 	if caps == nil {
 		return false
 	}
 	_, ok := caps.Extensions[StructuredOutputExtension]
 	return ok
 }
+
+// capable is a request that knows its client's capabilities.
+type capable interface {
+	ClientCapabilities() *mcp.ClientCapabilities
+}
+
+// wantsStructured reports whether the calling client asked for structured output, at
+// initialize or (2026-07-28, stateless) in the request's _meta.
+func wantsStructured(req capable) bool { return AsksStructured(req.ClientCapabilities()) }
 
 // leanToolList leaves each tool's outputSchema out of tools/list for a client that did not ask
 // for structured output: a tool that declares one must return structuredContent, and the
