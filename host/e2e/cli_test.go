@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/mcpserver"
 )
 
 // repo makes a git repository whose origin is github.com/Acme/<name>: its project key.
@@ -32,7 +34,8 @@ func (h *host) stdioMCP(t *testing.T, dir, cache, client string) (*mcp.ClientSes
 	cmd := exec.Command(h.bin, "mcp")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+cache, "MEMHOST_TOKEN=")
-	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, nil)
+	// It asks for structured output to decode results, and memhost mcp asks the host for it.
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
 	began := time.Now()
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)

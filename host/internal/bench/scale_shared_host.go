@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memhost/memhost/host/internal/mcpserver"
 )
 
 // benchHost is one `memhost serve` process the benchmark started, and an MCP client session
@@ -88,7 +90,8 @@ func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHo
 
 // connect opens the MCP session an agent would: streamable HTTP with a bearer token.
 func (h *benchHost) connect(ctx context.Context, token string) error {
-	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, nil)
+	// The bench reads structured output, which a client gets only by asking for it.
+	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
 	tr := &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}
 	cs, err := c.Connect(ctx, tr, nil)
 	if err != nil {

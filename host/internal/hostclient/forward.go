@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memhost/memhost/host/internal/mcpserver"
 )
 
 // TokenSource grants a token bound to a project (spawn.MintTokens: minted through the
@@ -75,10 +77,12 @@ type forwarding struct {
 	f   *Forwarder
 	log *slog.Logger
 
-	mu      sync.Mutex
-	client  *mcp.Implementation // the CLI, as it introduced itself: the host attributes writes to it
-	up      *mcp.ClientSession
-	release func(context.Context) error
+	mu     sync.Mutex
+	client *mcp.Implementation // the CLI, as it introduced itself: the host attributes writes to it
+	// structured: the CLI asked for structured output, so the host is asked for it too.
+	structured bool
+	up         *mcp.ClientSession
+	release    func(context.Context) error
 }
 
 func (fw *forwarding) middleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -104,14 +108,24 @@ func (fw *forwarding) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // locally and hands on the host's instructions, or says memory is down.
 func (fw *forwarding) introduce(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	client := clientOf(req)
-	if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p.ClientInfo != nil {
-		client = p.ClientInfo
+	var caps *mcp.ClientCapabilities
+	if r, ok := req.(interface {
+		ClientCapabilities() *mcp.ClientCapabilities
+	}); ok {
+		caps = r.ClientCapabilities()
 	}
+	if p, ok := req.GetParams().(*mcp.InitializeParams); ok {
+		if p.ClientInfo != nil {
+			client = p.ClientInfo
+		}
+		caps = p.Capabilities
+	}
+	fw.mu.Lock()
 	if client != nil {
-		fw.mu.Lock()
 		fw.client = client
-		fw.mu.Unlock()
 	}
+	fw.structured = mcpserver.AsksStructured(caps)
+	fw.mu.Unlock()
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return res, err
@@ -217,6 +231,10 @@ func (fw *forwarding) upstream(ctx context.Context) (*mcp.ClientSession, error) 
 	if client == nil {
 		client = &mcp.Implementation{Name: "memhost-mcp", Version: fw.f.Version}
 	}
+	var opts *mcp.ClientOptions
+	if fw.structured {
+		opts = &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()}
+	}
 	for attempt := 0; ; attempt++ {
 		token, release, err := fw.f.Tokens.Grant(ctx, fw.f.Project, tokenClient)
 		if err != nil {
@@ -224,7 +242,7 @@ func (fw *forwarding) upstream(ctx context.Context) (*mcp.ClientSession, error) 
 		}
 		rt := &bearer{token: token, base: http.DefaultTransport}
 		cctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
-		cs, err := mcp.NewClient(client, nil).Connect(cctx, &mcp.StreamableClientTransport{
+		cs, err := mcp.NewClient(client, opts).Connect(cctx, &mcp.StreamableClientTransport{
 			Endpoint: fw.f.Host.MCPURL(), HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, DisableStandaloneSSE: true,
 		}, nil)
 		cancel()

@@ -13,7 +13,7 @@ import (
 
 // TestModelReadsCompactResults: the text content a model reads carries what it needs to act
 // (text, kind, id, score) and none of the provenance and ranking internals, which stay in
-// structuredContent for programs.
+// structuredContent for programs that ask for it.
 func TestModelReadsCompactResults(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

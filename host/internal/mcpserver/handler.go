@@ -25,7 +25,7 @@ import (
 // are validated as the typed path does (toolArgs).
 func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, need auth.Scope, write bool, run runFunc[In, Out]) {
 	in := schemaFor[In]()
-	describeLimits(in, t.sizes)
+	describe(in, t.describe)
 	tool.InputSchema = in
 	tool.OutputSchema = schemaFor[Out]()
 	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
@@ -45,17 +45,17 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 			}
 			return errorResult(err), nil
 		}
-		raw, err := json.Marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("marshal %s output: %w", tool.Name, err)
+		// What the model reads is compact and frames stored text as data (Brief); programs that
+		// ask for it also get the full structured output (StructuredOutputExtension).
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: Brief(out)}}}
+		if wantsStructured(req) {
+			raw, err := json.Marshal(out)
+			if err != nil {
+				return nil, fmt.Errorf("marshal %s output: %w", tool.Name, err)
+			}
+			res.StructuredContent = json.RawMessage(raw)
 		}
-		// What the model reads is compact (agents pay for every token); programs get the full
-		// structured output. Without a brief the JSON is the text, as the spec suggests.
-		text := Brief(out)
-		if text == "" {
-			text = string(raw)
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(raw)}, nil
+		return res, nil
 	})
 }
 

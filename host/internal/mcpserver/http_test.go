@@ -14,9 +14,12 @@ import (
 	"github.com/memhost/memhost/host/internal/memory"
 )
 
+// structured are the capabilities of a program that asks for structured output.
+var structured = map[string]any{"extensions": map[string]any{mcpserver.StructuredOutputExtension: map[string]any{}}}
+
 var initialize = func(version, client string) map[string]any {
 	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-		"protocolVersion": version, "capabilities": map[string]any{},
+		"protocolVersion": version, "capabilities": structured,
 		"clientInfo": map[string]any{"name": client, "version": "1.0"},
 	}}
 }
@@ -86,7 +89,7 @@ func TestInitializeEachProtocolVersion(t *testing.T) {
 	// The stateless way: discover, then call, each request carrying its version and client.
 	meta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientCapabilities": structured,
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "claude-code", "version": "2.1"},
 	}
 	hdr := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}

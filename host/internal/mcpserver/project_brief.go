@@ -13,8 +13,8 @@ import (
 // Briefs of the project brain's tools: what the model needs to act, in few tokens.
 
 func (o DocumentOutput) brief() string {
-	return fmt.Sprintf("%s of project %s (version %d, updated %s%s):\n%s", capitalize(o.Layer), o.Project, o.Version,
-		day(o.UpdatedAt), by(o.UpdatedBy), o.Text)
+	return fmt.Sprintf("%s of project %s (version %d, updated %s%s):\n%s\n%s", capitalize(o.Layer), o.Project, o.Version,
+		day(o.UpdatedAt), by(o.UpdatedBy), dataNotice, o.Text)
 }
 
 func (o ProposeOutput) brief() string {
@@ -38,7 +38,7 @@ func (o JournalOutput) brief() string {
 		return fmt.Sprintf("No journal entries in project %s.", o.Project)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d journal entries in project %s, newest first:\n", len(o.Entries), o.Project)
+	fmt.Fprintf(&b, "%s\n%d journal entries in project %s, newest first:\n", dataNotice, len(o.Entries), o.Project)
 	for _, e := range o.Entries {
 		who := e.Agent
 		if e.Session != "" {
@@ -58,10 +58,10 @@ func (o ProjectSearchOutput) brief() string {
 		fmt.Fprintf(&b, "note: %s\n", o.Degraded)
 	}
 	if len(o.Hits) == 0 {
-		fmt.Fprintf(&b, "Nothing matches in project %s.", o.Project)
+		fmt.Fprintf(&b, noMatch, o.Project)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d results in project %s, best first:\n", len(o.Hits), o.Project)
+	fmt.Fprintf(&b, "%s\n%d results in project %s, best first:\n", dataNotice, len(o.Hits), o.Project)
 	names := shortNames(len(o.Hits), func(i int) uuid.UUID { return o.Hits[i].ID })
 	for i, h := range o.Hits {
 		label := h.Layer
@@ -78,9 +78,10 @@ func (o MapOutput) brief() string {
 	if o.Stale {
 		note = " It is stale: ask for it with refresh=true and cwd, or run `memhost project map refresh` in the project."
 	}
-	return fmt.Sprintf("Project map of %s (built %s).%s\n%s", o.Project, day(o.GeneratedAt), note, o.Summary)
+	return fmt.Sprintf("Project map of %s (built %s).%s\n%s\n%s", o.Project, day(o.GeneratedAt), note, dataNotice, o.Summary)
 }
 
+// The banner frames its agents' notes as data itself (package banner).
 func (o LoadContextOutput) brief() string { return o.Text }
 
 func capitalize(s string) string {

@@ -31,66 +31,65 @@ const (
 )
 
 // projectInstructions is added to the server instructions when the project brain is served.
-const projectInstructions = `At the start of a session, load the project context (memory_load_context) unless your CLI already showed it; use project_search to look across memories, the session journal, the goal and the plan.
-Before you finish, log what the session did and left open with session_log_append.
-The goal and plan change only through proposals a human approves (project_goal_set, project_plan_set).`
+const projectInstructions = `At the start, load the project context (memory_load_context) unless your CLI showed it; project_search looks across memories, journal, goal and plan.
+Before you finish, log what the session did and left open (session_log_append).`
 
 // ProjectInput is the arguments of project_goal_get and project_plan_get.
 type ProjectInput struct {
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // ProposeInput is the arguments of project_goal_set and project_plan_set.
 type ProposeInput struct {
-	Text    string `json:"text" jsonschema:"The whole proposed document (not a diff): what the project's goal (or plan) should say from now on. Must not be empty; at most {max_text_bytes} bytes."`
-	Reason  string `json:"reason,omitempty" jsonschema:"Why it should change, for the human who decides (e.g. 'milestone 2 shipped; the plan still lists it'). At most 2000 bytes."`
-	Agent   string `json:"agent,omitempty" jsonschema:"Name of the proposing agent. Default: the MCP client's name. At most 200 bytes."`
-	Session string `json:"session,omitempty" jsonschema:"Your session id. Optional; at most 200 bytes."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Text    string `json:"text" jsonschema:"The whole new text, not a diff; at most {max_text_bytes} bytes."`
+	Reason  string `json:"reason,omitempty" jsonschema:"Why, for the human who decides."`
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // JournalAppendInput is session_log_append's arguments.
 type JournalAppendInput struct {
-	Text    string `json:"text" jsonschema:"What this session did and left open, in a few sentences a later session can act on (e.g. 'Moved CI to Buildkite; flaky test TestSync still skipped, see #412'). Must not be empty; at most {max_text_bytes} bytes. Secrets are redacted."`
-	Agent   string `json:"agent,omitempty" jsonschema:"Name of the agent. Default: the MCP client's name. At most 200 bytes."`
-	Session string `json:"session,omitempty" jsonschema:"Your session id. Optional; at most 200 bytes."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Text    string `json:"text" jsonschema:"What this session did and left open, in a few sentences; at most {max_text_bytes} bytes."`
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // JournalInput is project_journal's arguments.
 type JournalInput struct {
-	Limit   int    `json:"limit,omitempty" jsonschema:"How many entries, 1 to 200; default 20."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page; empty for the newest entries."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"1 to 200; default 20."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"{cursor}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // ProjectSearchInput is project_search's arguments.
 type ProjectSearchInput struct {
-	Query    string   `json:"query" jsonschema:"What you want to know, in natural language or keywords. Must not be empty; at most {max_text_bytes} bytes."`
-	Layers   []string `json:"layers,omitempty" jsonschema:"Which layers to search: fact (saved memories), journal (what past sessions did), goal, plan. Default: all four."`
-	TopK     int      `json:"top_k,omitempty" jsonschema:"How many results, 1 to {max_k}; default {default_k}."`
-	MinScore float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this, 0 to 1; default 0."`
-	Project  string   `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd      string   `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Query    string   `json:"query" jsonschema:"{query}"`
+	Layers   []string `json:"layers,omitempty" jsonschema:"Any of fact, journal, goal, plan; default all."`
+	TopK     int      `json:"top_k,omitempty" jsonschema:"{top_k}"`
+	MinScore float64  `json:"min_score,omitempty" jsonschema:"{min_score}"`
+	Project  string   `json:"project,omitempty"`
+	Cwd      string   `json:"cwd,omitempty"`
 }
 
 // MapInput is project_map's arguments.
 type MapInput struct {
-	Refresh bool   `json:"refresh,omitempty" jsonschema:"Rebuild the map now. Needs a token with memory:write, and is only possible when the memhost host can see the project directory (pass cwd); a missing or stale map is rebuilt then anyway."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Refresh bool   `json:"refresh,omitempty" jsonschema:"Rebuild it now (needs cwd and memory:write)."`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // LoadContextInput is memory_load_context's arguments.
 type LoadContextInput struct {
-	Budget  int    `json:"budget,omitempty" jsonschema:"Most tokens the context may take, 300 to 32000; default: the host's banner budget (2000 unless configured otherwise)."`
-	CLI     string `json:"cli,omitempty" jsonschema:"Which CLI reads it (claude, codex, gemini), so tool names are written as it shows them. Default: taken from the MCP client's name."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app). Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Budget  int    `json:"budget,omitempty" jsonschema:"Most tokens, 300 to 32000; default: the host's banner budget."`
+	CLI     string `json:"cli,omitempty" jsonschema:"claude, codex or gemini, to name tools as it does; default: from the client."`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 func (in ProjectInput) where() (string, string)       { return in.Project, in.Cwd }
@@ -116,9 +115,8 @@ func (t *projectTools) register(srv *mcp.Server) {
 		addTool(srv, t.tools, &mcp.Tool{
 			Name:  d.name,
 			Title: "Read the project's " + string(d.kind),
-			Description: "Read the project's current " + string(d.kind) + " as a human approved it, with its version. " +
-				map[store.Kind]string{store.KindGoal: "The goal says what the project is for and where it is going.",
-					store.KindPlan: "The plan says what is being worked on now and next."}[d.kind],
+			Description: map[store.Kind]string{store.KindGoal: "Read the project's goal (what it is for, where it is going), as a human approved it.",
+				store.KindPlan: "Read the project's plan (what is worked on now and next), as a human approved it."}[d.kind],
 			Annotations: annotated(read, "Read the project's "+string(d.kind)),
 		}, auth.ScopeRead, false, t.document(d.kind))
 	}
@@ -132,48 +130,43 @@ func (t *projectTools) register(srv *mcp.Server) {
 		addTool(srv, t.tools, &mcp.Tool{
 			Name:  d.name,
 			Title: "Propose a new " + string(d.kind),
-			Description: "Propose a new version of the project's " + string(d.kind) + " when it no longer matches reality. " +
-				"This does not change the " + string(d.kind) + ": it files a proposal that a human approves or rejects in the memhost inbox " +
-				"(`memhost project inbox`). Send the whole new text and say why. A proposal made against a version that changes before it is decided goes stale and is never applied.",
+			Description: "Propose a new " + string(d.kind) + " when it no longer matches reality: the whole text and why. " +
+				"A human approves or rejects it in the memhost inbox; until then nothing changes.",
 			Annotations: &mcp.ToolAnnotations{Title: "Propose a new " + string(d.kind), ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 		}, auth.ScopeWrite, true, t.propose(d.kind))
 	}
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolJournalAppend,
-		Title: "Log what this session did",
-		Description: "Record what this session did and what it left open, once near its end (or after a milestone), so the next session of any agent picks up from there. " +
-			"It is searchable at once (project_search) and shown in the next sessions' context. Durable facts go to memory_store instead.",
+		Name:        ToolJournalAppend,
+		Title:       "Log what this session did",
+		Description: "Log what this session did and left open, near its end, for the next session. Durable facts go to memory_store.",
 		Annotations: &mcp.ToolAnnotations{Title: "Log what this session did", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
 	}, auth.ScopeWrite, true, t.appendJournal)
 	addTool(srv, t.tools, &mcp.Tool{
 		Name:        ToolJournal,
 		Title:       "Read the project journal",
-		Description: "List what recent sessions did in this project, newest first, with each entry's agent and session id.",
+		Description: "What recent sessions did, newest first.",
 		Annotations: annotated(read, "Read the project journal"),
 	}, auth.ScopeRead, false, t.journal)
 	// project_search records nothing, like memory_search (see there).
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolProjectSearch,
-		Title: "Search everything known about the project",
-		Description: "Search the project's saved memories, its session journal, its goal and its plan at once, ranked together; each result says which layer it comes from. " +
-			"Use it to find out what was decided, done or learned before, whatever kind of record it is in.",
+		Name:        ToolProjectSearch,
+		Title:       "Search everything known about the project",
+		Description: "Search memories, session journal, goal and plan at once, ranked together.",
 		Annotations: annotated(read, "Search everything known about the project"),
 	}, auth.ScopeRead, false, t.search)
 	// project_map may rebuild and store the map when the host can see the project; that
 	// refreshes a cache and changes nothing an agent wrote, so the tool counts as a read, but
 	// the build itself needs memory:write and is rate-limited (projectMap).
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolMap,
-		Title: "Project map",
-		Description: "Show the project map: languages, frameworks, the build, test and lint commands the project declares, the top-level layout with its modules and entry points, and recent git activity. " +
-			"Read it instead of exploring the tree to find out how to build and test.",
+		Name:        ToolMap,
+		Title:       "Project map",
+		Description: "The project's languages, build, test and lint commands, layout and recent git activity: read it instead of exploring the tree.",
 		Annotations: annotated(read, "Project map"),
 	}, auth.ScopeRead, false, t.projectMap)
 	addTool(srv, t.tools, &mcp.Tool{
-		Name:  ToolLoadContext,
-		Title: "Load the project context",
-		Description: "Load the project's context as a session starts: its goal, plan, map, the newest and most important memories and recent journal, " +
-			"within a token budget. Call it once when you start work if your CLI did not already show it to you.",
+		Name:        ToolLoadContext,
+		Title:       "Load the project context",
+		Description: "The project's goal, plan, map, key memories and recent journal, within a token budget. Call it once at the start unless your CLI showed it.",
 		Annotations: annotated(read, "Load the project context"),
 	}, auth.ScopeRead, false, t.loadContext)
 }

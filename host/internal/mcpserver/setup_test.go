@@ -99,10 +99,22 @@ func (bt bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connect opens an SDK client session named client ("claude-code") at protocol version
-// (empty: the SDK's choice, the newest it and the server share).
+// (empty: the SDK's choice, the newest it and the server share). It asks for structured
+// output, as a program does, so tests can decode results (ok).
 func (b *bundle) connect(t *testing.T, token, client, version string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, nil)
+	return b.connectWith(t, token, client, version, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+}
+
+// connectAsCLI opens a session as a coding CLI does: no structured output asked for.
+func (b *bundle) connectAsCLI(t *testing.T, token, client string) *mcp.ClientSession {
+	t.Helper()
+	return b.connectWith(t, token, client, "", nil)
+}
+
+func (b *bundle) connectWith(t *testing.T, token, client, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, opts)
 	tr := &mcp.StreamableClientTransport{Endpoint: b.url, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
 	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
@@ -111,13 +123,14 @@ func (b *bundle) connect(t *testing.T, token, client, version string) *mcp.Clien
 }
 
 // call calls a tool; protocol errors fail the test, tool errors are returned in the result.
-// A successful result's structured output must match the tool's advertised output schema: the
-// server does not check it per call (addTool), so every test that calls a tool checks it.
+// A successful result's structured output (for a client that asked for it) must match the
+// tool's advertised output schema: the server does not check it per call (addTool), so every
+// test that calls a tool checks it.
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	require.NoError(t, err)
-	if !res.IsError {
+	if !res.IsError && res.StructuredContent != nil {
 		requireOutputMatchesSchema(t, cs, tool, res.StructuredContent)
 	}
 	return res
@@ -161,6 +174,7 @@ func ok[T any](t *testing.T, cs *mcp.ClientSession, tool string, args map[string
 	t.Helper()
 	res := call(t, cs, tool, args)
 	require.False(t, res.IsError, "%s: %s", tool, text(res))
+	require.NotNil(t, res.StructuredContent, "%s: no structured output for a client that asked for it", tool)
 	raw, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
 	var out T

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -30,59 +29,59 @@ const (
 
 // StoreInput is memory_store's arguments.
 type StoreInput struct {
-	Text       string   `json:"text" jsonschema:"The fact to remember: one or two self-contained sentences that make sense without this conversation. One fact per call. Must not be empty; at most {max_text_bytes} bytes. Secrets are redacted before storage."`
-	Kind       string   `json:"kind,omitempty" jsonschema:"What kind of memory this is: fact (default; something true about the project), decision (a choice made and why), convention (how things are done here), gotcha (a trap that cost time), preference (the user's taste), error_pattern (an error and its fix), reference (where to find something)."`
-	Scope      string   `json:"scope,omitempty" jsonschema:"project (default): visible in this project only. global: visible in every project; needs a token with the admin scope."`
-	Importance *float64 `json:"importance,omitempty" jsonschema:"How much this matters when ranking, 0 to 1; default 0.5. Use 0.8 or more only for things that break builds or lose data."`
-	Confidence *float64 `json:"confidence,omitempty" jsonschema:"How sure you are that it is true, 0 to 1; default 0.8."`
-	Pinned     bool     `json:"pinned,omitempty" jsonschema:"Pin the memory: always ranked at full strength and never folded away. Default false; use sparingly."`
-	Project    string   `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd        string   `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
-	Agent      string   `json:"agent,omitempty" jsonschema:"Name of the agent storing this, recorded as provenance. Default: the MCP client's name (e.g. claude-code). At most 200 bytes."`
-	Session    string   `json:"session,omitempty" jsonschema:"Your session id, recorded as provenance. Optional; at most 200 bytes."`
+	Text       string   `json:"text" jsonschema:"One fact in one or two sentences that stand alone; at most {max_text_bytes} bytes."`
+	Kind       string   `json:"kind,omitempty" jsonschema:"fact (default), decision, convention, gotcha, preference, error_pattern (an error and its fix) or reference (where something lives)."`
+	Scope      string   `json:"scope,omitempty" jsonschema:"project (default) or global (every project; admin token)."`
+	Importance *float64 `json:"importance,omitempty" jsonschema:"0 to 1, default 0.5; 0.8+ only if ignoring it breaks builds or loses data."`
+	Confidence *float64 `json:"confidence,omitempty" jsonschema:"How sure you are, 0 to 1; default 0.8."`
+	Pinned     bool     `json:"pinned,omitempty" jsonschema:"Always rank at full strength; use sparingly."`
+	Project    string   `json:"project,omitempty"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Agent      string   `json:"agent,omitempty"`
+	Session    string   `json:"session,omitempty"`
 }
 
 // SearchInput is memory_search's arguments.
 type SearchInput struct {
-	Query           string   `json:"query" jsonschema:"What you want to know, in natural language or keywords (e.g. 'which package manager', 'test timezone failures'). Must not be empty; at most {max_text_bytes} bytes."`
-	TopK            int      `json:"top_k,omitempty" jsonschema:"At most how many memories to return, 1 to {max_k}; default {default_k}. Fewer come back when fewer match."`
-	Kinds           []string `json:"kinds,omitempty" jsonschema:"Only return these kinds (fact, decision, convention, gotcha, preference, error_pattern, reference). Default: all kinds."`
-	MinScore        float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this, 0 to 1; default 0 (no cut)."`
-	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"Also return archived memories. Default false."`
-	Project         string   `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd             string   `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Query           string   `json:"query" jsonschema:"{query}"`
+	TopK            int      `json:"top_k,omitempty" jsonschema:"{top_k}"`
+	Kinds           []string `json:"kinds,omitempty" jsonschema:"{kinds}"`
+	MinScore        float64  `json:"min_score,omitempty" jsonschema:"{min_score}"`
+	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"{include_archived}"`
+	Project         string   `json:"project,omitempty"`
+	Cwd             string   `json:"cwd,omitempty"`
 }
 
 // GetInput is memory_get's arguments.
 type GetInput struct {
-	ID      string `json:"id" jsonschema:"The memory's id (a UUID, or at least its first 8 hex digits as the spawn banner shows them) as returned by memory_search, memory_list or memory_store."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	ID      string `json:"id" jsonschema:"{id}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // ListInput is memory_list's arguments.
 type ListInput struct {
-	Kinds           []string `json:"kinds,omitempty" jsonschema:"Only list these kinds (fact, decision, convention, gotcha, preference, error_pattern, reference). Default: all kinds."`
-	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"Also list archived memories. Default false."`
-	Limit           int      `json:"limit,omitempty" jsonschema:"Page size, 1 to 500; default 50."`
-	Cursor          string   `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page; empty for the first (newest) page."`
-	Project         string   `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd             string   `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	Kinds           []string `json:"kinds,omitempty" jsonschema:"{kinds}"`
+	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"{include_archived}"`
+	Limit           int      `json:"limit,omitempty" jsonschema:"1 to 500; default 50."`
+	Cursor          string   `json:"cursor,omitempty" jsonschema:"{cursor}"`
+	Project         string   `json:"project,omitempty"`
+	Cwd             string   `json:"cwd,omitempty"`
 }
 
 // ArchiveInput is memory_archive's arguments.
 type ArchiveInput struct {
-	ID      string `json:"id" jsonschema:"The memory's id (a UUID, or at least its first 8 hex digits)."`
-	Reason  string `json:"reason,omitempty" jsonschema:"Why it is archived (e.g. 'we moved from npm to pnpm'); kept in its history. Optional; at most 500 bytes."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	ID      string `json:"id" jsonschema:"{id}"`
+	Reason  string `json:"reason,omitempty" jsonschema:"Why, kept in its history (e.g. 'moved from npm to pnpm')."`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 // IDInput is the arguments of memory_restore and memory_history.
 type IDInput struct {
-	ID      string `json:"id" jsonschema:"The memory's id (a UUID, or at least its first 8 hex digits)."`
-	Project string `json:"project,omitempty" jsonschema:"Project key (e.g. github.com/acme/app) whose memory to use. Optional: a token bound to a project always uses that project; otherwise pass project or cwd. At most 512 bytes."`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"Absolute path of your working directory; the memhost host derives the project key from its git remote, as the memhost CLI does. Used when project is empty. Only works when the host runs on the same machine."`
+	ID      string `json:"id" jsonschema:"{id}"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 func (in StoreInput) where() (string, string)   { return in.Project, in.Cwd }
@@ -119,7 +118,7 @@ type tools struct {
 	limits   auth.Limits
 	log      *slog.Logger
 	identify identifyFunc
-	sizes    *strings.Replacer // fills the size limits into input descriptions
+	describe func(string) string // fills the placeholders of input descriptions
 }
 
 type targeted interface{ where() (project, cwd string) }
@@ -140,10 +139,8 @@ func (t *tools) register(srv *mcp.Server) {
 	addTool(srv, t, &mcp.Tool{
 		Name:  ToolStore,
 		Title: "Save a project memory",
-		Description: "Save one durable project fact that a future session (yours or another agent's) would need: a convention, decision, gotcha, " +
-			"error and its fix, user preference, or where something lives. One fact per call, written to stand alone. " +
-			"Not for ephemeral task state, progress notes, secrets, or anything obvious from the code. " +
-			"A paraphrase of an existing memory is folded into it (the result says folded=true and returns its id) instead of creating a duplicate.",
+		Description: "Save one durable fact a future session would need (convention, decision, gotcha, error fix, preference, where something lives). " +
+			"Not task state, secrets or what the code shows. A paraphrase folds into the existing memory.",
 		Annotations: &mcp.ToolAnnotations{Title: "Save a project memory", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
 	}, auth.ScopeWrite, true, t.store)
 
@@ -153,25 +150,22 @@ func (t *tools) register(srv *mcp.Server) {
 	addTool(srv, t, &mcp.Tool{
 		Name:  ToolSearch,
 		Title: "Search project memory",
-		Description: "Search the project's shared memory for conventions, decisions, gotchas, error fixes, preferences and references that agents saved earlier. " +
-			"Use it before work that depends on how this project does things, and when you hit an error that may have been seen before. " +
-			"Returns the best matches first with a score in 0..1.",
+		Description: "Search what agents saved about this project, best match first. " +
+			"Use it before work that depends on how the project does things, and on an error that may have been seen before.",
 		Annotations: &mcp.ToolAnnotations{Title: "Search project memory", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.search)
 
 	addTool(srv, t, &mcp.Tool{
-		Name:  ToolGet,
-		Title: "Get one memory",
-		Description: "Read one memory by id, including provenance, hit count and what was folded into it. " +
-			"Reading a memory counts as using it (its hit count goes up), which ranks it higher in later searches: get the memories you act on.",
+		Name:        ToolGet,
+		Title:       "Get one memory",
+		Description: "Read one memory with its provenance and what folded into it. Counts as a use, which ranks it higher: get the memories you act on.",
 		Annotations: &mcp.ToolAnnotations{Title: "Get one memory", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.get)
 
 	addTool(srv, t, &mcp.Tool{
-		Name:  ToolList,
-		Title: "List project memories",
-		Description: "List the project's memories newest first, a page at a time (pass next_cursor to continue). " +
-			"Use memory_search to find something specific; use this to review everything, e.g. before cleaning up.",
+		Name:        ToolList,
+		Title:       "List project memories",
+		Description: "List the project's memories newest first, a page at a time; to find something, use memory_search.",
 		Annotations: &mcp.ToolAnnotations{Title: "List project memories", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.list)
 
@@ -180,11 +174,9 @@ func (t *tools) register(srv *mcp.Server) {
 	// should treat it as removing information. IdempotentHint true: archiving an archived
 	// memory changes nothing and records nothing.
 	addTool(srv, t, &mcp.Tool{
-		Name:  ToolArchive,
-		Title: "Archive a memory",
-		Description: "Archive a memory that is wrong or obsolete, so agents stop seeing it in search and list. " +
-			"Give a reason. It stays in the history and can be brought back with memory_restore. " +
-			"To correct a memory, archive it and store the corrected fact.",
+		Name:        ToolArchive,
+		Title:       "Archive a memory",
+		Description: "Archive a wrong or obsolete memory (restorable), with a reason. To correct one, archive it and store the corrected fact.",
 		Annotations: &mcp.ToolAnnotations{Title: "Archive a memory", ReadOnlyHint: false, DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeWrite, true, t.archive)
 
@@ -192,41 +184,20 @@ func (t *tools) register(srv *mcp.Server) {
 	addTool(srv, t, &mcp.Tool{
 		Name:        ToolRestore,
 		Title:       "Restore an archived memory",
-		Description: "Bring back a memory archived by mistake, so search and list show it again.",
+		Description: "Bring back a memory archived by mistake.",
 		Annotations: &mcp.ToolAnnotations{Title: "Restore an archived memory", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeWrite, true, t.restore)
 
 	addTool(srv, t, &mcp.Tool{
 		Name:        ToolHistory,
 		Title:       "Memory history",
-		Description: "Show how a memory changed, oldest first: added, folded paraphrases, archived, restored, pinned; with who did it and when.",
+		Description: "How a memory changed, oldest first, with who and when.",
 		Annotations: &mcp.ToolAnnotations{Title: "Memory history", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
 	}, auth.ScopeRead, false, t.history)
 }
 
 // runFunc serves one tool call once the caller, scope, project and rate limit are settled.
 type runFunc[In, Out any] func(ctx context.Context, c caller, a memory.Access, in In) (Out, error)
-
-// limitReplacer fills the {placeholders} of input descriptions with the limits this host
-// enforces (they are configurable), so an agent reads the real ones rather than the defaults.
-func limitReplacer(cfg memory.Config) *strings.Replacer {
-	return strings.NewReplacer(
-		"{max_text_bytes}", strconv.Itoa(cfg.MaxTextBytes),
-		"{max_k}", strconv.Itoa(cfg.MaxK),
-		"{default_k}", strconv.Itoa(cfg.DefaultK),
-	)
-}
-
-func describeLimits(s *jsonschema.Schema, r *strings.Replacer) {
-	if s == nil {
-		return
-	}
-	s.Description = r.Replace(s.Description)
-	for _, p := range s.Properties {
-		describeLimits(p, r)
-	}
-	describeLimits(s.Items, r)
-}
 
 func scopeList(scopes []auth.Scope) string {
 	if len(scopes) == 0 {

@@ -130,7 +130,10 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		}
 		relevance := rank.Fuse(l.Similarity, lexPtr, weight)
 		score := rank.Score(s.signals(l.Memory, true, relevance, now))
-		if score < req.MinScore {
+		// A score of 0 is no evidence at all: no query term and no vector direction in common
+		// (the nearest-neighbour lookup returns the nearest memories however far they are), so
+		// such a memory is never an answer, whatever min_score says.
+		if score <= 0 || score < req.MinScore {
 			return SearchHit{}, false
 		}
 		return SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr}, true
