@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -35,6 +36,9 @@ func loadConfig(cmd *cobra.Command, opts ...config.ValidateOption) (*config.Conf
 		return nil, err
 	}
 	if problems := cfg.Validate(opts...); len(problems) > 0 {
+		if hint := configHint(cfg); hint != "" {
+			return nil, fmt.Errorf("%w\n%s", config.Problems(problems), hint)
+		}
 		return nil, config.Problems(problems)
 	}
 	return cfg, nil
