@@ -88,3 +88,18 @@ func regexpQuote(s string) string {
 	}
 	return b.String()
 }
+
+// TestNoConfigSaysHowToPointAtOne: outside a checkout with MEMHOST_CONFIG unset no file is
+// read, and the error names that fix rather than a database.url key in a file never read.
+func TestNoConfigSaysHowToPointAtOne(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, env := range []string{"MEMHOST_CONFIG", "MEMHOST_DATABASE_URL", "MEMHOST_TOKEN"} {
+		t.Setenv(env, "")
+	}
+	for _, args := range [][]string{{"mcp"}, {"project", "goal", "show", "--project", "k"}} {
+		_, err := run(t, args...)
+		require.Error(t, err, args)
+		require.Contains(t, err.Error(), "no config file was read", args)
+		require.Contains(t, err.Error(), "set MEMHOST_CONFIG to the host's memhost.toml", args)
+	}
+}

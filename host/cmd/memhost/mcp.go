@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -44,7 +43,7 @@ says memory is unavailable. Logs go to stderr only.`,
 			tokens, closeFn := projectTokens(cmd, cfg)
 			defer closeFn()
 			if tokens == nil {
-				return errors.New("no token: configure database.url to mint one per project, or pass --token (default $MEMHOST_TOKEN)")
+				return errNoToken(cfg)
 			}
 			f := &hostclient.Forwarder{
 				Host: hostClient(cmd, cfg), Tokens: tokens, Project: id.Key, Version: server.Version,

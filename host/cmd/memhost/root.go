@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -22,7 +23,7 @@ func rootCmd() *cobra.Command {
 	}
 	root.PersistentFlags().String("config", "", "config file (default $MEMHOST_CONFIG, else ./.memhost/memhost.toml if present)")
 	config.RegisterFlags(root.PersistentFlags())
-	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd())
+	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd(), memoryCmd())
 	root.AddCommand(runCmd(), connectCmd(), hookCmd())
 	return root
 }
@@ -35,6 +36,9 @@ func loadConfig(cmd *cobra.Command, opts ...config.ValidateOption) (*config.Conf
 		return nil, err
 	}
 	if problems := cfg.Validate(opts...); len(problems) > 0 {
+		if hint := configHint(cfg); hint != "" {
+			return nil, fmt.Errorf("%w\n%s", config.Problems(problems), hint)
+		}
 		return nil, config.Problems(problems)
 	}
 	return cfg, nil

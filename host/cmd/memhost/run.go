@@ -83,7 +83,8 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// spawnOptions are the options of a spawn of cli from the configuration and flags; closeFn
+// spawnOptions are the options of a spawn of cli from the configuration and flags (with no
+// token source, every grant fails with the fix); closeFn
 // releases the database connection, which is opened when a token is first minted.
 func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.Options, closeFn func()) {
 	bin, _ := cmd.Flags().GetString("bin")
@@ -95,6 +96,9 @@ func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.O
 		Host:       hostClient(cmd, cfg),
 	}
 	o.Tokens, closeFn = projectTokens(cmd, cfg)
+	if o.Tokens == nil {
+		o.Tokens = noTokens{errNoToken(cfg)}
+	}
 	return o, closeFn
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/projectmap"
 	"github.com/memhost/memhost/host/internal/shortid"
 )
 
@@ -281,4 +282,23 @@ func TestOneLineFastPathAgrees(t *testing.T) {
 		require.Equal(t, oneLine(s), oneLine(oneLine(s)), "oneLine is idempotent")
 		require.True(t, plainLine(oneLine(s)), "oneLine's output is plain: %q", oneLine(s))
 	}
+}
+
+// TestRenderSaysTheMapHeaderOnce: a map summary opens with its own header, which the
+// section's heading already says; the banner shows it once, and the map's lines after it.
+func TestRenderSaysTheMapHeaderOnce(t *testing.T) {
+	t.Parallel()
+	in := fullInput(3)
+	in.Map.Text = projectmap.Map{Files: 412, GeneratedAt: now.Add(-3 * time.Hour), Description: "A shared memory host."}.Summary(2000)
+	require.True(t, strings.HasPrefix(in.Map.Text, "Project map (412 files"), in.Map.Text)
+	res, err := Render(in, Options{CLI: CLIClaude})
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(res.Text, "Project map"), res.Text)
+	require.Contains(t, res.Text, "## Project map (scanned 3h ago)\nAbout: A shared memory host.\n")
+
+	// A goal keeps its first line whatever it says.
+	in.Goal.Text = "Project map (of the new site):\nship it"
+	res, err = Render(in, Options{CLI: CLIClaude})
+	require.NoError(t, err)
+	require.Contains(t, res.Text, "Project map (of the new site):\nship it")
 }

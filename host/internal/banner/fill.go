@@ -130,7 +130,7 @@ func (r *renderer) build(spec sectionSpec) *section {
 	case SectionPlan:
 		doc("Plan", "updated", r.in.Plan)
 	case SectionMap:
-		doc("Project map", "scanned", r.in.Map)
+		doc("Project map", "scanned", Document{Text: withoutMapHeader(r.in.Map.Text), UpdatedAt: r.in.Map.UpdatedAt})
 	case SectionNewest:
 		facts(r.in.Recent, r.opts.RecentWindow)
 		for _, it := range s.items {

@@ -214,6 +214,18 @@ func block(s string) string {
 	return strings.TrimLeftFunc(strings.Join(out, "\n"), unicode.IsSpace)
 }
 
+// withoutMapHeader drops the map summary's own header line, "Project map (412 files,
+// generated ...):" (projectmap.Map.Summary), which the section's heading ("## Project map
+// (scanned 3h ago)") already says: a banner has no room to say it twice. Goals and plans keep
+// every line, whatever they open with.
+func withoutMapHeader(text string) string {
+	first, rest, _ := strings.Cut(strings.TrimLeftFunc(text, unicode.IsSpace), "\n")
+	if strings.HasPrefix(first, "Project map (") && strings.HasSuffix(first, "):") {
+		return rest
+	}
+	return text
+}
+
 // document is a goal, plan or map text as the banner shows it: block's tidy lines, none of
 // which can pose as a heading (see unheading).
 func document(s string) string {

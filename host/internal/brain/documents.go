@@ -17,8 +17,9 @@ type DocumentView struct {
 	Layer   string    `json:"layer"`
 	ID      uuid.UUID `json:"id"`
 	Text    string    `json:"text"`
-	// Version changes whenever the text does; a proposal names the version it was made
-	// against (base_version) and is stale once the document has another.
+	// Version counts the document's texts per project and layer: 1 for the first, one more
+	// for each change. A proposal names the version it was made against (base_version) and
+	// is stale once the document has another.
 	Version   int64     `json:"version"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// UpdatedBy is who wrote this version: the agent whose proposal was approved, or the
@@ -31,7 +32,7 @@ func documentView(m store.Memory) DocumentView {
 	if by == "" {
 		by = m.Provenance.Source
 	}
-	return DocumentView{Project: m.ScopeKey, Layer: string(m.Kind), ID: m.ID, Text: m.Text, Version: m.Seq, UpdatedAt: m.UpdatedAt, UpdatedBy: by}
+	return DocumentView{Project: m.ScopeKey, Layer: string(m.Kind), ID: m.ID, Text: m.Text, Version: m.Version, UpdatedAt: m.UpdatedAt, UpdatedBy: by}
 }
 
 // parseDocument checks a goal-or-plan name given by a caller.

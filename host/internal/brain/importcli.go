@@ -89,7 +89,7 @@ func (s *Service) ImportCLI(ctx context.Context, a memory.Access, req ImportRequ
 		return ImportReport{}, err
 	}
 	rep := ImportReport{Project: a.Project, Files: []ImportFileReport{}}
-	seen := map[string]bool{} // normalized texts of this run
+	seen := importSeen{texts: map[string]bool{}, bodies: map[string]string{}}
 	for _, f := range findImportFiles(req) {
 		fr := ImportFileReport{Path: f.display, Source: f.source, Error: f.refused}
 		if f.refused != "" {
@@ -111,7 +111,28 @@ func (s *Service) ImportCLI(ctx context.Context, a memory.Access, req ImportRequ
 	return rep, nil
 }
 
-func (s *Service) importFile(ctx context.Context, a memory.Access, f importFile, seen map[string]bool, fr *ImportFileReport) error {
+// importSeen is what a run has imported so far.
+type importSeen struct {
+	texts  map[string]bool   // normalized texts
+	bodies map[string]string // normalized texts less their heading path, by the file they came from
+}
+
+// has reports whether the run already holds a piece, and records it if not: the same text
+// anywhere, or the same body in another file. CLAUDE.md and AGENTS.md often hold the same rule
+// under different headings, and it is one memory; within one file the same words under two
+// headings may be two rules.
+func (s importSeen) has(text, body, file string) bool {
+	if from, ok := s.bodies[body]; s.texts[text] || ok && from != file {
+		return true
+	}
+	s.texts[text] = true
+	if _, ok := s.bodies[body]; !ok {
+		s.bodies[body] = file
+	}
+	return false
+}
+
+func (s *Service) importFile(ctx context.Context, a memory.Access, f importFile, seen importSeen, fr *ImportFileReport) error {
 	info, err := os.Stat(f.path)
 	if err != nil {
 		return fmt.Errorf("cannot read the file")
@@ -130,7 +151,7 @@ func (s *Service) importFile(ctx context.Context, a memory.Access, f importFile,
 	// The texts as they would be stored (secrets redacted), to compare with what is stored.
 	texts := make([]string, len(pieces))
 	for i, p := range pieces {
-		texts[i] = p
+		texts[i] = p.text
 		s.mem.Redact(&texts[i])
 	}
 	known, err := s.st.KnownTexts(ctx, a.Project, texts)
@@ -138,13 +159,13 @@ func (s *Service) importFile(ctx context.Context, a memory.Access, f importFile,
 		return err
 	}
 	for i, p := range pieces {
-		norm := store.NormalizeText(texts[i])
-		if known[texts[i]] || seen[norm] {
+		body := p.body
+		s.mem.Redact(&body)
+		if known[texts[i]] || seen.has(store.NormalizeText(texts[i]), store.NormalizeText(body), f.display) {
 			fr.Skipped++
 			continue
 		}
-		seen[norm] = true
-		res, err := s.mem.Store(ctx, a, memory.StoreRequest{Text: p, Kind: kind, Agent: "import-cli", Source: source})
+		res, err := s.mem.Store(ctx, a, memory.StoreRequest{Text: p.text, Kind: kind, Agent: "import-cli", Source: source})
 		if err != nil {
 			return err
 		}

@@ -158,3 +158,27 @@ func TestImportCLIRefusesLinksOutOfTheProject(t *testing.T) {
 	require.NotContains(t, all, "SYSTEM-SENTINEL")
 	require.Contains(t, all, "LINKED-SENTINEL")
 }
+
+// TestImportCLIStoresARuleOnceWithoutItsListMarker: the same rule in CLAUDE.md and AGENTS.md,
+// under different headings and list markers, is one memory, stored without the marker.
+func TestImportCLIStoresARuleOnceWithoutItsListMarker(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	proj := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("# Conventions\n\n- Use pnpm, never npm.\n- Tests need TZ=UTC.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("# Rules for agents\n\n* Use pnpm, never npm.\n1. Run make lint before pushing.\n"), 0o644))
+
+	rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ImportRequest{Dirs: []string{proj}})
+	require.NoError(t, err)
+	require.Equal(t, 4, rep.Read)
+	require.Equal(t, 1, rep.Skipped, "the rule AGENTS.md repeats")
+	page, err := b.mem.List(ctx, operatorA, memory.ListRequest{Limit: 100})
+	require.NoError(t, err)
+	var got []string
+	for _, m := range page.Memories {
+		got = append(got, m.Text)
+	}
+	require.ElementsMatch(t, []string{"Conventions: Use pnpm, never npm.", "Conventions: Tests need TZ=UTC.",
+		"Rules for agents: Run make lint before pushing."}, got)
+}

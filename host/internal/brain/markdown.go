@@ -22,13 +22,14 @@ var (
 // their parent) and each paragraph becomes one, behind the path of headings above it
 // ("Testing > Go: run go test -race"). A heading with nothing under it is a chunk of its
 // own. Front matter (Claude Code's memory files) names the file: its name heads every chunk
-// and its description is a chunk. Code fences are never split. Every line of text ends up in exactly one chunk, so an
-// import loses nothing; chunks over maxBytes are split at line (then rune) boundaries.
-func splitMarkdown(doc string, maxBytes int) (frontMatter, []string) {
+// and its description is a chunk. Code fences are never split. An item loses its list marker
+// (withoutMarker). Every line of text ends up in exactly one chunk, so an import loses
+// nothing; chunks over maxBytes are split at line (then rune) boundaries.
+func splitMarkdown(doc string, maxBytes int) (frontMatter, []chunk) {
 	doc = strings.ReplaceAll(doc, "\r\n", "\n")
 	fm, body := parseFrontMatter(doc)
 	var (
-		out      []string
+		out      []chunk
 		headings []string // by level: headings[i] is the level-(i+1) heading in force
 		block    []string
 		inFence  bool
@@ -49,7 +50,7 @@ func splitMarkdown(doc string, maxBytes int) (frontMatter, []string) {
 		return strings.Join(parts, " > ")
 	}
 	flush := func() {
-		text := strings.TrimSpace(strings.Join(block, "\n"))
+		text := withoutMarker(strings.TrimSpace(strings.Join(block, "\n")))
 		block = block[:0]
 		if text == "" {
 			return
@@ -104,6 +105,16 @@ func splitMarkdown(doc string, maxBytes int) (frontMatter, []string) {
 	return fm, out
 }
 
+// withoutMarker drops the list marker ("- ", "* ", "+ ", "1. ", "1) ") an item starts with:
+// a memory is the rule, not its place in a list, and the same rule written "- x" in one file
+// and "* x" in another is one memory. Nested items keep theirs: they are the item's structure.
+func withoutMarker(text string) string {
+	if loc := bulletRe.FindStringIndex(text); loc != nil {
+		return text[loc[1]:]
+	}
+	return text
+}
+
 // isNested reports whether a list item belongs to the item being collected: it is indented
 // under a block that is itself a list item.
 func isNested(line string, block []string) bool {
@@ -115,8 +126,12 @@ func isNested(line string, block []string) bool {
 
 func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) }
 
+// chunk is one piece of a document: text is what is stored, body the same without the
+// heading path in front, which tells the same rule under two headings apart from two rules.
+type chunk struct{ text, body string }
+
 // withContext prefixes text with its heading path and splits the result to fit maxBytes.
-func withContext(ctx, text string, maxBytes int) []string {
+func withContext(ctx, text string, maxBytes int) []chunk {
 	prefix := ""
 	if ctx != "" {
 		prefix = ctx + ": "
@@ -125,14 +140,14 @@ func withContext(ctx, text string, maxBytes int) []string {
 		prefix = "" // a heading path that long says nothing useful
 	}
 	if len(prefix)+len(text) <= maxBytes {
-		return []string{prefix + text}
+		return []chunk{{prefix + text, text}}
 	}
-	var out []string
+	var out []chunk
 	var cur strings.Builder
 	room := maxBytes - len(prefix)
 	emit := func() {
 		if s := strings.TrimSpace(cur.String()); s != "" {
-			out = append(out, prefix+s)
+			out = append(out, chunk{prefix + s, s})
 		}
 		cur.Reset()
 	}

@@ -46,7 +46,7 @@ type ProposalView struct {
 
 func proposalView(p store.Proposal) ProposalView {
 	return ProposalView{ID: p.ID, Project: p.ScopeKey, Layer: string(p.Layer), Status: string(p.Status), Text: p.Text, Reason: p.Reason,
-		Agent: p.Agent, Session: p.Session, ProposedBy: p.Actor, BaseVersion: p.BaseSeq, CreatedAt: p.CreatedAt,
+		Agent: p.Agent, Session: p.Session, ProposedBy: p.Actor, BaseVersion: p.BaseVersion, CreatedAt: p.CreatedAt,
 		DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt}
 }
 
@@ -194,7 +194,7 @@ func (s *Service) Proposal(ctx context.Context, a memory.Access, id uuid.UUID) (
 	cur, err := s.st.Document(ctx, a.Project, p.Layer)
 	switch {
 	case err == nil:
-		d.Current, d.CurrentVersion = cur.Text, cur.Seq
+		d.Current, d.CurrentVersion = cur.Text, cur.Version
 	case !errors.Is(err, store.ErrNotFound):
 		return ProposalDetail{}, err
 	}

@@ -14,7 +14,8 @@
 //  4. creates the plan's scratch files in a private scratch directory and runs the CLI
 //     attached to the terminal (stdin, stdout, stderr, signals, exit code passed through);
 //  5. tells the provider the session ended, appends a journal entry (agent, duration, exit
-//     code, session id) through the host, revokes the token and removes the scratch directory.
+//     code, session id) through the host unless the session did nothing (exit code 0 within
+//     Options.QuietUnder, 30 s by default), revokes the token and removes the scratch directory.
 //
 // Memory never blocks work: when the host is unreachable, no token can be had, the provider
 // is missing or fails, the CLI still starts, plain, after a one-line warning on stderr.

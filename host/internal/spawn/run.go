@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,7 +52,17 @@ type Options struct {
 	Signals <-chan os.Signal
 	// Logger receives the provider plugin's log; nil logs its errors to Warn.
 	Logger hclog.Logger
+	// QuietUnder is how long a session must run to be journalled when it exits with code 0;
+	// 0 means DefaultQuietUnder.
+	QuietUnder time.Duration
 }
+
+// DefaultQuietUnder: a session that ends cleanly within 30 s did nothing worth recalling (a
+// quick question, or a CLI started and quit), and "claude session ended after 3s with exit
+// code 0." would only crowd the recent sessions out of the next banner. Whatever such a
+// session stored is in memory anyway. A session that fails is journalled however short: the
+// next agent should know the CLI crashed.
+const DefaultQuietUnder = 30 * time.Second
 
 // Result is how a run went.
 type Result struct {
@@ -317,7 +328,8 @@ func (r *runner) passthrough() bool {
 	return slices.Equal(r.plan.Args, r.spawn.Args) && len(r.plan.SetEnv) == 0 && len(r.plan.Files) == 0
 }
 
-// finish tells the provider the session ended and records it in the journal.
+// finish tells the provider the session ended and records it in the journal unless it did
+// nothing (see DefaultQuietUnder).
 func (r *runner) finish(ctx context.Context, code int, started time.Time, ran time.Duration) provider.Session {
 	if r.handle == nil || r.passthrough() {
 		return provider.Session{}
@@ -327,6 +339,9 @@ func (r *runner) finish(ctx context.Context, code int, started time.Time, ran ti
 	sess, err := r.handle.Finish(ctx, provider.Ended{Spawn: r.spawn, State: r.plan.State, ExitCode: code, StartedAt: started, Duration: ran})
 	if err != nil {
 		r.warn("%v", err)
+	}
+	if code == 0 && ran < cmp.Or(r.o.QuietUnder, DefaultQuietUnder) {
+		return sess
 	}
 	entry := JournalEntry{
 		Agent:   r.o.CLI,

@@ -331,3 +331,23 @@ func TestAnInterruptBeforeTheCLIStartsStartsNothing(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(b.out, "args"), "the CLI never ran")
 	requireEmpty(t, b.scratchRoot)
 }
+
+// TestASessionThatDidNothingLeavesNoJournalEntry: a session that ends cleanly within
+// DefaultQuietUnder is not journalled (its line would crowd the banner's recent sessions); a
+// longer one is, and so is a short one that failed (TestExitCodesPassThrough).
+func TestASessionThatDidNothingLeavesNoJournalEntry(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "claude", "-p", "hi")
+	b.opts.QuietUnder = 0 // the default: 30 s
+	res, _ := b.run(t)
+	require.Equal(t, 0, res.ExitCode)
+	require.True(t, res.Injected)
+	require.Empty(t, b.host.entries())
+	require.Empty(t, b.warn.String())
+	b.tokens.only(t)
+
+	b = setup(t, "claude", "-p", "hi")
+	b.opts.QuietUnder = time.Nanosecond // every session outlasts it
+	b.run(t)
+	require.Len(t, b.host.entries(), 1)
+}

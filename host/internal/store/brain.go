@@ -48,16 +48,18 @@ type Proposal struct {
 	Layer    Kind // KindGoal or KindPlan
 	// BaseSeq is the change seq of the live document the proposal was made against; 0 when
 	// the project had none.
-	BaseSeq   int64
-	Text      string
-	Reason    string
-	Agent     string
-	Session   string
-	Actor     string // the token that proposed it
-	Status    ProposalStatus
-	DecidedBy string
-	DecidedAt *time.Time
-	CreatedAt time.Time
+	BaseSeq int64
+	// BaseVersion is that document's version (store.Memory.Version), what people are shown.
+	BaseVersion int64
+	Text        string
+	Reason      string
+	Agent       string
+	Session     string
+	Actor       string // the token that proposed it
+	Status      ProposalStatus
+	DecidedBy   string
+	DecidedAt   *time.Time
+	CreatedAt   time.Time
 }
 
 // ProposalQuery lists one project's proposals, newest first.

@@ -104,6 +104,9 @@ type Memory struct {
 	ArchivedAt     *time.Time
 	ArchivedReason string
 	Seq            int64
+	// Version numbers a goal's or plan's texts: 1 when first set, one more per change. Only
+	// document reads fill it in; it is 0 on every other row.
+	Version int64
 }
 
 // Archived reports whether the memory is soft-deleted.

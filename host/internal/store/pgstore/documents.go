@@ -20,12 +20,27 @@ const factKinds = `kind NOT IN ('goal', 'plan', 'journal')`
 // documentKinds is the predicate of the partial indexes over goals and plans.
 const documentKinds = `kind IN ('goal', 'plan')`
 
+// documentColumns are memoryColumns and the document's version: how many times its text was
+// set, counted in the history ledger (one add, then one update per change), so the first goal
+// of a project is version 1 whatever else the database holds, and an export carries the
+// versions with the history. A document imported without its history is version 1.
+const documentColumns = memoryColumns + `, (SELECT GREATEST(count(*), 1) FROM memory_history h
+	WHERE h.memory_id = memories.id AND h.event IN ('add', 'update')) AS version`
+
+// scanDocument reads documentColumns.
+func scanDocument(row pgx.Row) (store.Memory, error) {
+	var version int64
+	m, err := scanMemory(row, &version)
+	m.Version = version
+	return m, err
+}
+
 // Document returns a project's live goal or plan, or store.ErrNotFound.
 func (s *Store) Document(ctx context.Context, key string, kind store.Kind) (store.Memory, error) {
 	if !store.IsDocument(kind) {
 		return store.Memory{}, fmt.Errorf("document: %q is not goal or plan", kind)
 	}
-	m, err := scanMemory(s.pool.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories
+	m, err := scanDocument(s.pool.QueryRow(ctx, `SELECT `+documentColumns+` FROM memories
 		WHERE scope = 'project' AND scope_key = $1 AND kind = $2 AND archived_at IS NULL AND `+documentKinds, key, string(kind)))
 	if err != nil {
 		return m, fmt.Errorf("read %s of %q: %w", kind, key, err)
@@ -63,7 +78,7 @@ func (s *Store) inProject(ctx context.Context, key string, fn func(tx pgx.Tx) er
 
 // liveDocument loads and locks the live document of kind, or returns nil.
 func liveDocument(ctx context.Context, tx pgx.Tx, key string, kind store.Kind) (*store.Memory, error) {
-	m, err := scanMemory(tx.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories
+	m, err := scanDocument(tx.QueryRow(ctx, `SELECT `+documentColumns+` FROM memories
 		WHERE scope = 'project' AND scope_key = $1 AND kind = $2 AND archived_at IS NULL AND `+documentKinds+` FOR UPDATE`, key, string(kind)))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -115,11 +130,11 @@ func writeDocument(ctx context.Context, tx pgx.Tx, w store.DocumentWrite, base *
 	var m store.Memory
 	b.Queue(`UPDATE memories SET text = $2, text_hash = $3, embedder = $4, embedding = $5::vector, agent = $6,
 			session_id = $7, source = $8, updated_at = $9, seq = next_change_seq()
-		WHERE id = $1 RETURNING `+memoryColumns,
+		WHERE id = $1 RETURNING `+documentColumns,
 		cur.ID, w.Text, TextHash(w.Text), w.Vector.Embedder, vectorText(w.Vector.Values), w.Provenance.Agent,
 		w.Provenance.Session, w.Provenance.Source, now,
 	).QueryRow(func(row pgx.Row) error {
-		m, err = scanMemory(row)
+		m, err = scanDocument(row)
 		return err
 	})
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
@@ -135,7 +150,7 @@ func insertDocument(ctx context.Context, tx pgx.Tx, w store.DocumentWrite, detai
 	m := store.Memory{
 		ID: w.ID, Scope: store.ScopeProject, ScopeKey: w.ScopeKey, Kind: w.Kind, Text: w.Text,
 		Importance: documentWeight, Confidence: documentWeight, Provenance: w.Provenance, Embedder: w.Vector.Embedder,
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, Version: 1,
 	}
 	if m.ID == uuid.Nil {
 		m.ID = uuid.Must(uuid.NewV7())

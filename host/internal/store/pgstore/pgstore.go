@@ -99,15 +99,17 @@ type metadata struct {
 	MergedFrom   []store.Merged `json:"merged_from,omitempty"`
 }
 
-func scanMemory(row pgx.Row) (store.Memory, error) {
+// scanMemory reads memoryColumns, then into extra whatever the query selected after them.
+func scanMemory(row pgx.Row, extra ...any) (store.Memory, error) {
 	var m store.Memory
 	var scope, kind string
 	var meta []byte
 	var reason *string
 	var importance, confidence float32
-	err := row.Scan(&m.ID, &scope, &m.ScopeKey, &kind, &m.Text, &importance, &confidence, &m.Pinned, &m.HitCount, &m.LastHitAt,
+	dest := []any{&m.ID, &scope, &m.ScopeKey, &kind, &m.Text, &importance, &confidence, &m.Pinned, &m.HitCount, &m.LastHitAt,
 		&m.Provenance.Agent, &m.Provenance.Session, &m.Provenance.Source, &m.Embedder, &meta, &m.CreatedAt, &m.UpdatedAt,
-		&m.ArchivedAt, &reason, &m.Seq)
+		&m.ArchivedAt, &reason, &m.Seq}
+	err := row.Scan(append(dest, extra...)...)
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return m, store.ErrNotFound

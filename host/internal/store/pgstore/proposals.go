@@ -18,7 +18,7 @@ const shownStatus = `CASE WHEN p.status = 'pending' AND p.base_seq <> COALESCE(d
 
 // proposalSelect reads proposals, each with its document's live row joined for status.
 func proposalSelect(status string) string {
-	return `SELECT p.id, p.scope_key, p.layer, p.base_seq, p.text, p.reason, p.agent, p.session_id, p.actor,
+	return `SELECT p.id, p.scope_key, p.layer, p.base_seq, p.base_version, p.text, p.reason, p.agent, p.session_id, p.actor,
 	` + status + ` AS status, p.decided_by, p.decided_at, p.created_at
 	FROM proposals p LEFT JOIN memories d ON d.scope = 'project' AND d.scope_key = p.scope_key AND d.kind = p.layer
 		AND d.archived_at IS NULL AND d.` + documentKinds
@@ -28,7 +28,7 @@ func scanProposal(row pgx.Row) (store.Proposal, error) {
 	var p store.Proposal
 	var layer, status string
 	var decidedBy *string
-	err := row.Scan(&p.ID, &p.ScopeKey, &layer, &p.BaseSeq, &p.Text, &p.Reason, &p.Agent, &p.Session, &p.Actor,
+	err := row.Scan(&p.ID, &p.ScopeKey, &layer, &p.BaseSeq, &p.BaseVersion, &p.Text, &p.Reason, &p.Agent, &p.Session, &p.Actor,
 		&status, &decidedBy, &p.DecidedAt, &p.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, store.ErrNotFound
@@ -50,11 +50,12 @@ func (s *Store) CreateProposal(ctx context.Context, p store.Proposal) (store.Pro
 		p.ID = uuid.Must(uuid.NewV7())
 	}
 	p.Status = store.ProposalPending
-	err := s.pool.QueryRow(ctx, `INSERT INTO proposals (id, scope_key, layer, base_seq, text, reason, agent, session_id, actor)
-		SELECT $1, $2, $3, COALESCE((SELECT seq FROM memories WHERE scope = 'project' AND scope_key = $2 AND kind = $3
-			AND archived_at IS NULL AND `+documentKinds+`), 0), $4, $5, $6, $7, $8
-		RETURNING base_seq, created_at`,
-		p.ID, p.ScopeKey, string(p.Layer), p.Text, p.Reason, p.Agent, p.Session, p.Actor).Scan(&p.BaseSeq, &p.CreatedAt)
+	err := s.pool.QueryRow(ctx, `WITH d AS (SELECT `+documentColumns+` FROM memories WHERE scope = 'project' AND scope_key = $2
+			AND kind = $3 AND archived_at IS NULL AND `+documentKinds+`)
+		INSERT INTO proposals (id, scope_key, layer, base_seq, base_version, text, reason, agent, session_id, actor)
+		SELECT $1, $2, $3, COALESCE((SELECT seq FROM d), 0), COALESCE((SELECT version FROM d), 0), $4, $5, $6, $7, $8
+		RETURNING base_seq, base_version, created_at`,
+		p.ID, p.ScopeKey, string(p.Layer), p.Text, p.Reason, p.Agent, p.Session, p.Actor).Scan(&p.BaseSeq, &p.BaseVersion, &p.CreatedAt)
 	if err != nil {
 		return p, fmt.Errorf("create proposal: %w", err)
 	}
