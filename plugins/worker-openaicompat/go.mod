@@ -5,7 +5,11 @@ go 1.26
 require (
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/memhost/memhost/sdk v0.0.0-00010101000000-000000000000
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 )
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
 
 require (
 	github.com/fatih/color v1.13.0 // indirect

@@ -10,24 +10,25 @@ import (
 // and its body.
 var fenceRE = regexp.MustCompile("(?s)```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n(.*?)```")
 
-// maxCandidates bounds how many opening brackets extractJSON tries, so that
-// prose full of brackets costs a bounded amount of work.
+// maxCandidates bounds how many opening brackets jsonCandidates tries, so
+// that prose full of brackets costs a bounded amount of work.
 const maxCandidates = 64
 
-// extractJSON finds the JSON value in a model's answer, for runtimes that
-// cannot be made to answer JSON alone: the whole text when it is JSON, else
-// the first fenced block tagged json (or untagged) that is JSON, else the
-// first balanced {...} or [...] in the prose that is JSON. It reports false
-// when there is none; whether the value satisfies the task's schema is
-// Task.CheckAnswer's call.
-func extractJSON(text string) (string, bool) {
-	if s := strings.TrimSpace(text); json.Valid([]byte(s)) && s != "" {
-		return s, true
+// jsonCandidates lists the JSON values in a model's answer, for runtimes
+// that cannot be made to answer JSON alone, in the order to try them: the
+// whole text when it is JSON, then each fenced block tagged json (or
+// untagged) that is JSON, then each balanced {...} or [...] in the text that
+// is JSON. Which one answers the task is for the task's schema to say: prose
+// such as "see [1]" holds JSON that is not the answer.
+func jsonCandidates(text string) []string {
+	if s := strings.TrimSpace(text); s != "" && json.Valid([]byte(s)) {
+		return []string{s}
 	}
+	var out []string
 	for _, m := range fenceRE.FindAllStringSubmatch(text, -1) {
 		tag, body := strings.ToLower(m[1]), strings.TrimSpace(m[2])
 		if (tag == "json" || tag == "") && json.Valid([]byte(body)) {
-			return body, true
+			out = append(out, body)
 		}
 	}
 	tried := 0
@@ -37,10 +38,12 @@ func extractJSON(text string) (string, bool) {
 		}
 		tried++
 		if end := balancedEnd(text[i:]); end > 0 && json.Valid([]byte(text[i:i+end])) {
-			return text[i : i+end], true
+			out = append(out, text[i:i+end])
+			// The next candidate starts after this value, not inside it.
+			i += end - 1
 		}
 	}
-	return "", false
+	return out
 }
 
 // balancedEnd returns the length of the bracketed value s starts with,

@@ -173,27 +173,40 @@ func (w *Worker) answer(t worker.Task, resp openai.ChatCompletionResponse) (work
 	case choice.Message.Refusal != "":
 		return worker.Answer{}, fmt.Errorf("%w: %s", worker.ErrRefused, bounded(w.redact(choice.Message.Refusal)))
 	}
-	text := strings.TrimSpace(choice.Message.Content)
-	if t.Schema != "" {
-		js, ok := extractJSON(text)
-		if !ok {
-			return worker.Answer{}, fmt.Errorf("%w: no JSON value in the answer", worker.ErrBadAnswer)
-		}
-		text = js
-	} else if text == "" {
-		return worker.Answer{}, fmt.Errorf("%w: the answer is empty", worker.ErrBadAnswer)
-	}
 	model := resp.Model
 	if model == "" {
 		model = w.cfg.Model
 	}
-	a := worker.Answer{Text: text, Model: model}
+	a := worker.Answer{Text: strings.TrimSpace(choice.Message.Content), Model: model}
 	if u := resp.Usage; u.PromptTokens != 0 || u.CompletionTokens != 0 {
 		a.Usage = &worker.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 	}
-	// The host applies the same check; running it here reports a schema
-	// miss or usage over the budget as this worker's ErrBadAnswer.
-	return t.CheckAnswer(a)
+	if t.Schema == "" {
+		if a.Text == "" {
+			return worker.Answer{}, fmt.Errorf("%w: the answer is empty", worker.ErrBadAnswer)
+		}
+		return t.CheckAnswer(a)
+	}
+	// The first JSON value in the answer that satisfies the schema is the
+	// answer. CheckAnswer is the host's own check, so a value it passes
+	// here passes there; when none passes, the first one's failure says
+	// why, as this worker's ErrBadAnswer.
+	candidates := jsonCandidates(a.Text)
+	if len(candidates) == 0 {
+		return worker.Answer{}, fmt.Errorf("%w: no JSON value in the answer", worker.ErrBadAnswer)
+	}
+	var first error
+	for _, c := range candidates {
+		a.Text = c
+		checked, err := t.CheckAnswer(a)
+		if err == nil {
+			return checked, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return worker.Answer{}, first
 }
 
 // ctxErr is the error for a call whose context ended: ErrTimeout
