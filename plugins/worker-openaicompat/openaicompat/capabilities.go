@@ -55,9 +55,11 @@ func responseFormat(f format, name, schema string) *openai.ChatCompletionRespons
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
 				Name:   name,
 				Schema: json.RawMessage(schema),
-				// Strict asks runtimes that can to guarantee the schema;
-				// the host's schemas are written for it (every property
-				// required, no additional properties).
+				// Strict asks runtimes that can to guarantee the schema.
+				// A runtime whose strict mode refuses the schema (some
+				// demand every property required and no additional
+				// properties) answers 400, and the json_object fallback
+				// takes over, for the rest of the process.
 				Strict: true,
 			},
 		}
