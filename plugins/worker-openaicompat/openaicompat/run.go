@@ -158,7 +158,7 @@ func (w *Worker) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 // answer turns the runtime's response into the task's answer.
 func (w *Worker) answer(t worker.Task, resp openai.ChatCompletionResponse) (worker.Answer, error) {
 	if len(resp.Choices) == 0 {
-		return worker.Answer{}, fmt.Errorf("%w: %w", worker.ErrBadAnswer, errNoChoices)
+		return worker.Answer{}, fmt.Errorf("%w: the response has no choices", worker.ErrBadAnswer)
 	}
 	choice := resp.Choices[0]
 	switch {

@@ -2,7 +2,6 @@ package openaicompat
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -154,5 +153,3 @@ func (w *Worker) redact(s string) string {
 func (w *Worker) errConfig() error {
 	return fmt.Errorf("%w: worker not configured: %w", worker.ErrInvalidInput, w.cfgErr)
 }
-
-var errNoChoices = errors.New("the response has no choices")

@@ -35,7 +35,8 @@ const (
 	// RateLimitedOnce answers the first chat request 429 with Retry-After,
 	// then behaves as JSONSchema.
 	RateLimitedOnce Mode = "rate_limited_once"
-	// ServerError answers every chat request 500.
+	// ServerError answers every chat request 500, quoting the request's
+	// Authorization header in its message.
 	ServerError Mode = "server_error"
 	// Slow never answers a chat request; it waits for the client to leave.
 	Slow Mode = "slow"
@@ -206,7 +207,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusTooManyRequests, "Rate limit reached for requests", "requests", "", "rate_limit_exceeded")
 		return
 	case mode == ServerError:
-		writeError(w, http.StatusInternalServerError, "The server had an error while processing your request.", "server_error", "", "")
+		// Quoting the request's credentials back, as a debugging proxy
+		// might, tests that the plugin scrubs what it repeats.
+		writeError(w, http.StatusInternalServerError, "The server had an error while processing your request ("+rec.Authorization+").", "server_error", "", "")
 		return
 	case mode == Slow:
 		select {
