@@ -1,0 +1,185 @@
+package openaicompat
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/memhost/memhost/sdk/worker"
+)
+
+// The environment variables the plugin reads, and nothing else.
+const (
+	EnvName          = "MEMHOST_WORKER_NAME"
+	EnvModel         = "MEMHOST_WORKER_MODEL"
+	EnvTimeout       = "MEMHOST_WORKER_TIMEOUT"
+	EnvMaxInputBytes = "MEMHOST_WORKER_MAX_INPUT_BYTES"
+	EnvBaseURL       = "MEMHOST_WORKER_BASE_URL"
+	EnvAPIKeyEnv     = "MEMHOST_WORKER_API_KEY_ENV"
+	EnvLocality      = "MEMHOST_WORKER_LOCALITY"
+)
+
+// Defaults for the optional settings.
+const (
+	DefaultName          = "openaicompat"
+	DefaultTimeout       = 120 * time.Second
+	DefaultMaxInputBytes = 256 << 10
+)
+
+// Config is one configured worker.
+type Config struct {
+	// Name is Describe's name.
+	Name string
+	// Model is sent as the request's model and reported by Describe.
+	Model string
+	// BaseURL is the API root that /chat/completions and /models hang off,
+	// e.g. http://127.0.0.1:11434/v1.
+	BaseURL string
+	// APIKey is sent as a bearer token when set. Its String and GoString
+	// print a placeholder, so that printing a Config cannot leak it.
+	APIKey Secret
+	// APIKeyEnv names the variable APIKey came from; errors about the key
+	// name the variable, never the key.
+	APIKeyEnv string
+	// Timeout bounds one Run, retries included; a task's sooner deadline
+	// wins.
+	Timeout time.Duration
+	// MaxInputBytes is Describe's limit on instructions plus input.
+	MaxInputBytes int
+	// Locality is where the model runs.
+	Locality worker.Locality
+	// HTTPClient makes the requests; nil means a client of its own.
+	HTTPClient *http.Client
+	// Logger receives retries and capability fallbacks; nil discards them.
+	Logger hclog.Logger
+}
+
+// Secret is a credential that does not print.
+type Secret string
+
+// String returns a placeholder, never the secret.
+func (Secret) String() string { return "[redacted]" }
+
+// GoString returns a placeholder, never the secret.
+func (Secret) GoString() string { return "[redacted]" }
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ConfigFromEnv reads the worker's settings from getenv (os.Getenv in the
+// plugin), reading the API key from the variable EnvAPIKeyEnv names. Its
+// errors name the variable at fault and never quote the key.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Name:          DefaultName,
+		Model:         strings.TrimSpace(getenv(EnvModel)),
+		BaseURL:       strings.TrimSpace(getenv(EnvBaseURL)),
+		APIKeyEnv:     strings.TrimSpace(getenv(EnvAPIKeyEnv)),
+		Timeout:       DefaultTimeout,
+		MaxInputBytes: DefaultMaxInputBytes,
+	}
+	if s := strings.TrimSpace(getenv(EnvName)); s != "" {
+		c.Name = s
+	}
+	if c.BaseURL == "" {
+		return Config{}, fmt.Errorf("%s is not set: the runtime's API root, e.g. http://127.0.0.1:11434/v1", EnvBaseURL)
+	}
+	if c.Model == "" {
+		return Config{}, fmt.Errorf("%s is not set: the model to ask", EnvModel)
+	}
+	if s := strings.TrimSpace(getenv(EnvTimeout)); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("%s %q: must be a positive Go duration such as 120s", EnvTimeout, s)
+		}
+		c.Timeout = d
+	}
+	if s := strings.TrimSpace(getenv(EnvMaxInputBytes)); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return Config{}, fmt.Errorf("%s %q: must be a positive number of bytes", EnvMaxInputBytes, s)
+		}
+		c.MaxInputBytes = n
+	}
+	if c.APIKeyEnv != "" {
+		if !envNameRE.MatchString(c.APIKeyEnv) {
+			return Config{}, fmt.Errorf("%s %q: must name an environment variable (letters, digits and '_')", EnvAPIKeyEnv, c.APIKeyEnv)
+		}
+		c.APIKey = Secret(getenv(c.APIKeyEnv))
+		if c.APIKey == "" {
+			return Config{}, fmt.Errorf("%s names %s, which is not set or empty", EnvAPIKeyEnv, c.APIKeyEnv)
+		}
+	}
+	switch s := strings.TrimSpace(getenv(EnvLocality)); s {
+	case "":
+		loopback, err := isLoopback(c.BaseURL)
+		if err != nil {
+			return Config{}, fmt.Errorf("%s: %w", EnvBaseURL, err)
+		}
+		c.Locality = worker.LocalityRemote
+		if loopback {
+			c.Locality = worker.LocalityLocal
+		}
+	case "local":
+		c.Locality = worker.LocalityLocal
+	case "remote":
+		c.Locality = worker.LocalityRemote
+	default:
+		return Config{}, fmt.Errorf("%s %q: must be local or remote", EnvLocality, s)
+	}
+	return c, c.validate()
+}
+
+// validate reports the first setting of c that cannot work.
+func (c Config) validate() error {
+	if _, err := parseBaseURL(c.BaseURL); err != nil {
+		return fmt.Errorf("%s: %w", EnvBaseURL, err)
+	}
+	switch {
+	case c.Model == "":
+		return fmt.Errorf("%s is not set: the model to ask", EnvModel)
+	case c.Timeout <= 0:
+		return fmt.Errorf("%s %s: must be positive", EnvTimeout, c.Timeout)
+	case c.MaxInputBytes <= 0:
+		return fmt.Errorf("%s %d: must be positive", EnvMaxInputBytes, c.MaxInputBytes)
+	}
+	return nil
+}
+
+// parseBaseURL accepts an absolute http(s) URL without credentials in it:
+// a key belongs in the variable EnvAPIKeyEnv names, where it is not logged.
+func parseBaseURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return nil, errors.New("not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("scheme %q: must be http or https", u.Scheme)
+	case u.Host == "":
+		return nil, errors.New("has no host")
+	case u.User != nil:
+		return nil, fmt.Errorf("must not carry credentials; put the key in a variable named by %s", EnvAPIKeyEnv)
+	}
+	return u, nil
+}
+
+// isLoopback reports whether the base URL's host is this machine.
+func isLoopback(base string) (bool, error) {
+	u, err := parseBaseURL(base)
+	if err != nil {
+		return false, err
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
