@@ -237,4 +237,3 @@ func deadlineOf(ctx context.Context) time.Time {
 	}
 	return time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 }
-
