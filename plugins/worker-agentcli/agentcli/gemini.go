@@ -96,7 +96,6 @@ func (g gemini) settings(path string) ([]byte, error) {
 type geminiOutput struct {
 	Response *string `json:"response"`
 	Error    *struct {
-		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
 	Stats struct {
@@ -128,7 +127,7 @@ func (g gemini) answer(r ran) (worker.Answer, error) {
 	}
 	switch {
 	case res.Error != nil:
-		return worker.Answer{}, cliError(Gemini, res.Error.Type+": "+res.Error.Message)
+		return worker.Answer{}, cliError(Gemini, res.Error.Message)
 	case r.err != nil:
 		return worker.Answer{}, failed(Gemini, r)
 	case res.Response == nil:
@@ -142,7 +141,7 @@ func (g gemini) answer(r ran) (worker.Answer, error) {
 		t := s.Tokens
 		u.InputTokens += t.Prompt
 		u.OutputTokens += t.Candidates + t.Thoughts + t.Tool
-		if g.model == "" && t.Candidates >= top {
+		if g.model == "" && (t.Candidates > top || t.Candidates == top && (a.Model == "" || m < a.Model)) {
 			top, a.Model = t.Candidates, m
 		}
 	}
