@@ -36,6 +36,7 @@ func main() {
 		hang()
 	case "record":
 		record(cli, string(stdin))
+		return
 	case "exit":
 		fmt.Fprintln(os.Stderr, "warning: something harmless")
 		fmt.Fprintln(os.Stderr, "fatal: not logged in")
@@ -173,6 +174,10 @@ func record(cli, stdin string) {
 	if err := os.WriteFile(filepath.Join(os.Getenv("FAKECLI_RECORD"), cli+".json"), b, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if wantsJSON(cli) {
+		answer(cli, `{"summary":"recorded"}`)
+		return
 	}
 	answer(cli, "recorded.")
 }
