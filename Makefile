@@ -7,7 +7,8 @@ export GOTOOLCHAIN ?= local
 BIN := bin
 PLUGIN_DIR := $(BIN)/plugins
 PLUGINS := $(PLUGIN_DIR)/memhost-embedder-bm25 \
-	$(PLUGIN_DIR)/memhost-provider-claude $(PLUGIN_DIR)/memhost-provider-codex $(PLUGIN_DIR)/memhost-provider-gemini
+	$(PLUGIN_DIR)/memhost-provider-claude $(PLUGIN_DIR)/memhost-provider-codex $(PLUGIN_DIR)/memhost-provider-gemini \
+	$(PLUGIN_DIR)/memhost-worker-agentcli
 
 .PHONY: all build run test bench lint fmt generate proto-breaking clean postgres
 
@@ -31,6 +32,9 @@ $(PLUGIN_DIR)/memhost-provider-codex:
 
 $(PLUGIN_DIR)/memhost-provider-gemini:
 	cd plugins/provider-gemini && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-gemini .
+
+$(PLUGIN_DIR)/memhost-worker-agentcli:
+	cd plugins/worker-agentcli && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-worker-agentcli .
 
 ## run: build, provide Postgres 15 + pgvector, start a private cluster under ./.memhost
 ## (unless MEMHOST_DATABASE_URL is set), apply migrations and serve on 127.0.0.1:7420.
