@@ -7,8 +7,8 @@ export GOTOOLCHAIN ?= local
 BIN := bin
 PLUGIN_DIR := $(BIN)/plugins
 PLUGINS := $(PLUGIN_DIR)/memhost-embedder-bm25 \
-	$(PLUGIN_DIR)/memhost-provider-claude $(PLUGIN_DIR)/memhost-provider-codex $(PLUGIN_DIR)/memhost-provider-gemini
-PLUGINS += $(PLUGIN_DIR)/memhost-worker-openaicompat
+	$(PLUGIN_DIR)/memhost-provider-claude $(PLUGIN_DIR)/memhost-provider-codex $(PLUGIN_DIR)/memhost-provider-gemini \
+	$(PLUGIN_DIR)/memhost-worker-agentcli $(PLUGIN_DIR)/memhost-worker-openaicompat
 
 .PHONY: all build run test bench lint fmt generate proto-breaking clean postgres
 
@@ -32,6 +32,9 @@ $(PLUGIN_DIR)/memhost-provider-codex:
 
 $(PLUGIN_DIR)/memhost-provider-gemini:
 	cd plugins/provider-gemini && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-gemini .
+
+$(PLUGIN_DIR)/memhost-worker-agentcli:
+	cd plugins/worker-agentcli && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-worker-agentcli .
 
 $(PLUGIN_DIR)/memhost-worker-openaicompat:
 	cd plugins/worker-openaicompat && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-worker-openaicompat .
