@@ -13,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/sdk/worker"
+
 	"github.com/memhost/memhost/host/internal/mcpserver"
 )
 
@@ -180,4 +182,23 @@ func TestStdioForwardsRawArguments(t *testing.T) {
 	require.Contains(t, answers[2], "invalid argument text: must be valid UTF-8")
 	require.Contains(t, answers[3], `invalid argument text: must not hold an unpaired UTF-16 surrogate escape (\ud800`)
 	require.Contains(t, answers[4], "No memories", "nothing was stored")
+}
+
+// TestStdioMCPServesNothingToAWorkersCLI: a CLI that a worker plugin runs carries
+// worker.RunMarkerEnv; the memhost server that `memhost connect` registered in the user's
+// settings then serves nothing, so the worker's run cannot read or write memory.
+func TestStdioMCPServesNothingToAWorkersCLI(t *testing.T) {
+	t.Parallel()
+	h := newHost(t)
+	h.start()
+	cmd := exec.Command(h.bin, "mcp")
+	cmd.Dir = repo(t, "Worker")
+	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+t.TempDir(), worker.RunMarkerEnv+"=1")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}}}` + "\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.Error(t, err, "the server does not start")
+	require.Empty(t, out, "no MCP answer at all")
+	require.Contains(t, stderr.String(), worker.RunMarkerEnv+" is set")
 }

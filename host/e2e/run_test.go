@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/sdk/worker"
+
 	"github.com/memhost/memhost/host/internal/testlog"
 	"github.com/memhost/memhost/host/internal/testplugins"
 )
@@ -228,10 +230,10 @@ func TestHookSessionStart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 201, status, body)
 
-	hook := func() (string, string, int) {
+	hook := func(env ...string) (string, string, int) {
 		cmd := exec.Command(w.h.bin, "--config", w.h.config, "hook", "session-start", "--cli", "claude")
 		cmd.Dir = w.home // the project comes from the input, not from where the hook runs
-		cmd.Env = w.env
+		cmd.Env = append(append([]string{}, w.env...), env...)
 		cmd.Stdin = strings.NewReader(`{"session_id":"abc","hook_event_name":"SessionStart","cwd":"` + w.project + `"}`)
 		var out, errOut strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -250,6 +252,12 @@ func TestHookSessionStart(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out), stdout)
 	require.Equal(t, "SessionStart", out.HookSpecificOutput.HookEventName)
 	require.Contains(t, out.HookSpecificOutput.AdditionalContext, "hook-sentinel: deploys go through the staging cluster first")
+
+	// A CLI a worker plugin runs (worker-agentcli) gets no banner: no recursion into memory.
+	stdout, stderr, code = hook(worker.RunMarkerEnv + "=1")
+	require.Zero(t, code, stderr)
+	require.Empty(t, stdout, "a worker's CLI run gets no banner")
+	require.Empty(t, stderr)
 
 	require.NoError(t, w.h.signal(syscall.SIGTERM))
 	stdout, stderr, code = hook()

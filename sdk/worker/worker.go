@@ -144,3 +144,10 @@ type Worker interface {
 	// explaining why not.
 	Health(ctx context.Context) error
 }
+
+// RunMarkerEnv is set to 1 in the environment of every agent CLI a worker
+// runs (worker-agentcli does). memhost's own hooks and its stdio MCP server,
+// which `memhost connect` registers in the user's global CLI settings, see it
+// and do nothing, so a worker's run never gets a banner, memhost's tools or
+// a journal entry, and is never captured into a project's memory.
+const RunMarkerEnv = "MEMHOST_WORKER"

@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/internal/connect"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/sdk/worker"
 )
 
 func connectCmd() *cobra.Command {
@@ -152,6 +153,9 @@ else of the current directory. A hook must never keep the CLI from starting: whe
 cannot give a banner, it says why on stderr, prints nothing and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if os.Getenv(worker.RunMarkerEnv) != "" {
+				return nil // a worker plugin's CLI run: no banner, no recursion into memory
+			}
 			cli, _ := cmd.Flags().GetString("cli")
 			out, err := sessionStart(cmd, cli)
 			if err != nil {

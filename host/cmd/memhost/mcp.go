@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host/internal/hostclient"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/sdk/worker"
 )
 
 func mcpCmd() *cobra.Command {
@@ -28,6 +30,11 @@ project. When no host answers, the session still starts: the tools answer with a
 says memory is unavailable. Logs go to stderr only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if os.Getenv(worker.RunMarkerEnv) != "" {
+				// A worker plugin's CLI run: no memhost tools, so the run can neither read
+				// nor write memory. The CLI reports a server that did not start, and goes on.
+				return errors.New("memhost mcp serves nothing inside a worker's CLI run (" + worker.RunMarkerEnv + " is set)")
+			}
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err

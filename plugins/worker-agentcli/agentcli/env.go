@@ -3,12 +3,14 @@ package agentcli
 import (
 	"sort"
 	"strings"
+
+	"github.com/memhost/memhost/sdk/worker"
 )
 
 // WorkerMarker is set to 1 in the environment of every CLI the plugin runs,
 // so that memhost's own hooks, should one still fire inside such a run, can
 // tell a worker's run from a user's session and do nothing.
-const WorkerMarker = "MEMHOST_WORKER"
+const WorkerMarker = worker.RunMarkerEnv
 
 // childEnv is the environment a CLI runs with: the plugin's own (HOME, PATH,
 // the CLI's credentials and proxies) without anything of memhost's (no
