@@ -16,10 +16,16 @@ type Config struct {
 	Auth     Auth     `koanf:"auth"`
 	Log      Log      `koanf:"log"`
 	Brain    Brain    `koanf:"brain"`
+	Tasks    Tasks    `koanf:"tasks"`
+	// Workers is the [workers] section, decoded by hand (decodeWorkers): its table names are
+	// the operator's.
+	Workers Workers `koanf:"-"`
 
 	// unknownKeys are keys found in the config file that no field accepts. Load records them
 	// rather than failing so Validate can report them together with every other problem.
 	unknownKeys []string
+	// workerProblems are values in [workers] that did not decode, reported by Validate.
+	workerProblems []Problem
 	// path is the config file that was loaded, "" when none.
 	path string
 	// settings are the loaded values with their origins.
@@ -117,6 +123,21 @@ type Brain struct {
 	MaxPendingProposals int `koanf:"max_pending_proposals"`
 }
 
+// Tasks bounds the LLM tasks run through the workers. Each task kind has these budgets of
+// its own: a run over the run budget is cut off, and a kind that has spent its daily budget
+// waits (its tasks are refused, visibly in `memhost workers`) until the 24-hour window has
+// room again.
+type Tasks struct {
+	// RunTokens is one run's token budget (input and output), what the worker is told.
+	RunTokens int `koanf:"run_tokens"`
+	// RunTimeout is one run's wall time across its whole chain, fallbacks included.
+	RunTimeout time.Duration `koanf:"run_timeout"`
+	// DailyTokens is what one task kind may spend in 24 hours; 0 is no limit.
+	DailyTokens int `koanf:"daily_tokens"`
+	// DailyTime is the worker time one task kind may use in 24 hours; 0 is no limit.
+	DailyTime time.Duration `koanf:"daily_time"`
+}
+
 // Log configures logging.
 type Log struct {
 	Level  string `koanf:"level"`
@@ -167,6 +188,8 @@ func Default() *Config {
 		Auth: Auth{WriteRatePerMinute: 600, WriteBurst: 60, ReadRatePerMinute: 1200, ReadBurst: 200,
 			MapBuildRatePerMinute: 1, MapBuildBurst: 3},
 		Log:   Log{Level: "info", Format: "text"},
+		Tasks: Tasks{RunTokens: 16000, RunTimeout: 3 * time.Minute, DailyTokens: 2_000_000, DailyTime: 4 * time.Hour},
+		Workers: Workers{Defined: map[string]Worker{}, Chains: map[string][]string{}},
 		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
 	}
 }

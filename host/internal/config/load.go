@@ -266,6 +266,8 @@ func (l *loader) decode(path string) (*Config, error) {
 		entries[key] = l.k.Cut(key).All()
 		l.k.Delete(key)
 	}
+	cfg.Workers, cfg.workerProblems = decodeWorkers(l.k.Cut(workersKey).All())
+	l.k.Delete(workersKey)
 	if err := l.k.UnmarshalWithConf("", cfg, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
 		return nil, fmt.Errorf("decode config: %w", err)
 	}
@@ -415,8 +417,8 @@ func lookupEnv(environ []string, name string) string {
 }
 
 func isKnownKey(known []string, key string) bool {
-	if slices.Contains(known, key) {
-		return true
+	if slices.Contains(known, key) || strings.HasPrefix(key, workersKey+".") {
+		return true // decodeWorkers judges the [workers] keys
 	}
 	for _, m := range mapKeys {
 		if strings.HasPrefix(key, m+".") {

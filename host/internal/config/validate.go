@@ -134,6 +134,13 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.intRange("brain.banner_budget", c.Brain.BannerBudget, 300, 32000)
 	v.intRange("brain.max_pending_proposals", c.Brain.MaxPendingProposals, 1, 500) // 500: brain.MaxInbox
 
+	v.problems = append(v.problems, c.workerProblems...)
+	v.validateWorkers(c.Workers)
+	v.intRange("tasks.run_tokens", c.Tasks.RunTokens, 256, 1_000_000)
+	v.duration("tasks.run_timeout", c.Tasks.RunTimeout, time.Second, time.Hour)
+	v.intRange("tasks.daily_tokens", c.Tasks.DailyTokens, 0, 1_000_000_000)
+	v.duration("tasks.daily_time", c.Tasks.DailyTime, 0, 24*time.Hour)
+
 	if !slices.Contains(logLevels, c.Log.Level) {
 		v.add("log.level", fmt.Sprintf("%q is not one of %s", c.Log.Level, strings.Join(logLevels, ", ")))
 	}

@@ -30,6 +30,10 @@ type Candidate struct {
 	// when no allow-list is configured. The Supervisor re-checks it at every
 	// launch, so a binary swapped after discovery does not run.
 	Checksum string
+	// Env are KEY=VALUE settings added to the process's allow-listed environment (see
+	// pluginEnv): what one configured instance of a plugin is told, e.g. a worker's
+	// MEMHOST_WORKER_* settings. Discover leaves it empty.
+	Env []string
 }
 
 // Binary returns the candidate's file name, the key of the checksum

@@ -54,7 +54,7 @@ func (s *Supervisor) launch(c Candidate) (*instance, error) {
 		return nil, fmt.Errorf("plugin kind %q is not supported by this host", c.Kind)
 	}
 	cmd := exec.Command(c.Path)
-	cmd.Env = pluginEnv()
+	cmd.Env = append(pluginEnv(), c.Env...)
 	if s.cfg.SocketDir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+s.cfg.SocketDir)
 	}
