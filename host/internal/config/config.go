@@ -187,10 +187,10 @@ func Default() *Config {
 		}},
 		Auth: Auth{WriteRatePerMinute: 600, WriteBurst: 60, ReadRatePerMinute: 1200, ReadBurst: 200,
 			MapBuildRatePerMinute: 1, MapBuildBurst: 3},
-		Log:   Log{Level: "info", Format: "text"},
-		Tasks: Tasks{RunTokens: 16000, RunTimeout: 3 * time.Minute, DailyTokens: 2_000_000, DailyTime: 4 * time.Hour},
+		Log:     Log{Level: "info", Format: "text"},
+		Tasks:   Tasks{RunTokens: 16000, RunTimeout: 3 * time.Minute, DailyTokens: 2_000_000, DailyTime: 4 * time.Hour},
 		Workers: Workers{Defined: map[string]Worker{}, Chains: map[string][]string{}},
-		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
+		Brain:   Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
 	}
 }
 
