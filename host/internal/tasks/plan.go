@@ -1,0 +1,118 @@
+package tasks
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/sdk/plugin"
+)
+
+// cliLogins are the variables each agent CLI finds its login in, passed through to the
+// agentcli worker running that CLI when the host has them, and to no other worker.
+var cliLogins = map[string][]string{
+	"claude": {"ANTHROPIC_API_KEY", "CLAUDE_CONFIG_DIR"},
+	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_CLI_HOME"},
+	"codex":  {"OPENAI_API_KEY", "CODEX_HOME"},
+}
+
+// defined returns the configured workers, or with none configured the default ones: an
+// agentcli worker for each agent CLI on the host's PATH, named after the CLI.
+func defined(cfg config.Workers, lookPath func(string) (string, error)) map[string]config.Worker {
+	if len(cfg.Defined) > 0 {
+		return cfg.Defined
+	}
+	out := map[string]config.Worker{}
+	for _, cli := range config.AgentCLIs {
+		if path, err := lookPath(cli); err == nil {
+			out[cli] = config.Worker{Plugin: "agentcli", CLI: cli, CLIPath: path}
+		}
+	}
+	return out
+}
+
+// defaultChain is a kind's chain when the config gives it none: every worker, the agent CLIs
+// in their order of preference first, then the others by name.
+func defaultChain(ws map[string]config.Worker) []string {
+	var chain []string
+	for _, cli := range config.AgentCLIs {
+		if w, ok := ws[cli]; ok && w.Plugin == "agentcli" {
+			chain = append(chain, cli)
+		}
+	}
+	for _, name := range sortedNames(ws) {
+		if !slices.Contains(chain, name) {
+			chain = append(chain, name)
+		}
+	}
+	return chain
+}
+
+// candidates pairs each worker with its plugin binary among those discovered. A worker whose
+// binary is missing is returned in missing with the reason.
+func candidates(ws map[string]config.Worker, found []plugins.Candidate, environ func(string) (string, bool)) (cands []plugins.Candidate, missing map[string]string) {
+	missing = map[string]string{}
+	for _, name := range sortedNames(ws) {
+		w := ws[name]
+		i := slices.IndexFunc(found, func(c plugins.Candidate) bool { return c.Kind == plugin.KindWorker && c.Name == w.Plugin })
+		if i < 0 {
+			missing[name] = fmt.Sprintf("plugin memhost-worker-%s is not in plugins.dirs", w.Plugin)
+			continue
+		}
+		c := found[i]
+		c.Env = workerEnv(name, w, environ)
+		cands = append(cands, c)
+	}
+	return cands, missing
+}
+
+// workerEnv is what worker name is told: its settings (the MEMHOST_WORKER_* contract of the
+// worker plugins), the variable holding its API key, and its CLI's login variables.
+func workerEnv(name string, w config.Worker, environ func(string) (string, bool)) []string {
+	env := []string{"MEMHOST_WORKER_NAME=" + name}
+	set := func(k, v string) {
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	set("MEMHOST_WORKER_MODEL", w.Model)
+	if w.Timeout > 0 {
+		set("MEMHOST_WORKER_TIMEOUT", w.Timeout.String())
+	}
+	if w.MaxInputBytes > 0 {
+		set("MEMHOST_WORKER_MAX_INPUT_BYTES", strconv.Itoa(w.MaxInputBytes))
+	}
+	set("MEMHOST_WORKER_BASE_URL", w.BaseURL)
+	set("MEMHOST_WORKER_API_KEY_ENV", w.APIKeyEnv)
+	set("MEMHOST_WORKER_LOCALITY", w.Locality)
+	set("MEMHOST_WORKER_CLI", w.CLI)
+	set("MEMHOST_WORKER_CLI_PATH", w.CLIPath)
+	pass := cliLogins[w.CLI]
+	if w.Plugin != "agentcli" {
+		pass = nil
+	}
+	if w.APIKeyEnv != "" {
+		pass = append(slices.Clone(pass), w.APIKeyEnv)
+	}
+	for _, k := range pass {
+		if v, ok := environ(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// hostEnviron looks a variable up in the host's environment.
+func hostEnviron(k string) (string, bool) { return os.LookupEnv(k) }
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
