@@ -31,7 +31,9 @@ type Options struct {
 	Service *memory.Service
 	// Brain serves the project routes under /api/v1/projects/{key}; nil leaves them out.
 	Brain *brain.Service
-	Door  *access.Door
+	// Workers serves the admin routes under /api/v1/workers; nil leaves them out.
+	Workers Workers
+	Door    *access.Door
 	// Limits are the per-token rate limits: reads on the read routes, writes on the write
 	// routes. A nil limiter does not limit.
 	Limits auth.Limits
@@ -70,8 +72,12 @@ func Register(r gin.IRouter, o Options) {
 	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
 	write.PUT("/memories/:id/pin", limitWrites, changeByID(a, a.pin(true)))
 	write.DELETE("/memories/:id/pin", limitWrites, changeByID(a, a.pin(false)))
+	admin := authed.Group("", a.require(auth.ScopeAdmin))
 	if o.Brain != nil {
-		a.registerProjects(read, write, authed.Group("", a.require(auth.ScopeAdmin)))
+		a.registerProjects(read, write, admin)
+	}
+	if o.Workers != nil {
+		a.registerWorkers(admin)
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 
 // Background is the host's background work under one lifecycle: following the change feed
 // into the lexical index, moving bulk-imported rows into the ANN index, recording search
-// hits, checking plugin health and purging dead tokens. Start it once the core is open; Stop it before Close.
+// hits, checking plugin and worker health and purging dead tokens. Start it once the core is open; Stop it before Close.
 func (c *Core) Background() *lifecycle.Group {
-	return lifecycle.NewGroup(c.Log,
+	loops := []lifecycle.Service{
 		lifecycle.Func("change feed", func(ctx context.Context) error {
 			c.Follower.Run(ctx, func(err error) { c.Log.Warn("change feed", "err", err) })
 			return nil
@@ -25,7 +25,11 @@ func (c *Core) Background() *lifecycle.Group {
 		lifecycle.Func("hit recorder", c.Service.RecordHits),
 		lifecycle.Func("plugin health", c.Plugins.Run),
 		lifecycle.Func("token purge", c.purgeTokens),
-	)
+	}
+	if c.Tasks != nil {
+		loops = append(loops, lifecycle.Func("worker health", c.Tasks.Supervise))
+	}
+	return lifecycle.NewGroup(c.Log, loops...)
 }
 
 // tokenPurgeInterval is how often a host deletes tokens past auth.PurgeGrace. Every host

@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/host/internal/redact"
 	"github.com/memhost/memhost/host/internal/store"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
+	"github.com/memhost/memhost/host/internal/tasks"
 )
 
 // followInterval is how often a host polls the change feed for other hosts' writes.
@@ -44,6 +45,8 @@ type Core struct {
 	Door     *access.Door // the one front door every surface authenticates and resolves through
 	Limits   auth.Limits
 	Registry *prometheus.Registry
+	// Tasks runs LLM tasks through the workers; nil until StartWorkers.
+	Tasks *tasks.Runner
 
 	annIndexed prometheus.Counter // rows the background indexer moved into the ANN index
 }
@@ -182,6 +185,11 @@ func brainConfig(cfg *config.Config) brain.Config {
 
 // Close releases everything Open acquired; plugin processes are killed.
 func (c *Core) Close(ctx context.Context) {
+	if c.Tasks != nil {
+		if err := c.Tasks.Close(ctx); err != nil {
+			c.Log.Warn("worker shutdown", "err", err)
+		}
+	}
 	if c.Plugins != nil {
 		c.Plugins.Shutdown(ctx)
 	}

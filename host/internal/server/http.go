@@ -36,8 +36,12 @@ func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 	mh := mcp.Handler(c.Door)
 	r.Any("/mcp", gin.WrapH(mh))
 	r.Any("/mcp/*rest", gin.WrapH(mh))
-	restapi.Register(r, restapi.Options{Service: c.Service, Brain: c.Brain, Door: c.Door, Limits: c.Limits, Logger: c.Log,
-		Status: func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }})
+	opts := restapi.Options{Service: c.Service, Brain: c.Brain, Door: c.Door, Limits: c.Limits, Logger: c.Log,
+		Status: func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }}
+	if c.Tasks != nil { // a nil *Runner in the interface would not read as "no workers"
+		opts.Workers = c.Tasks
+	}
+	restapi.Register(r, opts)
 	return r, mcp.Close
 }
 
@@ -84,6 +88,9 @@ func (c *Core) Serve(ctx context.Context) error {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s (server.listen): %w", cfg.Listen, err)
+	}
+	if err := c.StartWorkers(ctx); err != nil {
+		return err
 	}
 	handler, closeMCP := c.Handler()
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.ReadTimeout,

@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/tasks"
 	"github.com/memhost/memhost/host/internal/testdb"
+	"github.com/memhost/memhost/host/internal/testplugins"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -33,7 +34,7 @@ func open(t *testing.T, mutate func(*config.Config), lookPath func(string) (stri
 	t.Helper()
 	pool, _ := testdb.Migrated(t)
 	cfg := config.Default()
-	cfg.Plugins.Dirs = []string{pluginDir}
+	cfg.Plugins.Dirs = []string{testplugins.Workers(t)}
 	cfg.Log.Level = "error"
 	mutate(cfg)
 	require.Empty(t, cfg.Validate())
@@ -85,7 +86,7 @@ func calls(t *testing.T, pool *pgxpool.Pool) []row {
 // three failures the first worker is backed off and no longer called.
 func TestChainFallsBackToTheNextWorker(t *testing.T) {
 	t.Parallel()
-	api := newFakeOpenAI(t, "sk-test-key", `{"text":"Use pnpm, never npm."}`)
+	api := testplugins.NewOpenAI(t, "sk-test-key", `{"text":"Use pnpm, never npm."}`)
 	r, pool, reg := open(t, func(c *config.Config) {
 		c.Workers.Defined = map[string]config.Worker{"gone": openaiWorker(api.URL, "gone"), "local": openaiWorker(api.URL, "good")}
 		c.Workers.Chains = map[string][]string{"merge": {"gone", "local"}}
@@ -164,7 +165,7 @@ func counter(t *testing.T, reg *prometheus.Registry, name, labels string) float6
 // an unknown worker or task kind is refused with the field named, and changes nothing.
 func TestChainsChangeAtRuntime(t *testing.T) {
 	t.Parallel()
-	api := newFakeOpenAI(t, "sk-test-key", `{"text":"merged"}`)
+	api := testplugins.NewOpenAI(t, "sk-test-key", `{"text":"merged"}`)
 	r, pool, _ := open(t, func(c *config.Config) {
 		c.Workers.Defined = map[string]config.Worker{"gone": openaiWorker(api.URL, "gone"), "local": openaiWorker(api.URL, "good")}
 		c.Workers.Chains = map[string][]string{"merge": {"gone", "local"}}
@@ -187,18 +188,18 @@ func TestChainsChangeAtRuntime(t *testing.T) {
 // TestDailyBudgetMakesTheKindWait: a task kind that spent its daily tokens waits, visibly.
 func TestDailyBudgetMakesTheKindWait(t *testing.T) {
 	t.Parallel()
-	api := newFakeOpenAI(t, "sk-test-key", `{"text":"merged"}`)
+	api := testplugins.NewOpenAI(t, "sk-test-key", `{"text":"merged"}`)
 	r, _, _ := open(t, func(c *config.Config) {
 		c.Workers.Defined = map[string]config.Worker{"local": openaiWorker(api.URL, "good")}
 		c.Tasks.DailyTokens = 100
 	}, nil, env{"LOCAL_KEY": "sk-test-key"})
 	_, _, err := r.Run(t.Context(), worker.TaskMerge, mergeTask())
 	require.NoError(t, err)
-	chats := api.chats.Load()
+	chats := api.Chats.Load()
 	_, _, err = r.Run(t.Context(), worker.TaskMerge, mergeTask())
 	require.ErrorIs(t, err, tasks.ErrWaiting)
 	require.ErrorContains(t, err, "129 tokens used, tasks.daily_tokens is 100")
-	require.Equal(t, chats, api.chats.Load(), "no worker was called")
+	require.Equal(t, chats, api.Chats.Load(), "no worker was called")
 	_, _, err = r.Run(t.Context(), worker.TaskExtract, worker.Task{Instructions: "x", Input: "y"})
 	require.NoError(t, err, "another kind has its own budget")
 

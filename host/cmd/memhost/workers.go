@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/tasks"
+)
+
+// The workers commands ask the running host, which runs the workers: their state and last 24
+// hours, a sample task, a chain changed without a restart. They need an admin token.
+
+func workersCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "workers",
+		Short: "Show the LLM workers: state, backoff, last 24 hours (calls, success, p50/p95 latency, tokens) and each task's chain",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			h, err := runningHost(cmd)
+			if err != nil {
+				return err
+			}
+			var st tasks.Status
+			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/workers", nil, &st); err != nil {
+				return err
+			}
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+				return printJSON(cmd.OutOrStdout(), st)
+			}
+			printWorkers(cmd.OutOrStdout(), st)
+			return nil
+		},
+	}
+	addTokenFlag(c)
+	c.Flags().Bool("json", false, "print the host's answer as JSON")
+
+	try := &cobra.Command{
+		Use:   "try TASK",
+		Short: "Run one sample task (merge, conflicts, session_summary, extract, plan_drift, gatekeeper) through its chain and show who answered",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := runningHost(cmd)
+			if err != nil {
+				return err
+			}
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			// The host may try the whole chain: wait as long as a task may run.
+			h.client.Timeout = cfg.Tasks.RunTimeout + hostTimeout
+			name, _ := cmd.Flags().GetString("worker")
+			body, err := json.Marshal(map[string]string{"task": args[0], "worker": name})
+			if err != nil {
+				return err
+			}
+			var res tasks.TryResult
+			if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/workers/try", body, &res); err != nil {
+				return err
+			}
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+				return printJSON(cmd.OutOrStdout(), res)
+			}
+			return printTry(cmd.OutOrStdout(), res)
+		},
+	}
+	addTokenFlag(try)
+	try.Flags().String("worker", "", "try this worker alone (its backoff bypassed) instead of the task's chain")
+	try.Flags().Bool("json", false, "print the host's answer as JSON")
+
+	chain := &cobra.Command{
+		Use:   "chain TASK WORKER...",
+		Short: "Set the workers a task kind tries, in order, from now until the host restarts",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := runningHost(cmd)
+			if err != nil {
+				return err
+			}
+			body, err := json.Marshal(map[string][]string{"workers": args[1:]})
+			if err != nil {
+				return err
+			}
+			if err := h.do(cmd.Context(), http.MethodPut, "/api/v1/workers/chains/"+url.PathEscape(args[0]), body, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", printable(args[0]), printable(strings.Join(args[1:], " -> ")))
+			return nil
+		},
+	}
+	addTokenFlag(chain)
+	c.AddCommand(try, chain)
+	return c
+}
+
+func printWorkers(out io.Writer, st tasks.Status) {
+	if st.Skipped != "" {
+		fmt.Fprintln(out, printable(st.Skipped))
+	}
+	if len(st.Workers) > 0 {
+		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "WORKER\tPLUGIN\tMODEL\tSTATE\tCALLS 24H\tSUCCESS\tP50\tP95\tTOKENS IN/OUT\tNOTE")
+		for _, wk := range st.Workers {
+			note := plainError(wk.LastError)
+			if wk.BackedOffUntil != nil {
+				note = "backed off until " + localTime(*wk.BackedOffUntil)
+			}
+			d := wk.Day
+			success := "-"
+			if d.Calls > 0 {
+				success = fmt.Sprintf("%.0f%%", 100*d.SuccessRate)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\n", cell(wk.Name), cell(wk.Plugin), cell(wk.Model), cell(wk.State),
+				d.Calls, success, ms(d.P50Ms), ms(d.P95Ms), d.InputTokens, d.OutputTokens, cell(note))
+		}
+		_ = w.Flush()
+	}
+	fmt.Fprintln(out)
+	for _, t := range st.Tasks {
+		line := fmt.Sprintf("%s: %s", t.Task, strings.Join(t.Chain, " -> "))
+		if len(t.Chain) == 0 {
+			line = t.Task + ": (no worker)"
+		}
+		if t.Waiting != "" {
+			line += "  [waiting: " + t.Waiting + "]"
+		}
+		fmt.Fprintln(out, printable(line))
+	}
+}
+
+// printTry shows a try; a try no worker answered is an error, for scripts.
+func printTry(out io.Writer, res tasks.TryResult) error {
+	var attempts []string
+	for _, a := range res.Attempts {
+		s := a.Worker + " " + string(a.Outcome)
+		if a.Reason != "" {
+			s += " (" + a.Reason + ")"
+		}
+		attempts = append(attempts, s)
+	}
+	if res.Error != "" {
+		if len(attempts) > 0 {
+			fmt.Fprintln(out, "attempts:", printable(strings.Join(attempts, "; ")))
+		}
+		return fmt.Errorf("task %s: %s", printable(res.Task), printable(res.Error))
+	}
+	fmt.Fprintf(out, "task %s answered by %s (model %s) in %s, tokens %d in / %d out\n", printable(res.Task), printable(res.Worker),
+		printable(orDash(res.Model)), time.Duration(res.LatencyMs)*time.Millisecond, res.InputTokens, res.OutputTokens)
+	fmt.Fprintln(out, "attempts:", printable(strings.Join(attempts, "; ")))
+	fmt.Fprintln(out, "result:", printable(string(res.Result)))
+	return nil
+}
+
+func ms(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return (time.Duration(v) * time.Millisecond).String()
+}
+
+// plainError keeps a worker's last error to one short line for the table.
+func plainError(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
