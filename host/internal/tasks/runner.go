@@ -80,6 +80,9 @@ func Open(ctx context.Context, o Options) (*Runner, error) {
 	if o.Environ == nil {
 		o.Environ = hostEnviron
 	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
 	cfg := o.Config
 	r := &Runner{
 		pool: o.Pool, log: o.Log, tasks: cfg.Tasks, now: time.Now,
