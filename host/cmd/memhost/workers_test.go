@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/auth"
@@ -92,4 +95,23 @@ merge = ["gone", "local"]
 	require.ErrorContains(t, err, `task: "summarise" is not a task kind`)
 	_, err = run(t, "workers", "--config", cfg, "--token", reader)
 	require.ErrorContains(t, err, "admin scope")
+
+	// The routes are in the API's description.
+	resp, err := http.Get(ln.URL + "/api/v1/openapi.json")
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&doc))
+	n := 0
+	for _, route := range handler.(*gin.Engine).Routes() {
+		if !strings.HasPrefix(route.Path, "/api/v1/workers") {
+			continue
+		}
+		n++
+		_, ok := doc.Paths[strings.Replace(route.Path, ":task", "{task}", 1)][strings.ToLower(route.Method)]
+		require.True(t, ok, "%s %s is not in openapi.json", route.Method, route.Path)
+	}
+	require.Equal(t, 3, n)
 }

@@ -258,3 +258,61 @@ func TestNoWorkerSkipsTasks(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "no LLM worker is configured or found", res.Error)
 }
+
+// TestWorkerDailyBudgetPassesItOver: a worker that spent its daily_tokens is passed over for the
+// next one of the chain, and not called.
+func TestWorkerDailyBudgetPassesItOver(t *testing.T) {
+	t.Parallel()
+	api := testplugins.NewOpenAI(t, "", `{"text":"merged"}`)
+	capped := openaiWorker(api.URL, "good")
+	capped.APIKeyEnv, capped.DailyTokens = "", 100
+	other := openaiWorker(api.URL, "good")
+	other.APIKeyEnv = ""
+	r, pool, _ := open(t, func(c *config.Config) {
+		c.Workers.Defined = map[string]config.Worker{"capped": capped, "other": other}
+		c.Workers.Chains = map[string][]string{"merge": {"capped", "other"}}
+	}, nil, env{})
+	for _, want := range []string{"capped", "other"} {
+		_, call, err := r.Run(t.Context(), worker.TaskMerge, mergeTask())
+		require.NoError(t, err)
+		require.Equal(t, want, call.Worker)
+	}
+	require.Len(t, calls(t, pool), 2)
+	res, err := r.Try(t.Context(), "merge", "capped")
+	require.NoError(t, err)
+	require.Equal(t, []tasks.Attempt{{Worker: "capped", Outcome: tasks.Skipped, Reason: "over its daily budget of 100 tokens"}}, res.Attempts)
+}
+
+// TestRunTimeoutEndsASlowWorker: one run may not outlast tasks.run_timeout, whatever the
+// worker's own timeout; the call is recorded as a timeout.
+func TestRunTimeoutEndsASlowWorker(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "claude"), []byte("#!/bin/sh\nexec sleep 30\n"), 0o755))
+	r, pool, _ := open(t, func(c *config.Config) {
+		c.Workers.Defined = map[string]config.Worker{"slow": {Plugin: "agentcli", CLI: "claude", CLIPath: filepath.Join(dir, "claude"), Timeout: time.Minute}}
+		c.Tasks.RunTimeout = time.Second
+	}, nil, env{})
+	start := time.Now()
+	_, _, err := r.Run(t.Context(), worker.TaskMerge, mergeTask())
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 10*time.Second)
+	got := calls(t, pool)
+	require.Len(t, got, 1)
+	require.Equal(t, "timeout", got[0].Outcome)
+}
+
+// TestMissingPluginIsShown: a worker whose plugin binary is not in plugins.dirs is shown as
+// missing, with the reason, and passed over.
+func TestMissingPluginIsShown(t *testing.T) {
+	t.Parallel()
+	r, _, _ := open(t, func(c *config.Config) {
+		c.Workers.Defined = map[string]config.Worker{"odd": {Plugin: "nosuch"}}
+	}, nil, env{})
+	_, _, err := r.Run(t.Context(), worker.TaskMerge, mergeTask())
+	require.ErrorIs(t, err, tasks.ErrNoAnswer)
+	require.ErrorContains(t, err, "odd skipped (plugin memhost-worker-nosuch is not in plugins.dirs)")
+	st, err := r.Status(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, "missing", st.Workers[0].State)
+}
