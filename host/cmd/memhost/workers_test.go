@@ -96,6 +96,12 @@ merge = ["gone", "local"]
 	_, err = run(t, "workers", "--config", cfg, "--token", reader)
 	require.ErrorContains(t, err, "admin scope")
 
+	// memhost plugins shows the worker processes beside the embedder.
+	out, err = run(t, append([]string{"plugins"}, p...)...)
+	require.NoError(t, err, out)
+	require.Regexp(t, `worker\s+local\s+\S+\s+ready`, out)
+	require.Regexp(t, `worker\s+gone\s+\S+\s+\w+`, out)
+
 	// The routes are in the API's description.
 	resp, err := http.Get(ln.URL + "/api/v1/openapi.json")
 	require.NoError(t, err)

@@ -41,6 +41,9 @@ func (c *Core) Status(ctx context.Context, full bool) (Status, error) {
 	s := Status{Version: Version, Database: "ok"}
 	if full {
 		s.Plugins, s.FeedCursor = c.Plugins.List(), c.Follower.Cursor()
+		if c.Tasks != nil { // the workers run under a supervisor of their own
+			s.Plugins = append(s.Plugins, c.Tasks.Plugins()...)
+		}
 	}
 	if err := c.Pool.Ping(ctx); err != nil {
 		s.Database = "unreachable"

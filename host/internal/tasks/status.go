@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/workers"
 	"github.com/memhost/memhost/sdk/worker"
 )
@@ -87,3 +88,6 @@ func (r *Runner) Status(ctx context.Context) (Status, error) {
 	}
 	return s, nil
 }
+
+// Plugins is the status of every worker plugin process, as plugins.Supervisor.List.
+func (r *Runner) Plugins() []plugins.Status { return r.sup.List() }
