@@ -216,12 +216,11 @@ func TestDefaultChainIsTheAgentCLIsOnPath(t *testing.T) {
 	t.Setenv("MEMHOST_DATABASE_URL", "postgres://memhost:not-a-real-password@db.invalid/memhost")
 	t.Setenv("HOST_ONLY_SECRET", "not-for-workers")
 	dir := fakeClaude(t, `{"text":"Use pnpm."}`)
-	r, pool, _ := open(t, func(*config.Config) {}, func(cli string) (string, error) {
-		if cli == "claude" {
-			return filepath.Join(dir, "claude"), nil
-		}
-		return "", exec.ErrNotFound
-	}, env{"ANTHROPIC_API_KEY": "ant-test", "OPENAI_API_KEY": "codex-key"})
+	testplugins.Workers(t) // built with the go command on the real PATH
+	// The fake claude is the only agent CLI on PATH; the system folders hold what it and the
+	// test database's scripts run.
+	t.Setenv("PATH", strings.Join([]string{dir, "/usr/sbin", "/usr/bin", "/sbin", "/bin"}, string(os.PathListSeparator)))
+	r, pool, _ := open(t, func(*config.Config) {}, exec.LookPath, env{"ANTHROPIC_API_KEY": "ant-test", "OPENAI_API_KEY": "codex-key"})
 	require.Equal(t, []string{"claude"}, r.Workers())
 	require.Equal(t, []string{"claude"}, r.Chain(worker.TaskGatekeeper))
 
