@@ -243,18 +243,6 @@ func (r *Runner) usable(ctx context.Context, name string, kind worker.TaskKind, 
 	if !h.Info().Serves(kind) {
 		return nil, "does not serve " + string(kind)
 	}
-	st := h.Status().State
-	if st != plugins.StateReady && st != plugins.StateUnhealthy {
-		return nil, string(st)
-	}
-	if !probe {
-		if st == plugins.StateUnhealthy && !r.breaker(name).probeUnhealthy(r.now()) {
-			return nil, "unhealthy (see memhost workers)"
-		}
-		if until, open := r.breaker(name).blocked(r.now()); open {
-			return nil, "backed off until " + until.Format(time.RFC3339)
-		}
-	}
 	if limit := r.defined[name].DailyTokens; limit > 0 {
 		spent, err := r.spentBy(ctx, "worker", name)
 		if err != nil {
@@ -262,6 +250,20 @@ func (r *Runner) usable(ctx context.Context, name string, kind worker.TaskKind, 
 		}
 		if spent.tokens >= int64(limit) {
 			return nil, fmt.Sprintf("over its daily budget of %d tokens", limit)
+		}
+	}
+	st := h.Status().State
+	if st != plugins.StateReady && st != plugins.StateUnhealthy {
+		return nil, string(st)
+	}
+	// The breaker last: a half-open breaker lets its one probe through here, so nothing after
+	// may pass the worker over.
+	if !probe {
+		if st == plugins.StateUnhealthy && !r.breaker(name).probeUnhealthy(r.now()) {
+			return nil, "unhealthy (see memhost workers)"
+		}
+		if until, open := r.breaker(name).blocked(r.now()); open {
+			return nil, "backed off until " + until.Format(time.RFC3339)
 		}
 	}
 	return h, ""
