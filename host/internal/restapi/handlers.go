@@ -31,7 +31,9 @@ type Options struct {
 	Service *memory.Service
 	// Brain serves the project routes under /api/v1/projects/{key}; nil leaves them out.
 	Brain *brain.Service
-	Door  *access.Door
+	// Projects serves the projects listing, GET /api/v1/projects; nil leaves it out.
+	Projects ProjectLister
+	Door     *access.Door
 	// Limits are the per-token rate limits: reads on the read routes, writes on the write
 	// routes. A nil limiter does not limit.
 	Limits auth.Limits
@@ -72,6 +74,9 @@ func Register(r gin.IRouter, o Options) {
 	write.DELETE("/memories/:id/pin", limitWrites, changeByID(a, a.pin(false)))
 	if o.Brain != nil {
 		a.registerProjects(read, write, authed.Group("", a.require(auth.ScopeAdmin)))
+	}
+	if o.Projects != nil {
+		a.registerProjectList(authed)
 	}
 }
 
