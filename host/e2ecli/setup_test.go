@@ -153,7 +153,7 @@ func (b *bundle) prove(t *testing.T, run cliRun, wantTool string) {
 	res, ok := b.model.ResultOf(call.ID)
 	require.True(t, ok, "no later request carried the result of %s", call.ID)
 	require.False(t, res.IsError, res.Content)
-	require.Contains(t, res.Content, stored.ID)
+	require.Contains(t, res.Content, "memory "+stored.ID[len(stored.ID)-8:], "the model reads the memory's short id")
 	next := nextModelRequest(reqs, call.Request)
 	require.NotNil(t, next, "no model request followed the call")
 	require.True(t, carries(*next, call.ID), "the request right after the call does not carry its result")

@@ -9,13 +9,14 @@ import (
 
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/shortid"
+	"github.com/memhost/memhost/host/internal/store"
 )
 
 // Brief renders a tool's output as the compact text a model reads: what it needs to act (the
 // text, its kind, its id to act on, a score), one line per memory, no provenance, timestamps or
 // ranking internals. Text that comes from storage (memories, journal, goal, plan, map) opens
-// with dataNotice. Outputs without a brief of their own (one memory's details, its history)
-// are their JSON under that notice. Programs that ask get the full output as structuredContent.
+// with dataNotice. An output without a brief of its own is its JSON under that notice.
+// Programs that ask get the full output as structuredContent.
 func Brief(out any) string {
 	switch o := out.(type) {
 	case SearchOutput:
@@ -24,6 +25,10 @@ func Brief(out any) string {
 		return briefList(o)
 	case memory.StoreResult:
 		return briefStore(o)
+	case memory.View: // memory_get, memory_archive and memory_restore
+		return briefMemory(o)
+	case HistoryOutput:
+		return briefHistory(o)
 	case briefer:
 		return o.brief()
 	}
@@ -98,6 +103,51 @@ func briefStore(r memory.StoreResult) string {
 		fmt.Fprintf(&b, " Its text is now:\n%s\n%s", dataNotice, oneLine(r.Memory.Text))
 	}
 	return b.String()
+}
+
+// briefMemory is one memory as memory_get, memory_archive and memory_restore answer: its short
+// id, kind and flags (archived says which way an archive or restore left it), its text, who
+// wrote it, how often it was used, and the paraphrases folded into it, each on its own line.
+func briefMemory(v memory.View) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nMemory %s [%s%s]:\n%s\n", dataNotice, shortid.Of(v.ID), v.Kind, flags(v), oneLine(v.Text))
+	fmt.Fprintf(&b, "Written by %s, used %d times.", orDash(v.Agent), v.HitCount)
+	if v.ArchivedAt != nil && v.ArchivedReason != "" {
+		fmt.Fprintf(&b, " Archived: %s.", oneLine(v.ArchivedReason))
+	}
+	for _, m := range v.MergedFrom {
+		fmt.Fprintf(&b, "\n- folded in: %s", oneLine(m.Text))
+	}
+	return b.String()
+}
+
+// briefHistory is a memory's history, one line per event, oldest first: the day, the event,
+// who, and the text the event left (or an archive's reason).
+func briefHistory(o HistoryOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nHistory of memory %s, oldest first:", dataNotice, shortid.Of(o.ID))
+	for _, e := range o.Entries {
+		fmt.Fprintf(&b, "\n- %s %s by %s", e.CreatedAt.UTC().Format("2006-01-02"), e.Event, orDash(e.Actor))
+		switch e.Event {
+		case store.EventArchive:
+			if r, _ := e.Detail["reason"].(string); r != "" {
+				fmt.Fprintf(&b, ": %s", oneLine(r))
+			}
+		case store.EventRestore, store.EventPin, store.EventUnpin: // the text did not change
+		default:
+			if e.AfterText != nil {
+				fmt.Fprintf(&b, ": %s", oneLine(*e.AfterText))
+			}
+		}
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return oneLine(s)
 }
 
 // shortNames are the short ids of n listed items, unique among them.

@@ -31,6 +31,8 @@ type Options struct {
 	Service *memory.Service
 	// Brain serves the project routes under /api/v1/projects/{key}; nil leaves them out.
 	Brain *brain.Service
+	// Projects serves the projects listing, GET /api/v1/projects; nil leaves it out.
+	Projects ProjectLister
 	// Workers serves the admin routes under /api/v1/workers; nil leaves them out.
 	Workers Workers
 	Door    *access.Door
@@ -78,6 +80,9 @@ func Register(r gin.IRouter, o Options) {
 	}
 	if o.Workers != nil {
 		a.registerWorkers(admin)
+	}
+	if o.Projects != nil {
+		a.registerProjectList(authed)
 	}
 }
 

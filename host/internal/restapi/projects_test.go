@@ -45,7 +45,7 @@ func setupProjects(t *testing.T) (bundle, func(query string) int) {
 	tokens := auth.NewTokens(pool)
 	r := gin.New()
 	r.UseRawPath = true
-	restapi.Register(r, restapi.Options{Service: svc, Brain: brain.New(st, svc, brain.DefaultConfig()), Door: access.NewDoor(tokens)})
+	restapi.Register(r, restapi.Options{Service: svc, Brain: brain.New(st, svc, brain.DefaultConfig()), Projects: st, Door: access.NewDoor(tokens)})
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	count := func(query string) int {
