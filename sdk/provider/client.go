@@ -74,3 +74,22 @@ func (c *client) Health(ctx context.Context) error {
 	}
 	return nil
 }
+
+var _ Connector = (*client)(nil)
+
+// Connect asks the plugin for the plan of connecting its CLI. A plugin built
+// before the Connect RPC answers ErrUnimplemented.
+func (c *client) Connect(ctx context.Context, r ConnectRequest) (Connection, error) {
+	if err := r.Validate(); err != nil {
+		return Connection{}, fmt.Errorf("provider Connect: %w: %w", ErrInvalidInput, err)
+	}
+	resp, err := c.rpc.Connect(ctx, connectRequestToWire(r))
+	if err != nil {
+		return Connection{}, rpcerr.FromStatus(ctx, "provider Connect", err)
+	}
+	conn := connectionFromWire(resp)
+	if err := conn.Validate(); err != nil {
+		return Connection{}, fmt.Errorf("provider Connect: plugin returned an invalid plan: %w", err)
+	}
+	return conn, nil
+}

@@ -75,3 +75,46 @@ func endedFromWire(w *memhostv1.FinishRequest) Ended {
 	}
 	return e
 }
+
+func connectRequestToWire(r ConnectRequest) *memhostv1.ConnectRequest {
+	return &memhostv1.ConnectRequest{Env: r.Env, Memhost: r.Memhost, Config: r.Config, Hook: r.Hook}
+}
+
+func connectRequestFromWire(w *memhostv1.ConnectRequest) ConnectRequest {
+	return ConnectRequest{Env: w.GetEnv(), Memhost: w.GetMemhost(), Config: w.GetConfig(), Hook: w.GetHook()}
+}
+
+func connectionToWire(c Connection) *memhostv1.ConnectResponse {
+	w := &memhostv1.ConnectResponse{RegisteredIn: c.RegisteredIn}
+	for _, s := range c.Steps {
+		ws := &memhostv1.ConnectStep{File: s.File}
+		switch {
+		case s.Run != nil:
+			ws.Change = &memhostv1.ConnectStep_Run{Run: &memhostv1.ConnectCommand{Args: s.Run.Args, UndoArgs: s.Run.UndoArgs}}
+		case s.JSONAppend != nil:
+			ws.Change = &memhostv1.ConnectStep_JsonAppend{JsonAppend: &memhostv1.JsonAppend{Path: s.JSONAppend.Path, Value: s.JSONAppend.Value}}
+		case s.TextAppend != nil:
+			ws.Change = &memhostv1.ConnectStep_TextAppend{TextAppend: &memhostv1.TextAppend{Text: s.TextAppend.Text, UntilPrefix: s.TextAppend.UntilPrefix}}
+		}
+		w.Steps = append(w.Steps, ws)
+	}
+	return w
+}
+
+func connectionFromWire(w *memhostv1.ConnectResponse) Connection {
+	c := Connection{RegisteredIn: w.GetRegisteredIn()}
+	for _, ws := range w.GetSteps() {
+		s := ConnectStep{File: ws.GetFile()}
+		if r := ws.GetRun(); r != nil {
+			s.Run = &Command{Args: r.GetArgs(), UndoArgs: r.GetUndoArgs()}
+		}
+		if j := ws.GetJsonAppend(); j != nil {
+			s.JSONAppend = &JSONAppend{Path: j.GetPath(), Value: j.GetValue()}
+		}
+		if t := ws.GetTextAppend(); t != nil {
+			s.TextAppend = &TextAppend{Text: t.GetText(), UntilPrefix: t.GetUntilPrefix()}
+		}
+		c.Steps = append(c.Steps, s)
+	}
+	return c
+}

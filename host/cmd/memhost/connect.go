@@ -7,18 +7,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/connect"
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/plugins/providers"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -47,8 +52,7 @@ context (memory_load_context) at the start of a session.`,
 		Example: `  memhost connect claude
   memhost connect --undo claude
   memhost connect gemini --yes`,
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: connect.CLIs(),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
@@ -71,9 +75,53 @@ context (memory_load_context) at the start of a session.`,
 	return c
 }
 
-// connectOptions are the options of connecting cli; closeFn releases the database, opened
-// only to revoke the token an earlier memhost connect registered.
+// connectOptions are the options of connecting cli; closeFn stops its provider plugin and
+// releases the database, opened only to revoke the token an earlier memhost connect
+// registered.
 func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect.Options, func(), error) {
+	handle, stop, err := startProvider(cmd.Context(), cfg, cli)
+	if err != nil {
+		return connect.Options{}, nil, err
+	}
+	o, closeFn, err := connectOptionsWith(cmd, cfg, cli, handle)
+	if err != nil {
+		stop()
+		return o, nil, err
+	}
+	return o, func() { closeFn(); stop() }, nil
+}
+
+// startProvider starts cli's provider plugin (memhost-provider-<cli> in the plugin folders),
+// which knows the CLI's files and commands; stop shuts it down.
+func startProvider(ctx context.Context, cfg *config.Config, cli string) (*providers.Handle, func(), error) {
+	dirs := pluginDirs(cfg)
+	cands, _ := plugins.Discover(dirs, cfg.Plugins.Checksums)
+	cands = slices.DeleteFunc(plugins.OfKind(cands, plugin.KindProvider), func(c plugins.Candidate) bool { return c.Name != cli })
+	if len(cands) == 0 {
+		return nil, nil, fmt.Errorf("no provider plugin memhost-%s-%s in %s: memhost connect asks the CLI's provider what to change", plugin.KindProvider, cli, strings.Join(dirs, ", "))
+	}
+	sup := plugins.New(plugins.Config{
+		Adapters: []plugins.Adapter{providers.Adapter{}}, CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1,
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: os.Stderr}),
+	})
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = sup.Shutdown(ctx)
+	}
+	if err := sup.Start(ctx, cands); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("start the %s provider: %w", cli, err)
+	}
+	h, err := providers.Find(sup, cli)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return h, stop, nil
+}
+
+func connectOptionsWith(cmd *cobra.Command, cfg *config.Config, cli string, handle *providers.Handle) (connect.Options, func(), error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
@@ -92,9 +140,13 @@ func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect
 		return connect.Options{}, nil, fmt.Errorf("find the user's configuration folder for connect's backups: %w", err)
 	}
 	bin, _ := cmd.Flags().GetString("bin")
+	if bin == "" {
+		bin = handle.Info().Executable
+	}
 	yes, _ := cmd.Flags().GetBool("yes")
 	o := connect.Options{
 		CLI:        cli,
+		Provider:   handle,
 		Env:        environ(),
 		Executable: bin,
 		Hook:       connect.HookCommand(self, cfgPath, cli),
