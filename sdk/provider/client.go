@@ -27,7 +27,7 @@ func (c *client) Describe(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, rpcerr.FromStatus(ctx, "provider Describe", err)
 	}
-	info := Info{Name: resp.GetName(), Version: resp.GetVersion(), Description: resp.GetDescription(), Executable: resp.GetExecutable()}
+	info := infoFromWire(resp)
 	if err := info.Validate(); err != nil {
 		return Info{}, fmt.Errorf("provider Describe: plugin returned invalid info: %w", err)
 	}

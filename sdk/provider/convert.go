@@ -12,6 +12,26 @@ import (
 // The provider kind's conversion to and from the wire messages. Both
 // adapters use it, so a field added to one side is added to both.
 
+func infoToWire(i Info) *memhostv1.ProviderDescribeResponse {
+	w := &memhostv1.ProviderDescribeResponse{
+		Name: i.Name, Version: i.Version, Description: i.Description, Executable: i.Executable, InstructionFiles: i.InstructionFiles,
+	}
+	if m := i.MemoryFolders; m != nil {
+		w.MemoryFolders = &memhostv1.MemoryFolders{ConfigDirEnv: m.ConfigDirEnv, DefaultConfigDir: m.DefaultConfigDir, Subdir: m.Subdir, TruncateAt: uint32(m.TruncateAt)}
+	}
+	return w
+}
+
+func infoFromWire(w *memhostv1.ProviderDescribeResponse) Info {
+	i := Info{
+		Name: w.GetName(), Version: w.GetVersion(), Description: w.GetDescription(), Executable: w.GetExecutable(), InstructionFiles: w.GetInstructionFiles(),
+	}
+	if m := w.GetMemoryFolders(); m != nil {
+		i.MemoryFolders = &MemoryFolders{ConfigDirEnv: m.GetConfigDirEnv(), DefaultConfigDir: m.GetDefaultConfigDir(), Subdir: m.GetSubdir(), TruncateAt: int(m.GetTruncateAt())}
+	}
+	return i
+}
+
 func spawnToWire(s Spawn) *memhostv1.Spawn {
 	w := &memhostv1.Spawn{
 		Cli: s.CLI, Executable: s.Executable, Args: s.Args, Dir: s.Dir, Env: s.Env,

@@ -36,7 +36,7 @@ func (s *server) Describe(ctx context.Context, _ *memhostv1.ProviderDescribeRequ
 	if err := info.Validate(); err != nil {
 		return nil, status.Errorf(codes.Internal, "provider Describe: implementation returned invalid info: %v", err)
 	}
-	return &memhostv1.ProviderDescribeResponse{Name: info.Name, Version: info.Version, Description: info.Description, Executable: info.Executable}, nil
+	return infoToWire(info), nil
 }
 
 func (s *server) Prepare(ctx context.Context, req *memhostv1.PrepareRequest) (_ *memhostv1.PrepareResponse, err error) {

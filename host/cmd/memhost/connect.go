@@ -7,19 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/connect"
-	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
@@ -91,27 +88,13 @@ func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect
 	return o, func() { closeFn(); stop() }, nil
 }
 
-// startProvider starts cli's provider plugin (memhost-provider-<cli> in the plugin folders),
-// which knows the CLI's files and commands; stop shuts it down.
+// startProvider starts cli's provider plugin, which knows the CLI's files and commands; stop
+// shuts it down.
 func startProvider(ctx context.Context, cfg *config.Config, cli string) (*providers.Handle, func(), error) {
-	dirs := pluginDirs(cfg)
-	cands, _ := plugins.Discover(dirs, cfg.Plugins.Checksums)
-	cands = slices.DeleteFunc(plugins.OfKind(cands, plugin.KindProvider), func(c plugins.Candidate) bool { return c.Name != cli })
-	if len(cands) == 0 {
-		return nil, nil, fmt.Errorf("no provider plugin memhost-%s-%s in %s: memhost connect asks the CLI's provider what to change", plugin.KindProvider, cli, strings.Join(dirs, ", "))
-	}
-	sup := plugins.New(plugins.Config{
-		Adapters: []plugins.Adapter{providers.Adapter{}}, CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1,
-		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: os.Stderr}),
-	})
-	stop := func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		_ = sup.Shutdown(ctx)
-	}
-	if err := sup.Start(ctx, cands); err != nil {
+	sup, names, stop := startProviders(ctx, cfg, cli)
+	if len(names) == 0 {
 		stop()
-		return nil, nil, fmt.Errorf("start the %s provider: %w", cli, err)
+		return nil, nil, fmt.Errorf("no provider plugin memhost-%s-%s in %s: memhost connect asks the CLI's provider what to change", plugin.KindProvider, cli, strings.Join(pluginDirs(cfg), ", "))
 	}
 	h, err := providers.Find(sup, cli)
 	if err != nil {

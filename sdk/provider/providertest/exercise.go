@@ -192,8 +192,8 @@ func checkDescribe(t testing.TB, k *kit) {
 	if k.info.Version == "" {
 		t.Fatalf("Describe: version is empty")
 	}
-	if again := k.describe(t); again != k.info {
-		t.Fatalf("Describe is not stable: first %s, then %s", short(fmt.Sprintf("%+v", k.info)), short(fmt.Sprintf("%+v", again)))
+	if again := k.describe(t); !reflect.DeepEqual(again, k.info) {
+		t.Fatalf("Describe is not stable: first %s, then %s", truncate(fmt.Sprintf("%+v", k.info), maxMessage/2), truncate(fmt.Sprintf("%+v", again), maxMessage/2))
 	}
 }
 
