@@ -33,6 +33,10 @@ an agent CLI, and for Claude Code and Gemini CLI a SessionStart hook that gives 
 the project's banner (memhost hook session-start). Plain claude, codex and gemini then work
 with the project's memory without memhost run.
 
+What to change is asked of the CLI's provider plugin (memhost-provider-CLI in the plugin
+folders), which knows the CLI's files and commands; a provider built before it could answer
+is refused with a request to rebuild it.
+
 The server is a stdio one: the CLI starts memhost mcp (this binary, with MEMHOST_CONFIG set to
 this configuration) in the session's directory, and it forwards to the running host with a
 token bound to that directory's project. No token is written into any CLI's configuration:
