@@ -21,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
 	"github.com/memhost/memhost/sdk/plugin"
+	"github.com/memhost/memhost/sdk/provider"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -59,12 +60,13 @@ context (memory_load_context) at the start of a session.`,
 			if err != nil {
 				return err
 			}
-			o, closeFn, err := connectOptions(cmd, cfg, args[0])
+			undo, _ := cmd.Flags().GetBool("undo")
+			o, closeFn, err := connectOptions(cmd, cfg, args[0], undo)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			if undo, _ := cmd.Flags().GetBool("undo"); undo {
+			if undo {
 				return connect.Undo(cmd.Context(), o)
 			}
 			return connect.Connect(cmd.Context(), o)
@@ -79,12 +81,21 @@ context (memory_load_context) at the start of a session.`,
 // connectOptions are the options of connecting cli; closeFn stops its provider plugin and
 // releases the database, opened only to revoke the token an earlier memhost connect
 // registered.
-func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect.Options, func(), error) {
+func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string, undo bool) (connect.Options, func(), error) {
+	var planner connect.Planner
+	var executable string
 	handle, stop, err := startProvider(cmd.Context(), cfg, cli)
-	if err != nil {
+	switch {
+	case err == nil:
+		planner, executable = handle, handle.Info().Executable
+	case undo:
+		// Files still as connect left them are restored without the provider; it is asked
+		// only for a file changed since, and then this is the answer.
+		planner, stop = unavailablePlanner{err}, func() {}
+	default:
 		return connect.Options{}, nil, err
 	}
-	o, closeFn, err := connectOptionsWith(cmd, cfg, cli, handle)
+	o, closeFn, err := connectOptionsWith(cmd, cfg, cli, planner, executable)
 	if err != nil {
 		stop()
 		return o, nil, err
@@ -108,7 +119,14 @@ func startProvider(ctx context.Context, cfg *config.Config, cli string) (*provid
 	return h, stop, nil
 }
 
-func connectOptionsWith(cmd *cobra.Command, cfg *config.Config, cli string, handle *providers.Handle) (connect.Options, func(), error) {
+// unavailablePlanner stands for a provider that could not be started.
+type unavailablePlanner struct{ err error }
+
+func (u unavailablePlanner) Connect(context.Context, provider.ConnectRequest) (provider.Connection, error) {
+	return provider.Connection{}, u.err
+}
+
+func connectOptionsWith(cmd *cobra.Command, cfg *config.Config, cli string, planner connect.Planner, executable string) (connect.Options, func(), error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
@@ -128,12 +146,12 @@ func connectOptionsWith(cmd *cobra.Command, cfg *config.Config, cli string, hand
 	}
 	bin, _ := cmd.Flags().GetString("bin")
 	if bin == "" {
-		bin = handle.Info().Executable
+		bin = executable
 	}
 	yes, _ := cmd.Flags().GetBool("yes")
 	o := connect.Options{
 		CLI:        cli,
-		Provider:   handle,
+		Provider:   planner,
 		Env:        environ(),
 		Executable: bin,
 		Hook:       connect.HookCommand(self, cfgPath, cli),

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,4 +438,32 @@ func TestConnectAppliesTheProvidersPlanForAnyCLI(t *testing.T) {
 	require.NoError(t, Undo(t.Context(), b.opts))
 	require.Equal(t, "model = x\n\nmine = 1\n", read(t, conf))
 	require.NoFileExists(t, filepath.Join(b.home, ".aider.json"))
+}
+
+// gone stands for a provider plugin that is no longer installed.
+type gone struct{}
+
+func (gone) Connect(context.Context, provider.ConnectRequest) (provider.Connection, error) {
+	return provider.Connection{}, errors.New("no provider plugin memhost-provider-codex")
+}
+
+// TestUndoOfUntouchedFilesNeedsNoProvider: files as connect left them are restored from the
+// backups even when the provider is gone; a file changed since needs its plan, and undo then
+// says why it cannot, changing nothing.
+func TestUndoOfUntouchedFilesNeedsNoProvider(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "codex")
+	config := filepath.Join(b.home, ".codex", "config.toml")
+	write(t, config, codexConfig)
+	require.NoError(t, Connect(t.Context(), b.opts))
+	connected := read(t, config)
+	b.opts.Provider = gone{}
+
+	write(t, config, connected+"\n[profiles.work]\nmodel = \"o9\"\n")
+	require.EqualError(t, Undo(t.Context(), b.opts), "no provider plugin memhost-provider-codex")
+	require.FileExists(t, filepath.Join(b.opts.StateDir, "codex", stateFile))
+
+	write(t, config, connected)
+	require.NoError(t, Undo(t.Context(), b.opts))
+	require.Equal(t, codexConfig, read(t, config))
 }
