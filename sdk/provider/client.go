@@ -27,7 +27,7 @@ func (c *client) Describe(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, rpcerr.FromStatus(ctx, "provider Describe", err)
 	}
-	info := Info{Name: resp.GetName(), Version: resp.GetVersion(), Description: resp.GetDescription(), Executable: resp.GetExecutable()}
+	info := infoFromWire(resp)
 	if err := info.Validate(); err != nil {
 		return Info{}, fmt.Errorf("provider Describe: plugin returned invalid info: %w", err)
 	}
@@ -73,4 +73,23 @@ func (c *client) Health(ctx context.Context) error {
 		return fmt.Errorf("provider Health: %w: %s", ErrUnhealthy, resp.GetMessage())
 	}
 	return nil
+}
+
+var _ Connector = (*client)(nil)
+
+// Connect asks the plugin for the plan of connecting its CLI. A plugin built
+// before the Connect RPC answers ErrUnimplemented.
+func (c *client) Connect(ctx context.Context, r ConnectRequest) (Connection, error) {
+	if err := r.Validate(); err != nil {
+		return Connection{}, fmt.Errorf("provider Connect: %w: %w", ErrInvalidInput, err)
+	}
+	resp, err := c.rpc.Connect(ctx, connectRequestToWire(r))
+	if err != nil {
+		return Connection{}, rpcerr.FromStatus(ctx, "provider Connect", err)
+	}
+	conn := connectionFromWire(resp)
+	if err := conn.Validate(); err != nil {
+		return Connection{}, fmt.Errorf("provider Connect: plugin returned an invalid plan: %w", err)
+	}
+	return conn, nil
 }

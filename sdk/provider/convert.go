@@ -12,6 +12,26 @@ import (
 // The provider kind's conversion to and from the wire messages. Both
 // adapters use it, so a field added to one side is added to both.
 
+func infoToWire(i Info) *memhostv1.ProviderDescribeResponse {
+	w := &memhostv1.ProviderDescribeResponse{
+		Name: i.Name, Version: i.Version, Description: i.Description, Executable: i.Executable, InstructionFiles: i.InstructionFiles,
+	}
+	if m := i.MemoryFolders; m != nil {
+		w.MemoryFolders = &memhostv1.MemoryFolders{ConfigDirEnv: m.ConfigDirEnv, DefaultConfigDir: m.DefaultConfigDir, Subdir: m.Subdir, TruncateAt: uint32(m.TruncateAt)}
+	}
+	return w
+}
+
+func infoFromWire(w *memhostv1.ProviderDescribeResponse) Info {
+	i := Info{
+		Name: w.GetName(), Version: w.GetVersion(), Description: w.GetDescription(), Executable: w.GetExecutable(), InstructionFiles: w.GetInstructionFiles(),
+	}
+	if m := w.GetMemoryFolders(); m != nil {
+		i.MemoryFolders = &MemoryFolders{ConfigDirEnv: m.GetConfigDirEnv(), DefaultConfigDir: m.GetDefaultConfigDir(), Subdir: m.GetSubdir(), TruncateAt: int(m.GetTruncateAt())}
+	}
+	return i
+}
+
 func spawnToWire(s Spawn) *memhostv1.Spawn {
 	w := &memhostv1.Spawn{
 		Cli: s.CLI, Executable: s.Executable, Args: s.Args, Dir: s.Dir, Env: s.Env,
@@ -74,4 +94,47 @@ func endedFromWire(w *memhostv1.FinishRequest) Ended {
 		e.Duration = 0
 	}
 	return e
+}
+
+func connectRequestToWire(r ConnectRequest) *memhostv1.ConnectRequest {
+	return &memhostv1.ConnectRequest{Env: r.Env, Memhost: r.Memhost, Config: r.Config, Hook: r.Hook}
+}
+
+func connectRequestFromWire(w *memhostv1.ConnectRequest) ConnectRequest {
+	return ConnectRequest{Env: w.GetEnv(), Memhost: w.GetMemhost(), Config: w.GetConfig(), Hook: w.GetHook()}
+}
+
+func connectionToWire(c Connection) *memhostv1.ConnectResponse {
+	w := &memhostv1.ConnectResponse{RegisteredIn: c.RegisteredIn}
+	for _, s := range c.Steps {
+		ws := &memhostv1.ConnectStep{File: s.File}
+		switch {
+		case s.Run != nil:
+			ws.Change = &memhostv1.ConnectStep_Run{Run: &memhostv1.ConnectCommand{Args: s.Run.Args, UndoArgs: s.Run.UndoArgs}}
+		case s.JSONAppend != nil:
+			ws.Change = &memhostv1.ConnectStep_JsonAppend{JsonAppend: &memhostv1.JsonAppend{Path: s.JSONAppend.Path, Value: s.JSONAppend.Value}}
+		case s.TextAppend != nil:
+			ws.Change = &memhostv1.ConnectStep_TextAppend{TextAppend: &memhostv1.TextAppend{Text: s.TextAppend.Text, UntilPrefix: s.TextAppend.UntilPrefix}}
+		}
+		w.Steps = append(w.Steps, ws)
+	}
+	return w
+}
+
+func connectionFromWire(w *memhostv1.ConnectResponse) Connection {
+	c := Connection{RegisteredIn: w.GetRegisteredIn()}
+	for _, ws := range w.GetSteps() {
+		s := ConnectStep{File: ws.GetFile()}
+		if r := ws.GetRun(); r != nil {
+			s.Run = &Command{Args: r.GetArgs(), UndoArgs: r.GetUndoArgs()}
+		}
+		if j := ws.GetJsonAppend(); j != nil {
+			s.JSONAppend = &JSONAppend{Path: j.GetPath(), Value: j.GetValue()}
+		}
+		if t := ws.GetTextAppend(); t != nil {
+			s.TextAppend = &TextAppend{Text: t.GetText(), UntilPrefix: t.GetUntilPrefix()}
+		}
+		c.Steps = append(c.Steps, s)
+	}
+	return c
 }

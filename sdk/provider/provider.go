@@ -26,6 +26,30 @@ type Info struct {
 	// Executable is the command run when the user names none, looked up on
 	// the spawn's PATH, e.g. "claude".
 	Executable string
+	// InstructionFiles are the CLI's instruction files in a project's root,
+	// bare names such as "CLAUDE.md", read by `memhost import-cli`.
+	InstructionFiles []string
+	// MemoryFolders is where the CLI keeps its own file memory of a project,
+	// read by `memhost import-cli`; nil when it keeps none.
+	MemoryFolders *MemoryFolders
+}
+
+// MemoryFolders is a CLI's per-project memory folders in the layout Claude
+// Code uses: <config dir>/projects/<the project's absolute path with every
+// character but an ASCII letter or digit replaced by '-'>/<Subdir>/*.md.
+type MemoryFolders struct {
+	// ConfigDirEnv names the variable holding the CLI's configuration
+	// folder, e.g. "CLAUDE_CONFIG_DIR".
+	ConfigDirEnv string
+	// DefaultConfigDir is that folder relative to HOME when the variable is
+	// unset, e.g. ".claude".
+	DefaultConfigDir string
+	// Subdir is the folder of memory files in a project's folder, e.g. "memory".
+	Subdir string
+	// TruncateAt is the length past which the CLI cuts a project's folder
+	// name and appends a suffix of its own (0: never); every folder starting
+	// with the cut name is read.
+	TruncateAt int
 }
 
 // MCPServer is memhost's MCP endpoint as the CLI must register it.

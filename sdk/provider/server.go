@@ -36,7 +36,7 @@ func (s *server) Describe(ctx context.Context, _ *memhostv1.ProviderDescribeRequ
 	if err := info.Validate(); err != nil {
 		return nil, status.Errorf(codes.Internal, "provider Describe: implementation returned invalid info: %v", err)
 	}
-	return &memhostv1.ProviderDescribeResponse{Name: info.Name, Version: info.Version, Description: info.Description, Executable: info.Executable}, nil
+	return infoToWire(info), nil
 }
 
 func (s *server) Prepare(ctx context.Context, req *memhostv1.PrepareRequest) (_ *memhostv1.PrepareResponse, err error) {
@@ -82,4 +82,24 @@ func (s *server) Health(ctx context.Context, _ *memhostv1.ProviderHealthRequest)
 		return &memhostv1.ProviderHealthResponse{Ok: false, Message: herr.Error()}, nil
 	}
 	return &memhostv1.ProviderHealthResponse{Ok: true}, nil
+}
+
+func (s *server) Connect(ctx context.Context, req *memhostv1.ConnectRequest) (_ *memhostv1.ConnectResponse, err error) {
+	c, ok := s.impl.(Connector)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "provider Connect: this provider cannot connect its CLI")
+	}
+	r := connectRequestFromWire(req)
+	if err := r.Validate(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	defer rpcerr.Recover(s.logger, "provider Connect", &err)
+	conn, err := c.Connect(ctx, r)
+	if err != nil {
+		return nil, rpcerr.ToStatus(err)
+	}
+	if err := conn.Validate(); err != nil {
+		return nil, status.Errorf(codes.Internal, "provider Connect: implementation returned an invalid plan: %v", err)
+	}
+	return connectionToWire(conn), nil
 }

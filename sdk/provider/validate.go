@@ -31,7 +31,29 @@ func (i Info) Validate() error {
 	case strings.ContainsAny(i.Executable, "/\x00"):
 		return fmt.Errorf("executable %q: must be a bare command name, not a path", i.Executable)
 	}
+	for _, f := range i.InstructionFiles {
+		if !bareName(f) {
+			return fmt.Errorf("instruction file %q: must be a bare file name", f)
+		}
+	}
+	if m := i.MemoryFolders; m != nil {
+		switch {
+		case checkEnvName("memory folders config dir env", m.ConfigDirEnv) != nil:
+			return checkEnvName("memory folders config dir env", m.ConfigDirEnv)
+		case !filepath.IsLocal(m.DefaultConfigDir) || strings.ContainsRune(m.DefaultConfigDir, 0):
+			return fmt.Errorf("memory folders default config dir %q: must be a relative path inside HOME", m.DefaultConfigDir)
+		case !bareName(m.Subdir):
+			return fmt.Errorf("memory folders subdir %q: must be a bare folder name", m.Subdir)
+		case m.TruncateAt < 0:
+			return fmt.Errorf("memory folders truncate at %d: must not be negative", m.TruncateAt)
+		}
+	}
 	return nil
+}
+
+// bareName is a file name without a folder.
+func bareName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\x00")
 }
 
 func validName(s string) bool {

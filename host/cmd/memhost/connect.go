@@ -17,8 +17,11 @@ import (
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/connect"
+	"github.com/memhost/memhost/host/internal/plugins/providers"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/sdk/plugin"
+	"github.com/memhost/memhost/sdk/provider"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -30,6 +33,10 @@ func connectCmd() *cobra.Command {
 an agent CLI, and for Claude Code and Gemini CLI a SessionStart hook that gives every session
 the project's banner (memhost hook session-start). Plain claude, codex and gemini then work
 with the project's memory without memhost run.
+
+What to change is asked of the CLI's provider plugin (memhost-provider-CLI in the plugin
+folders), which knows the CLI's files and commands; a provider built before it could answer
+is refused with a request to rebuild it.
 
 The server is a stdio one: the CLI starts memhost mcp (this binary, with MEMHOST_CONFIG set to
 this configuration) in the session's directory, and it forwards to the running host with a
@@ -47,19 +54,19 @@ context (memory_load_context) at the start of a session.`,
 		Example: `  memhost connect claude
   memhost connect --undo claude
   memhost connect gemini --yes`,
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: connect.CLIs(),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
-			o, closeFn, err := connectOptions(cmd, cfg, args[0])
+			undo, _ := cmd.Flags().GetBool("undo")
+			o, closeFn, err := connectOptions(cmd, cfg, args[0], undo)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			if undo, _ := cmd.Flags().GetBool("undo"); undo {
+			if undo {
 				return connect.Undo(cmd.Context(), o)
 			}
 			return connect.Connect(cmd.Context(), o)
@@ -71,9 +78,55 @@ context (memory_load_context) at the start of a session.`,
 	return c
 }
 
-// connectOptions are the options of connecting cli; closeFn releases the database, opened
-// only to revoke the token an earlier memhost connect registered.
-func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect.Options, func(), error) {
+// connectOptions are the options of connecting cli; closeFn stops its provider plugin and
+// releases the database, opened only to revoke the token an earlier memhost connect
+// registered.
+func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string, undo bool) (connect.Options, func(), error) {
+	var planner connect.Planner
+	var executable string
+	handle, stop, err := startProvider(cmd.Context(), cfg, cli)
+	switch {
+	case err == nil:
+		planner, executable = handle, handle.Info().Executable
+	case undo:
+		// Files still as connect left them are restored without the provider; it is asked
+		// only for a file changed since, and then this is the answer.
+		planner, stop = unavailablePlanner{err}, func() {}
+	default:
+		return connect.Options{}, nil, err
+	}
+	o, closeFn, err := connectOptionsWith(cmd, cfg, cli, planner, executable)
+	if err != nil {
+		stop()
+		return o, nil, err
+	}
+	return o, func() { closeFn(); stop() }, nil
+}
+
+// startProvider starts cli's provider plugin, which knows the CLI's files and commands; stop
+// shuts it down.
+func startProvider(ctx context.Context, cfg *config.Config, cli string) (*providers.Handle, func(), error) {
+	sup, names, stop := startProviders(ctx, cfg, cli)
+	if len(names) == 0 {
+		stop()
+		return nil, nil, fmt.Errorf("no provider plugin memhost-%s-%s in %s: memhost connect asks the CLI's provider what to change", plugin.KindProvider, cli, strings.Join(pluginDirs(cfg), ", "))
+	}
+	h, err := providers.Find(sup, cli)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return h, stop, nil
+}
+
+// unavailablePlanner stands for a provider that could not be started.
+type unavailablePlanner struct{ err error }
+
+func (u unavailablePlanner) Connect(context.Context, provider.ConnectRequest) (provider.Connection, error) {
+	return provider.Connection{}, u.err
+}
+
+func connectOptionsWith(cmd *cobra.Command, cfg *config.Config, cli string, planner connect.Planner, executable string) (connect.Options, func(), error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
@@ -92,9 +145,13 @@ func connectOptions(cmd *cobra.Command, cfg *config.Config, cli string) (connect
 		return connect.Options{}, nil, fmt.Errorf("find the user's configuration folder for connect's backups: %w", err)
 	}
 	bin, _ := cmd.Flags().GetString("bin")
+	if bin == "" {
+		bin = executable
+	}
 	yes, _ := cmd.Flags().GetBool("yes")
 	o := connect.Options{
 		CLI:        cli,
+		Provider:   planner,
 		Env:        environ(),
 		Executable: bin,
 		Hook:       connect.HookCommand(self, cfgPath, cli),

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -164,21 +165,50 @@ func TestBannerAndMapRefreshUseTheRunningHost(t *testing.T) {
 	require.Contains(t, out, "GOAL-VIA-HOST")
 }
 
+// importConfig is brainConfig with provider plugins in the plugin folders: import-cli asks
+// them which files their CLIs keep.
+func importConfig(t *testing.T, providerDir string) string {
+	t.Helper()
+	cfg, _ := brainConfig(t, "127.0.0.1:1")
+	body, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	withProviders := strings.Replace(string(body), "dirs = [", "dirs = ["+strconv.Quote(providerDir)+", ", 1)
+	require.NoError(t, os.WriteFile(cfg, []byte(withProviders), 0o600))
+	return cfg
+}
+
 func TestImportCLICommand(t *testing.T) {
 	t.Parallel()
-	cfg, _ := brainConfig(t, "127.0.0.1:1")
+	cfg := importConfig(t, testplugins.Providers(t))
 	dir := t.TempDir()
 	claude := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("# Rules\n\n- Use pnpm.\n- Tests need TZ=UTC.\n"), 0o644))
-	mem := filepath.Join(claude, "projects", brain.EncodeClaudeProject(dir), "memory")
+	mem := filepath.Join(claude, "projects", brain.EncodeProjectFolder(dir), "memory")
 	require.NoError(t, os.MkdirAll(mem, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(mem, "notes.md"), []byte("Staging needs the VPN.\n"), 0o644))
 
-	args := []string{"import-cli", dir, "--config", cfg, "--project", cliProject, "--claude-config-dir", claude}
+	args := []string{"import-cli", dir, "--config", cfg, "--project", cliProject, "--env", "CLAUDE_CONFIG_DIR=" + claude}
 	out, err := run(t, args...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "read 3, added 3, folded 0 into existing memories, skipped 0")
 	out, err = run(t, args...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "read 3, added 0, folded 0 into existing memories, skipped 3")
+}
+
+// TestImportCLIReadsTheFilesTheProvidersName: with only the Codex provider installed, import-cli
+// reads AGENTS.md, the file it names, and no other CLI's file.
+func TestImportCLIReadsTheFilesTheProvidersName(t *testing.T) {
+	t.Parallel()
+	only := t.TempDir()
+	testplugins.Install(t, only, "memhost-provider-codex", filepath.Join(testplugins.Providers(t), "memhost-provider-codex"))
+	cfg := importConfig(t, only)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("- Use pnpm.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("- Tests need TZ=UTC.\n"), 0o644))
+	out, err := run(t, "import-cli", dir, "--config", cfg, "--project", cliProject)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "AGENTS.md")
+	require.NotContains(t, out, "CLAUDE.md")
+	require.Contains(t, out, "read 1, added 1")
 }

@@ -14,33 +14,36 @@ import (
 	"github.com/memhost/memhost/host/internal/store"
 )
 
-// Import sources.
-const (
-	// SourceClaudeMemory is Claude Code's file memory: ~/.claude/projects/<encoded cwd>/memory/*.md.
-	SourceClaudeMemory = "claude-memory"
-	// SourceInstructions is a project's CLAUDE.md, AGENTS.md or GEMINI.md.
-	SourceInstructions = "instructions"
-)
-
-// InstructionFiles are the agent CLIs' instruction files read from a project's root.
-var InstructionFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md"}
+// SourceInstructions is the source of a project's instruction files (CLAUDE.md, AGENTS.md, ...);
+// a CLI's own memory files are the source "<cli>-memory".
+const SourceInstructions = "instructions"
 
 // maxImportFileBytes skips files no CLI would keep as memory (a generated dump, say).
 const maxImportFileBytes = 1 << 20
 
-// claudeDirLimit is the length past which Claude Code truncates an encoded project directory
-// and appends a hash, which is why import globs for the prefix instead of recomputing it.
-const claudeDirLimit = 200
-
-// ImportRequest says where to look.
+// ImportRequest says where to look. The file names and folders are the CLIs' own, as their
+// provider plugins describe them (provider.Info); the brain knows no CLI.
 type ImportRequest struct {
 	// Dirs are the project's directories on this machine: the one import-cli was given and
-	// its repository root. Claude Code keys its memory by the directory it was started in.
+	// its repository root. A CLI keys its memory by the directory it was started in.
 	Dirs []string
-	// ClaudeDir is Claude Code's configuration directory ($CLAUDE_CONFIG_DIR, else ~/.claude).
-	ClaudeDir string
+	// InstructionFiles are the instruction files read from each of Dirs (CLAUDE.md, say).
+	InstructionFiles []string
+	// MemoryFolders are the CLIs' per-project memory folders.
+	MemoryFolders []MemoryFolders
 	// Home shortens the paths recorded as provenance (~/...).
 	Home string
+}
+
+// MemoryFolders is one CLI's memory folders for this user: Dir/projects/<the project's path
+// encoded (EncodeProjectFolder)>/Subdir/*.md, the encoded name cut at TruncateAt (0: never)
+// and suffixed by the CLI, so every folder starting with the cut name is read.
+type MemoryFolders struct {
+	// CLI names the files' source, "<CLI>-memory".
+	CLI        string
+	Dir        string
+	Subdir     string
+	TruncateAt int
 }
 
 // ImportFileReport is what one file gave.
@@ -76,11 +79,11 @@ type importFile struct {
 // elsewhere on the machine (~/private.md, /etc/passwd) into memory.
 const (
 	refusedProjectLink = "is a link to a file outside the project; not imported"
-	refusedMemoryLink  = "is a link to a file outside Claude Code's memory folder; not imported"
+	refusedMemoryLink  = "is a link to a file outside %s's memory folder; not imported"
 )
 
-// ImportCLI imports the agent CLIs' file memory of one project: Claude Code's memory files and
-// the project's instruction files, each paragraph or list item one memory (splitMarkdown)
+// ImportCLI imports the agent CLIs' file memory of one project: the CLIs' memory files and the
+// project's instruction files, each paragraph or list item one memory (splitMarkdown)
 // whose provenance source is "import-cli:<path>". Pieces the project already holds are skipped
 // and the rest go through the write path (so a paraphrase folds), which makes a second run add
 // nothing. Files are only read.
@@ -235,20 +238,22 @@ func findImportFiles(req ImportRequest) []importFile {
 		}
 		out = append(out, f)
 	}
-	for _, dir := range req.Dirs {
-		for _, enc := range claudeProjectDirs(req.ClaudeDir, dir) {
-			mem := filepath.Join(enc, "memory")
-			files, _ := filepath.Glob(filepath.Join(mem, "*.md"))
-			slices.Sort(files)
-			roots := resolved([]string{mem})
-			for _, f := range files {
-				add(f, SourceClaudeMemory, roots, refusedMemoryLink)
+	for _, m := range req.MemoryFolders {
+		for _, dir := range req.Dirs {
+			for _, folder := range projectFolders(m, dir) {
+				mem := filepath.Join(folder, m.Subdir)
+				files, _ := filepath.Glob(filepath.Join(mem, "*.md"))
+				slices.Sort(files)
+				roots := resolved([]string{mem})
+				for _, f := range files {
+					add(f, m.CLI+"-memory", roots, fmt.Sprintf(refusedMemoryLink, m.CLI))
+				}
 			}
 		}
 	}
 	roots := resolved(req.Dirs)
 	for _, dir := range req.Dirs {
-		for _, name := range InstructionFiles {
+		for _, name := range req.InstructionFiles {
 			add(filepath.Join(dir, name), SourceInstructions, roots, refusedProjectLink)
 		}
 	}
@@ -273,26 +278,26 @@ func within(path, root string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
-// claudeProjectDirs finds Claude Code's per-project folders for dir: the absolute path with
-// every character but letters and digits replaced by '-', or, past 200 characters, the
-// folders starting with its first 200 (Claude Code appends a hash it does not document).
-func claudeProjectDirs(claudeDir, dir string) []string {
-	if claudeDir == "" {
+// projectFolders finds a CLI's per-project folders for dir: the encoded path, or, past
+// TruncateAt characters, the folders starting with its cut (the CLI appends a suffix, a hash
+// Claude Code does not document).
+func projectFolders(m MemoryFolders, dir string) []string {
+	if m.Dir == "" {
 		return nil
 	}
-	enc := EncodeClaudeProject(dir)
-	root := filepath.Join(claudeDir, "projects")
-	if len(enc) <= claudeDirLimit {
+	enc := EncodeProjectFolder(dir)
+	root := filepath.Join(m.Dir, "projects")
+	if m.TruncateAt <= 0 || len(enc) <= m.TruncateAt {
 		return []string{filepath.Join(root, enc)}
 	}
-	matches, _ := filepath.Glob(filepath.Join(root, globEscape(enc[:claudeDirLimit])+"*"))
+	matches, _ := filepath.Glob(filepath.Join(root, globEscape(enc[:m.TruncateAt])+"*"))
 	slices.Sort(matches)
 	return matches
 }
 
-// EncodeClaudeProject is Claude Code's name for a project folder: the absolute path with every
-// character that is not an ASCII letter or digit replaced by '-'.
-func EncodeClaudeProject(dir string) string {
+// EncodeProjectFolder is a project folder's name in a CLI's memory (Claude Code's layout): the
+// absolute path with every character that is not an ASCII letter or digit replaced by '-'.
+func EncodeProjectFolder(dir string) string {
 	var b strings.Builder
 	for _, r := range dir {
 		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {

@@ -13,6 +13,14 @@ import (
 	"github.com/memhost/memhost/host/internal/memory"
 )
 
+// instructionFiles are the instruction files the repository's providers name.
+var instructionFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md"}
+
+// claudeMemory is Claude Code's memory folders in dir, as its provider describes them.
+func claudeMemory(dir string) brain.MemoryFolders {
+	return brain.MemoryFolders{CLI: "claude", Dir: dir, Subdir: "memory", TruncateAt: 200}
+}
+
 // cliFiles lays out a project with instruction files and a Claude Code memory folder whose
 // name is the project path encoded (over 200 characters: truncated plus a hash).
 func cliFiles(t *testing.T, long bool) (req brain.ImportRequest, files []string) {
@@ -24,7 +32,7 @@ func cliFiles(t *testing.T, long bool) (req brain.ImportRequest, files []string)
 	}
 	require.NoError(t, os.MkdirAll(proj, 0o755))
 	claude := filepath.Join(home, ".claude")
-	enc := brain.EncodeClaudeProject(proj)
+	enc := brain.EncodeProjectFolder(proj)
 	if long {
 		enc = enc[:200] + "-1a2b3c"
 	}
@@ -38,7 +46,7 @@ func cliFiles(t *testing.T, long bool) (req brain.ImportRequest, files []string)
 	write(filepath.Join(proj, "AGENTS.md"), "# Conventions\n\n- Use pnpm, never npm.\n- Run make lint before pushing.\n")
 	write(filepath.Join(mem, "MEMORY.md"), "- [Deploys](deploys.md) — how deploys work\n")
 	write(filepath.Join(mem, "deploys.md"), "---\nname: Deploys\ndescription: How deploys work\ntype: project\n---\n\nStaging deploys need VPN access.\n")
-	return brain.ImportRequest{Dirs: []string{proj}, ClaudeDir: claude, Home: home}, files
+	return brain.ImportRequest{Dirs: []string{proj}, InstructionFiles: instructionFiles, MemoryFolders: []brain.MemoryFolders{claudeMemory(claude)}, Home: home}, files
 }
 
 func TestImportCLIIsIdempotentAndLeavesFilesAlone(t *testing.T) {
@@ -101,8 +109,8 @@ func TestImportCLIFindsNothingElsewhere(t *testing.T) {
 	b := setup(t)
 	req, _ := cliFiles(t, false)
 	// A sibling project whose encoded name starts the same is not this project's memory.
-	sibling := brain.EncodeClaudeProject(req.Dirs[0]) + "-2"
-	dir := filepath.Join(req.ClaudeDir, "projects", sibling, "memory")
+	sibling := brain.EncodeProjectFolder(req.Dirs[0]) + "-2"
+	dir := filepath.Join(req.MemoryFolders[0].Dir, "projects", sibling, "memory")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.md"), []byte("SIBLING fact\n"), 0o644))
 	rep, err := b.brain.ImportCLI(context.Background(), operatorA, req)
@@ -121,7 +129,7 @@ func TestImportCLIRefusesLinksOutOfTheProject(t *testing.T) {
 	ctx := context.Background()
 	req, _ := cliFiles(t, false)
 	proj := req.Dirs[0]
-	mem := filepath.Join(req.ClaudeDir, "projects", brain.EncodeClaudeProject(proj), "memory")
+	mem := filepath.Join(req.MemoryFolders[0].Dir, "projects", brain.EncodeProjectFolder(proj), "memory")
 	outside := t.TempDir()
 	private := filepath.Join(outside, "private.md")
 	require.NoError(t, os.WriteFile(private, []byte("PRIVATE-SENTINEL: my bank PIN notes\n"), 0o600))
@@ -142,8 +150,8 @@ func TestImportCLIRefusesLinksOutOfTheProject(t *testing.T) {
 		problems[f.Path] = f.Error
 	}
 	require.Equal(t, "is a link to a file outside the project; not imported", problems["~/src/app/AGENTS.md"], rep)
-	require.Equal(t, "is a link to a file outside Claude Code's memory folder; not imported",
-		problems["~/.claude/projects/"+brain.EncodeClaudeProject(proj)+"/memory/x.md"], rep)
+	require.Equal(t, "is a link to a file outside claude's memory folder; not imported",
+		problems["~/.claude/projects/"+brain.EncodeProjectFolder(proj)+"/memory/x.md"], rep)
 	require.Contains(t, problems, "~/src/app/GEMINI.md")
 	require.Empty(t, problems["~/src/app/GEMINI.md"])
 
@@ -169,7 +177,7 @@ func TestImportCLIStoresARuleOnceWithoutItsListMarker(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("# Conventions\n\n- Use pnpm, never npm.\n- Tests need TZ=UTC.\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("# Rules for agents\n\n* Use pnpm, never npm.\n1. Run make lint before pushing.\n"), 0o644))
 
-	rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ImportRequest{Dirs: []string{proj}})
+	rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ImportRequest{Dirs: []string{proj}, InstructionFiles: instructionFiles})
 	require.NoError(t, err)
 	require.Equal(t, 4, rep.Read)
 	require.Equal(t, 1, rep.Skipped, "the rule AGENTS.md repeats")

@@ -50,10 +50,10 @@ func TestSplitMarkdownFrontMatterAndLongPieces(t *testing.T) {
 	require.Equal(t, 100, total, "nothing lost in the split")
 }
 
-func TestEncodeClaudeProject(t *testing.T) {
+func TestEncodeProjectFolder(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "-home-ana-src-my-app-v2", EncodeClaudeProject("/home/ana/src/my_app.v2"))
-	require.Equal(t, "-tmp-caf-", EncodeClaudeProject("/tmp/café"))
+	require.Equal(t, "-home-ana-src-my-app-v2", EncodeProjectFolder("/home/ana/src/my_app.v2"))
+	require.Equal(t, "-tmp-caf-", EncodeProjectFolder("/tmp/café"))
 }
 
 func texts(chunks []chunk) []string {

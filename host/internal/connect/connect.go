@@ -20,16 +20,22 @@ import (
 	"time"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/memhost/memhost/sdk/provider"
 )
 
 // Options describe one connect or undo.
 type Options struct {
-	// CLI is claude, codex or gemini.
+	// CLI is the CLI's name (claude, codex, gemini): its provider plugin's, and the folder of
+	// its backups.
 	CLI string
+	// Provider is the CLI's provider plugin, which answers what connecting it takes.
+	Provider Planner
 	// Env is the user's environment: where the CLI keeps its configuration (HOME,
 	// CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME) and PATH to find it.
 	Env map[string]string
-	// Executable is the CLI; "" means CLI looked up on Env's PATH.
+	// Executable is the CLI's executable: a name looked up on Env's PATH (the provider's
+	// provider.Info.Executable, say), or a path.
 	Executable string
 	// Hook is the shell command of the SessionStart hook (memhost's absolute path, its
 	// --config, `hook session-start --cli CLI`).
@@ -64,32 +70,6 @@ type step struct {
 	edit func(before []byte) ([]byte, error)
 }
 
-// target is what connect knows about one CLI.
-type target interface {
-	// registered reports where memhost's MCP server is registered in the user's config
-	// already, or "".
-	registered(o Options) (string, error)
-	// connect returns the steps that register server.
-	connect(o Options, s server) ([]step, error)
-	// disconnect returns the steps that take memhost's entries out of file, which was
-	// changed since connect.
-	disconnect(o Options, file string, st *state) []step
-}
-
-// server is what a connection registers: the stdio MCP server (memhost's path and its
-// configuration file) and the hook. No token: `memhost mcp` and the hook get one bound to the
-// session's project when they run.
-type server struct {
-	memhost, config, hook string
-}
-
-var targets = map[string]target{"claude": claude{}, "codex": codex{}, "gemini": gemini{}}
-
-// CLIs are the CLIs connect knows.
-func CLIs() []string {
-	return []string{"claude", "codex", "gemini"}
-}
-
 // tokenPattern finds a memhost token (auth.TokenPrefix and 256 bits in base64url) in what
 // connect shows: a file that an earlier memhost connect wrote holds one.
 var tokenPattern = regexp.MustCompile(`mh_[A-Za-z0-9_-]{16,}`)
@@ -97,22 +77,10 @@ var tokenPattern = regexp.MustCompile(`mh_[A-Za-z0-9_-]{16,}`)
 // maskTokens replaces every token in s, so no diff or command connect prints shows one.
 func maskTokens(s string) string { return tokenPattern.ReplaceAllString(s, "mh_REDACTED") }
 
-func (o Options) target() (target, error) {
-	t, ok := targets[o.CLI]
-	if !ok {
-		return nil, fmt.Errorf("memhost connect knows %s, not %q", strings.Join(CLIs(), ", "), o.CLI)
-	}
-	return t, nil
-}
-
 func (o Options) stateDir() string { return filepath.Join(o.StateDir, o.CLI) }
 
 // Connect registers memhost in the CLI's configuration; see the package documentation.
 func Connect(ctx context.Context, o Options) error {
-	t, err := o.target()
-	if err != nil {
-		return err
-	}
 	if st, err := readState(o.stateDir()); err != nil {
 		return err
 	} else if st != nil {
@@ -120,15 +88,14 @@ func Connect(ctx context.Context, o Options) error {
 			o.CLI, st.ConnectedAt.Local().Format("2006-01-02 15:04"), o.CLI)
 		return nil
 	}
-	if where, err := t.registered(o); err != nil {
-		return err
-	} else if where != "" {
-		return fmt.Errorf("%s already has an MCP server named memhost in %s, registered outside memhost connect; remove it first", o.CLI, where)
-	}
-	steps, err := t.connect(o, server{memhost: o.Memhost, config: o.Config, hook: o.Hook})
+	plan, err := o.plan(ctx, o.Hook)
 	if err != nil {
 		return err
 	}
+	if plan.RegisteredIn != "" {
+		return fmt.Errorf("%s already has an MCP server named memhost in %s, registered outside memhost connect; remove it first", o.CLI, plan.RegisteredIn)
+	}
+	steps := connectSteps(o, plan)
 	fmt.Fprintf(o.Out, "memhost connect %s will:\n", o.CLI)
 	if err := show(o, steps); err != nil {
 		return err
@@ -278,12 +245,17 @@ func runStep(ctx context.Context, o Options, s step) error {
 	return writeFile(s.file, after)
 }
 
+// executableName is the CLI's executable as connect shows it.
+func (o Options) executableName() string {
+	if o.Executable == "" {
+		return o.CLI
+	}
+	return o.Executable
+}
+
 // executable is the CLI's path.
 func executable(o Options) (string, error) {
-	name := o.Executable
-	if name == "" {
-		name = o.CLI
-	}
+	name := o.executableName()
 	if strings.Contains(name, "/") {
 		return name, nil
 	}
@@ -307,10 +279,6 @@ func envList(m map[string]string) []string {
 
 // Undo takes memhost out of the CLI's configuration; see the package documentation.
 func Undo(ctx context.Context, o Options) error {
-	t, err := o.target()
-	if err != nil {
-		return err
-	}
 	dir := o.stateDir()
 	st, err := readState(dir)
 	if err != nil {
@@ -320,6 +288,8 @@ func Undo(ctx context.Context, o Options) error {
 		fmt.Fprintf(o.Out, "%s is not connected by memhost connect; nothing to undo.\n", o.CLI)
 		return nil
 	}
+
+	var plan *provider.Connection
 	var restores []fileRecord
 	var surgery []step
 	keep := false // a backup of a file that is edited rather than restored
@@ -333,7 +303,20 @@ func Undo(ctx context.Context, o Options) error {
 			restores = append(restores, f)
 			continue
 		}
-		surgery = append(surgery, t.disconnect(o, f.Path, st)...)
+		if plan == nil {
+			// The provider's plan, asked again, names memhost's entries; its inverse takes
+			// them out of a file that changed since connect.
+			hook := st.Hook
+			if hook == "" {
+				hook = o.Hook
+			}
+			p, err := o.plan(ctx, hook)
+			if err != nil {
+				return err
+			}
+			plan = &p
+		}
+		surgery = append(surgery, undoSteps(o, *plan, f.Path)...)
 		keep = keep || f.Existed
 	}
 	fmt.Fprintf(o.Out, "memhost connect --undo %s will:\n", o.CLI)

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/testlog"
 	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/sdk/provider"
 )
 
 // fakeCLI stands for claude and gemini: it records each call's arguments (one line per call)
@@ -57,6 +59,7 @@ func setup(t *testing.T, cli string) *bundle {
 	}
 	b.opts = Options{
 		CLI:      cli,
+		Provider: planners[cli],
 		Env:      map[string]string{"HOME": b.home, "PATH": bin + ":/usr/bin:/bin", "FAKE_OUT": b.out},
 		Hook:     HookCommand("/opt/memhost/bin/memhost", "/srv/my memhost/memhost.toml", cli),
 		Memhost:  "/opt/memhost/bin/memhost",
@@ -312,12 +315,6 @@ func TestUndoRemovesWhatConnectCreated(t *testing.T) {
 	require.NoDirExists(t, filepath.Join(b.home, ".claude"))
 }
 
-func TestUnknownCLI(t *testing.T) {
-	t.Parallel()
-	b := setup(t, "cursor")
-	require.EqualError(t, Connect(t.Context(), b.opts), `memhost connect knows claude, codex, gemini, not "cursor"`)
-}
-
 func TestHookCommandIsQuotedForTheShell(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "/usr/local/bin/memhost hook session-start --cli claude", HookCommand("/usr/local/bin/memhost", "", "claude"))
@@ -397,7 +394,7 @@ func TestUndoOfAnEarlierConnectMasksAndRevokesItsToken(t *testing.T) {
 // home (the CLIs' configuration, connect's backups and record) holds a token.
 func TestConnectWritesNoTokenAnywhere(t *testing.T) {
 	t.Parallel()
-	for _, cli := range CLIs() {
+	for _, cli := range testplugins.ProviderCLIs {
 		b := setup(t, cli)
 		b.opts.Env["FAKE_FILE"] = filepath.Join(b.home, "fake-"+cli+".json")
 		b.opts.Env["FAKE_ADD"] = "{}"
@@ -411,4 +408,62 @@ func TestConnectWritesNoTokenAnywhere(t *testing.T) {
 		}))
 		require.NotContains(t, b.log.String(), "mh_", cli)
 	}
+}
+
+// aiderPlanner is the provider of a CLI memhost's own code has never heard of.
+type aiderPlanner struct{ home string }
+
+func (p aiderPlanner) Connect(_ context.Context, r provider.ConnectRequest) (provider.Connection, error) {
+	return provider.Connection{Steps: []provider.ConnectStep{
+		{File: filepath.Join(p.home, ".aider.json"), JSONAppend: &provider.JSONAppend{Path: []string{"servers"}, Value: `{"command": "` + r.Memhost + `"}`}},
+		{File: filepath.Join(p.home, ".aider.conf"), TextAppend: &provider.TextAppend{Text: "# memhost\nserver = " + r.Memhost + "\n"}},
+	}}, nil
+}
+
+// TestConnectAppliesTheProvidersPlanForAnyCLI: connect knows no CLI itself; the provider's
+// plan (a JSON list entry, a text block) is shown, applied and undone, for a CLI it has never
+// heard of.
+func TestConnectAppliesTheProvidersPlanForAnyCLI(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "aider")
+	b.opts.Provider = aiderPlanner{home: b.home}
+	conf := filepath.Join(b.home, ".aider.conf")
+	write(t, conf, "model = x\n")
+	require.NoError(t, Connect(t.Context(), b.opts))
+	require.Contains(t, b.log.String(), "edit "+filepath.Join(b.home, ".aider.json"))
+	require.JSONEq(t, `{"servers": [{"command": "/opt/memhost/bin/memhost"}]}`, read(t, filepath.Join(b.home, ".aider.json")))
+	require.Equal(t, "model = x\n\n# memhost\nserver = /opt/memhost/bin/memhost\n", read(t, conf))
+
+	write(t, conf, read(t, conf)+"\nmine = 1\n") // changed since: only memhost's block goes
+	require.NoError(t, Undo(t.Context(), b.opts))
+	require.Equal(t, "model = x\n\nmine = 1\n", read(t, conf))
+	require.NoFileExists(t, filepath.Join(b.home, ".aider.json"))
+}
+
+// gone stands for a provider plugin that is no longer installed.
+type gone struct{}
+
+func (gone) Connect(context.Context, provider.ConnectRequest) (provider.Connection, error) {
+	return provider.Connection{}, errors.New("no provider plugin memhost-provider-codex")
+}
+
+// TestUndoOfUntouchedFilesNeedsNoProvider: files as connect left them are restored from the
+// backups even when the provider is gone; a file changed since needs its plan, and undo then
+// says why it cannot, changing nothing.
+func TestUndoOfUntouchedFilesNeedsNoProvider(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "codex")
+	config := filepath.Join(b.home, ".codex", "config.toml")
+	write(t, config, codexConfig)
+	require.NoError(t, Connect(t.Context(), b.opts))
+	connected := read(t, config)
+	b.opts.Provider = gone{}
+
+	write(t, config, connected+"\n[profiles.work]\nmodel = \"o9\"\n")
+	require.EqualError(t, Undo(t.Context(), b.opts), "no provider plugin memhost-provider-codex")
+	require.FileExists(t, filepath.Join(b.opts.StateDir, "codex", stateFile))
+
+	write(t, config, connected)
+	require.NoError(t, Undo(t.Context(), b.opts))
+	require.Equal(t, codexConfig, read(t, config))
 }

@@ -10,17 +10,11 @@
 // forwards to the running host with a token bound to that directory's project (package
 // hostclient). No token is written into any CLI's configuration.
 //
-// What it changes, per CLI:
-//
-//   - claude: `claude mcp add --scope user memhost -e MEMHOST_CONFIG=... -- memhost mcp` (user
-//     scope: the default, local scope, would register the server for one directory only), and
-//     a SessionStart hook in Claude Code's settings.json;
-//   - gemini: `gemini mcp add memhost memhost mcp --scope user --trust -e ...` (trusted:
-//     headless `gemini -p` offers an untrusted server's tools to no model), and a SessionStart
-//     hook in the same settings.json;
-//   - codex: Codex has no hooks, so an [mcp_servers.memhost] table (command, args, env) is
-//     appended to config.toml; memhost's server instructions tell its model to load the
-//     project's context at the start of a session.
+// What it changes is the CLI's provider plugin's knowledge (provider.Connector): the plan it
+// answers (the CLI's own commands, each with its undo; entries appended to a list in a JSON
+// settings file; a text block appended to a file) is what connect shows and applies. This
+// package knows no CLI's files or commands; a provider too old to answer is refused (package
+// providers), with no built-in fallback.
 //
 // A connection made by an earlier memhost registered a token; undo revokes it, and every diff
 // or command connect prints has its tokens masked.
@@ -30,6 +24,7 @@
 // (state.json beside the backups); connecting twice changes nothing. Undo restores each file
 // byte for byte when it is still as connect left it. A file the CLI or the user has changed
 // since (Claude Code rewrites ~/.claude.json at every start) gets memhost's entries removed
-// instead, through the CLI's own `mcp remove` where it has one, and keeps everything else; its
-// backup is then kept and named.
+// instead (the inverse of the provider's plan, asked again, on that file: the CLI's undo command
+// while the provider finds memhost registered, the JSON entries removed, the text block
+// removed), and keeps everything else; its backup is then kept and named.
 package connect

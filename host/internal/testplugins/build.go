@@ -45,6 +45,8 @@ const (
 	HashPackage = "sdk/examples/embed-hash"
 	// MisbehavePackage is the test embedder that breaks the protocol on purpose (see its doc).
 	MisbehavePackage = "host/internal/testplugins/misbehave"
+	// OldProviderPackage is a provider plugin without the Connect RPC, as built before it.
+	OldProviderPackage = "host/internal/testplugins/oldprovider"
 )
 
 // Build compiles the plugin main package pkg (relative to the repository root) to out. It

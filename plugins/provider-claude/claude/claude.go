@@ -29,10 +29,14 @@ func New() *Provider { return &Provider{} }
 // Describe names the CLI.
 func (*Provider) Describe(context.Context) (provider.Info, error) {
 	return provider.Info{
-		Name:        "claude",
-		Version:     Version,
-		Description: "Claude Code: banner via --append-system-prompt-file, memhost MCP via --mcp-config",
-		Executable:  "claude",
+		Name:             "claude",
+		Version:          Version,
+		Description:      "Claude Code: banner via --append-system-prompt-file, memhost MCP via --mcp-config",
+		Executable:       "claude",
+		InstructionFiles: []string{"CLAUDE.md"},
+		// Claude Code keeps its file memory per project folder; past 200
+		// characters it cuts the folder name and appends a hash.
+		MemoryFolders: &provider.MemoryFolders{ConfigDirEnv: "CLAUDE_CONFIG_DIR", DefaultConfigDir: ".claude", Subdir: "memory", TruncateAt: 200},
 	}, nil
 }
 

@@ -32,10 +32,11 @@ func New() *Provider { return &Provider{} }
 // Describe names the CLI.
 func (*Provider) Describe(context.Context) (provider.Info, error) {
 	return provider.Info{
-		Name:        "codex",
-		Version:     Version,
-		Description: "Codex: banner in AGENTS.md and memhost MCP in config.toml of a scratch CODEX_HOME mirroring the user's",
-		Executable:  "codex",
+		Name:             "codex",
+		Version:          Version,
+		Description:      "Codex: banner in AGENTS.md and memhost MCP in config.toml of a scratch CODEX_HOME mirroring the user's",
+		Executable:       "codex",
+		InstructionFiles: []string{"AGENTS.md"},
 	}, nil
 }
 

@@ -33,10 +33,11 @@ func New() *Provider { return &Provider{} }
 // Describe names the CLI.
 func (*Provider) Describe(context.Context) (provider.Info, error) {
 	return provider.Info{
-		Name:        "gemini",
-		Version:     Version,
-		Description: "Gemini CLI: banner in GEMINI.md and memhost MCP in settings.json of a scratch GEMINI_CLI_HOME mirroring the user's",
-		Executable:  "gemini",
+		Name:             "gemini",
+		Version:          Version,
+		Description:      "Gemini CLI: banner in GEMINI.md and memhost MCP in settings.json of a scratch GEMINI_CLI_HOME mirroring the user's",
+		Executable:       "gemini",
+		InstructionFiles: []string{"GEMINI.md"},
 	}, nil
 }
 

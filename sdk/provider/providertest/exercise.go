@@ -10,6 +10,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +58,10 @@ func WithUser(setup func(home string) (env map[string]string, err error)) Option
 // in the user's home and working directory nor in the scratch directory,
 // which memhost fills), Finish after a normal and a failed session,
 // cancellation (Prepare returns promptly once its context is done), health
-// and concurrent use. Over the wire the client already returns when the
+// and concurrent use. A provider that implements provider.Connector has its
+// connect plan checked: valid, the same when asked twice, naming memhost,
+// touching only the user's own files and written by no one but memhost.
+// Over the wire the client already returns when the
 // context ends, so run Exercise on the implementation itself too.
 //
 // A check never panics on a malformed result and keeps its failure message
@@ -91,6 +96,7 @@ var checks = []check{
 	{"CancelledContext", checkCancelledContext},
 	{"Health", checkHealth},
 	{"Concurrent", checkConcurrent},
+	{"Connect", checkConnect},
 }
 
 // kit is the provider under test and what Describe said about it.
@@ -186,8 +192,8 @@ func checkDescribe(t testing.TB, k *kit) {
 	if k.info.Version == "" {
 		t.Fatalf("Describe: version is empty")
 	}
-	if again := k.describe(t); again != k.info {
-		t.Fatalf("Describe is not stable: first %s, then %s", short(fmt.Sprintf("%+v", k.info)), short(fmt.Sprintf("%+v", again)))
+	if again := k.describe(t); !reflect.DeepEqual(again, k.info) {
+		t.Fatalf("Describe is not stable: first %s, then %s", truncate(fmt.Sprintf("%+v", k.info), maxMessage/2), truncate(fmt.Sprintf("%+v", again), maxMessage/2))
 	}
 }
 
@@ -533,4 +539,80 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// checkConnect: a provider that can connect its CLI (provider.Connector)
+// answers a valid plan that registers memhost, changes only files in the
+// user's home or in folders the user's environment names, is the same when
+// asked again (undo asks again) and writes nothing itself. A provider
+// without Connect (ErrUnimplemented over the wire) passes: connecting is
+// optional.
+func checkConnect(t testing.TB, k *kit) {
+	c, ok := k.p.(provider.Connector)
+	if !ok {
+		return
+	}
+	w := k.newWorld(t, nil, false)
+	r := provider.ConnectRequest{
+		Env: w.spawn.Env, Memhost: "/opt/providertest/bin/memhost", Config: "/etc/providertest/memhost.toml",
+		Hook: "/opt/providertest/bin/memhost hook session-start --cli " + k.info.Name,
+	}
+	before := snapshot(t, w.home)
+	conn, err := k.connect(t, c, r)
+	if errors.Is(err, provider.ErrUnimplemented) {
+		return
+	}
+	if err != nil {
+		t.Fatalf("Connect: %s", short(err.Error()))
+	}
+	if err := conn.Validate(); err != nil {
+		t.Fatalf("Connect returned an invalid plan: %s", short(err.Error()))
+	}
+	if conn.RegisteredIn != "" {
+		t.Fatalf("Connect: a fresh user has memhost registered in %s", quote(conn.RegisteredIn))
+	}
+	roots := []string{w.home}
+	for _, v := range w.spawn.Env {
+		if filepath.IsAbs(v) && !strings.Contains(v, ":") {
+			roots = append(roots, v)
+		}
+	}
+	named := false
+	for _, s := range conn.Steps {
+		if !slices.ContainsFunc(roots, func(root string) bool { return strings.HasPrefix(s.File, root+"/") }) {
+			t.Fatalf("Connect: step changes %s, outside the user's home and configuration folders", quote(s.File))
+		}
+		var text string
+		switch {
+		case s.Run != nil:
+			text = strings.Join(s.Run.Args, " ")
+		case s.JSONAppend != nil:
+			text = s.JSONAppend.Value
+		case s.TextAppend != nil:
+			text = s.TextAppend.Text
+		}
+		named = named || strings.Contains(text, r.Memhost)
+	}
+	if !named {
+		t.Fatalf("Connect: no step registers memhost (%s)", quote(r.Memhost))
+	}
+	if again, err := k.connect(t, c, r); err != nil || !reflect.DeepEqual(again, conn) {
+		t.Fatalf("Connect is not the same when asked again (undo asks again): %v", err)
+	}
+	if diff := compare(before, snapshot(t, w.home)); diff != "" {
+		t.Fatalf("Connect changed the user's home (memhost applies the plan): %s", diff)
+	}
+}
+
+// connect calls Connect within the call limit.
+func (k *kit) connect(t testing.TB, c provider.Connector, r provider.ConnectRequest) (provider.Connection, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	defer cancel()
+	var conn provider.Connection
+	call := start(func() (err error) {
+		conn, err = c.Connect(ctx, r)
+		return err
+	})
+	return conn, call.wait(t, "Connect", k.limits.call+k.limits.cancel)
 }

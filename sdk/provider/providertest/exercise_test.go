@@ -136,6 +136,10 @@ type fake struct {
 	// describes counts Describe calls; unstable makes the version change.
 	describes atomic.Int32
 	unstable  bool
+	// connectTo, when set, is the file Connect's plan changes instead of
+	// one in the user's home; connectWrites makes Connect write it itself.
+	connectTo     string
+	connectWrites bool
 }
 
 var _ provider.Provider = (*fake)(nil)
@@ -193,6 +197,59 @@ func (f *fake) Finish(_ context.Context, e provider.Ended) (provider.Session, er
 }
 
 func (f *fake) Health(context.Context) error { return f.healthErr }
+
+var _ provider.Connector = (*fake)(nil)
+
+// Connect appends memhost's server to ~/.fake/config as a text block.
+func (f *fake) Connect(_ context.Context, r provider.ConnectRequest) (provider.Connection, error) {
+	file := filepath.Join(r.Env["HOME"], ".fake", "config")
+	if f.connectTo != "" {
+		file = f.connectTo
+	}
+	if f.connectWrites {
+		if err := os.WriteFile(filepath.Join(r.Env["HOME"], ".fake-connected"), nil, 0o600); err != nil {
+			return provider.Connection{}, err
+		}
+	}
+	return provider.Connection{Steps: []provider.ConnectStep{
+		{File: file, TextAppend: &provider.TextAppend{Text: "# memhost\nserver = " + r.Memhost + " mcp\n"}},
+	}}, nil
+}
+
+func TestKitCatchesAConnectPlanOutsideTheUsersFiles(t *testing.T) {
+	t.Parallel()
+	requireFails(t, kitResults(t, &fake{connectTo: "/etc/fake/config"}), `step changes "/etc/fake/config", outside the user's home`, "Connect")
+	requireFails(t, kitResults(t, Serve(t, &fake{connectTo: "/etc/fake/config"})), `step changes "/etc/fake/config", outside the user's home`, "Connect")
+}
+
+func TestKitCatchesAConnectThatWritesItself(t *testing.T) {
+	t.Parallel()
+	requireFails(t, kitResults(t, &fake{connectWrites: true}), "Connect changed the user's home", "Connect")
+}
+
+// withoutConnect is a provider written before Connect.
+type withoutConnect struct{ f fake }
+
+func (w *withoutConnect) Describe(ctx context.Context) (provider.Info, error) {
+	return w.f.Describe(ctx)
+}
+func (w *withoutConnect) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, error) {
+	return w.f.Prepare(ctx, s)
+}
+func (w *withoutConnect) Finish(ctx context.Context, e provider.Ended) (provider.Session, error) {
+	return w.f.Finish(ctx, e)
+}
+func (w *withoutConnect) Health(ctx context.Context) error { return w.f.Health(ctx) }
+
+// TestKitPassesAProviderWithoutConnect: connecting is optional; over the wire the plugin
+// answers UNIMPLEMENTED.
+func TestKitPassesAProviderWithoutConnect(t *testing.T) {
+	t.Parallel()
+	p := Serve(t, provider.Provider(&withoutConnect{}))
+	_, err := p.(provider.Connector).Connect(t.Context(), provider.ConnectRequest{Memhost: "/opt/memhost"})
+	require.ErrorIs(t, err, provider.ErrUnimplemented)
+	requireFails(t, kitResults(t, p), "")
+}
 
 func TestKitPassesAWellBehavedProvider(t *testing.T) {
 	t.Parallel()

@@ -2,6 +2,8 @@ package providers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/sdk/plugin"
@@ -69,6 +71,28 @@ func (h *Handle) Finish(ctx context.Context, e provider.Ended) (provider.Session
 // Health calls the plugin's Health.
 func (h *Handle) Health(ctx context.Context) error {
 	return h.call(ctx, "Health", func(ctx context.Context, p provider.Provider) error { return p.Health(ctx) })
+}
+
+var _ provider.Connector = (*Handle)(nil)
+
+// Connect asks the provider for the plan of connecting its CLI (memhost connect). A provider
+// built before the Connect RPC cannot answer it, and memhost keeps no copy of any CLI's files
+// and commands to fall back on: connecting it asks for a rebuilt plugin.
+func (h *Handle) Connect(ctx context.Context, r provider.ConnectRequest) (provider.Connection, error) {
+	var c provider.Connection
+	err := h.call(ctx, "Connect", func(ctx context.Context, p provider.Provider) error {
+		conn, ok := p.(provider.Connector)
+		if !ok {
+			return fmt.Errorf("%w: the plugin cannot connect its CLI", provider.ErrUnimplemented)
+		}
+		var err error
+		c, err = conn.Connect(ctx, r)
+		return err
+	})
+	if errors.Is(err, provider.ErrUnimplemented) {
+		return provider.Connection{}, fmt.Errorf("provider %s (%s) is too old to connect its CLI; rebuild it", h.Info().Name, h.Status().Binary)
+	}
+	return c, err
 }
 
 func (h *Handle) call(ctx context.Context, method string, fn func(context.Context, provider.Provider) error) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +97,50 @@ func TestClassify(t *testing.T) {
 	}
 	require.Equal(t, provider.ErrInvalidInput, a.Sentinel(plugins.Rejected))
 	require.Equal(t, provider.ErrUnavailable, a.Sentinel(plugins.Failed))
+}
+
+// TestConnectPlansComeFromTheProviders: every repository provider answers the plan of
+// connecting its CLI through the supervisor.
+func TestConnectPlansComeFromTheProviders(t *testing.T) {
+	t.Parallel()
+	sup := setup(t)
+	home := t.TempDir()
+	for _, cli := range testplugins.ProviderCLIs {
+		h, err := providers.Find(sup, cli)
+		require.NoError(t, err)
+		c, err := h.Connect(t.Context(), provider.ConnectRequest{
+			Env: map[string]string{"HOME": home}, Memhost: "/opt/memhost", Hook: "/opt/memhost hook session-start --cli " + cli,
+		})
+		require.NoError(t, err, cli)
+		require.NoError(t, c.Validate(), cli)
+		require.Empty(t, c.RegisteredIn)
+		for _, s := range c.Steps {
+			require.True(t, strings.HasPrefix(s.File, home+"/"), "%s: %s is the user's", cli, s.File)
+		}
+	}
+}
+
+// TestAProviderWithoutConnectIsTooOld: a provider plugin built before the Connect RPC is
+// named, with the remedy, and stays ready.
+func TestAProviderWithoutConnectIsTooOld(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, testplugins.Build(filepath.Join(dir, "memhost-provider-aider"), testplugins.OldProviderPackage))
+	sup := plugins.New(plugins.Config{
+		Adapters: []plugins.Adapter{providers.Adapter{}}, HealthInterval: -1,
+		Logger: hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Error}),
+	})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, sup.Shutdown(ctx))
+	})
+	cands, errs := plugins.Discover([]string{dir}, nil)
+	require.Empty(t, errs)
+	require.NoError(t, sup.Start(t.Context(), cands))
+	h, err := providers.Find(sup, "aider")
+	require.NoError(t, err)
+	_, err = h.Connect(t.Context(), provider.ConnectRequest{Env: map[string]string{"HOME": dir}, Memhost: "/opt/memhost"})
+	require.EqualError(t, err, "provider aider (memhost-provider-aider) is too old to connect its CLI; rebuild it")
+	require.Equal(t, plugins.StateReady, h.Status().State)
 }

@@ -86,7 +86,13 @@ type ProviderDescribeResponse struct {
 	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
 	// The command memhost runs when the user names no executable, looked up
 	// on the spawn's PATH, e.g. "claude". A bare name, not a path.
-	Executable    string `protobuf:"bytes,4,opt,name=executable,proto3" json:"executable,omitempty"`
+	Executable string `protobuf:"bytes,4,opt,name=executable,proto3" json:"executable,omitempty"`
+	// The CLI's instruction files, read from a project's root by `memhost
+	// import-cli`: bare file names such as "CLAUDE.md".
+	InstructionFiles []string `protobuf:"bytes,5,rep,name=instruction_files,json=instructionFiles,proto3" json:"instruction_files,omitempty"`
+	// The CLI's own per-project memory folders, read by `memhost import-cli`
+	// (its *.md files). Unset when the CLI keeps no such folder.
+	MemoryFolders *MemoryFolders `protobuf:"bytes,6,opt,name=memory_folders,json=memoryFolders,proto3" json:"memory_folders,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -149,6 +155,100 @@ func (x *ProviderDescribeResponse) GetExecutable() string {
 	return ""
 }
 
+func (x *ProviderDescribeResponse) GetInstructionFiles() []string {
+	if x != nil {
+		return x.InstructionFiles
+	}
+	return nil
+}
+
+func (x *ProviderDescribeResponse) GetMemoryFolders() *MemoryFolders {
+	if x != nil {
+		return x.MemoryFolders
+	}
+	return nil
+}
+
+// MemoryFolders says where a CLI keeps its file memory of a project:
+// <config_dir>/projects/<the project's absolute path with every character
+// but an ASCII letter or digit replaced by '-'>/<subdir>, the layout Claude
+// Code uses. A name longer than truncate_at is cut there and the CLI appends
+// a suffix, so every folder starting with the cut name is read.
+type MemoryFolders struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Environment variable naming the CLI's configuration folder, e.g.
+	// "CLAUDE_CONFIG_DIR".
+	ConfigDirEnv string `protobuf:"bytes,1,opt,name=config_dir_env,json=configDirEnv,proto3" json:"config_dir_env,omitempty"`
+	// The configuration folder relative to HOME when that variable is unset,
+	// e.g. ".claude".
+	DefaultConfigDir string `protobuf:"bytes,2,opt,name=default_config_dir,json=defaultConfigDir,proto3" json:"default_config_dir,omitempty"`
+	// Folder inside the per-project folder holding the memory files, e.g.
+	// "memory".
+	Subdir string `protobuf:"bytes,3,opt,name=subdir,proto3" json:"subdir,omitempty"`
+	// Length past which the encoded name is cut (0: never).
+	TruncateAt    uint32 `protobuf:"varint,4,opt,name=truncate_at,json=truncateAt,proto3" json:"truncate_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemoryFolders) Reset() {
+	*x = MemoryFolders{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemoryFolders) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemoryFolders) ProtoMessage() {}
+
+func (x *MemoryFolders) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemoryFolders.ProtoReflect.Descriptor instead.
+func (*MemoryFolders) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *MemoryFolders) GetConfigDirEnv() string {
+	if x != nil {
+		return x.ConfigDirEnv
+	}
+	return ""
+}
+
+func (x *MemoryFolders) GetDefaultConfigDir() string {
+	if x != nil {
+		return x.DefaultConfigDir
+	}
+	return ""
+}
+
+func (x *MemoryFolders) GetSubdir() string {
+	if x != nil {
+		return x.Subdir
+	}
+	return ""
+}
+
+func (x *MemoryFolders) GetTruncateAt() uint32 {
+	if x != nil {
+		return x.TruncateAt
+	}
+	return 0
+}
+
 // McpServer is memhost's MCP endpoint as the CLI must register it.
 type McpServer struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -167,7 +267,7 @@ type McpServer struct {
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	mi := &file_memhost_v1_provider_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -179,7 +279,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	mi := &file_memhost_v1_provider_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -192,7 +292,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *McpServer) GetName() string {
@@ -250,7 +350,7 @@ type Spawn struct {
 
 func (x *Spawn) Reset() {
 	*x = Spawn{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	mi := &file_memhost_v1_provider_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -262,7 +362,7 @@ func (x *Spawn) String() string {
 func (*Spawn) ProtoMessage() {}
 
 func (x *Spawn) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	mi := &file_memhost_v1_provider_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -275,7 +375,7 @@ func (x *Spawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spawn.ProtoReflect.Descriptor instead.
 func (*Spawn) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Spawn) GetCli() string {
@@ -351,7 +451,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	mi := &file_memhost_v1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -363,7 +463,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	mi := &file_memhost_v1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -376,7 +476,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PrepareRequest) GetSpawn() *Spawn {
@@ -413,7 +513,7 @@ type ScratchFile struct {
 
 func (x *ScratchFile) Reset() {
 	*x = ScratchFile{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[5]
+	mi := &file_memhost_v1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +525,7 @@ func (x *ScratchFile) String() string {
 func (*ScratchFile) ProtoMessage() {}
 
 func (x *ScratchFile) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[5]
+	mi := &file_memhost_v1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +538,7 @@ func (x *ScratchFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScratchFile.ProtoReflect.Descriptor instead.
 func (*ScratchFile) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ScratchFile) GetPath() string {
@@ -502,7 +602,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[6]
+	mi := &file_memhost_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -514,7 +614,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[6]
+	mi := &file_memhost_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -527,7 +627,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PrepareResponse) GetArgs() []string {
@@ -591,7 +691,7 @@ type FinishRequest struct {
 
 func (x *FinishRequest) Reset() {
 	*x = FinishRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[7]
+	mi := &file_memhost_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -603,7 +703,7 @@ func (x *FinishRequest) String() string {
 func (*FinishRequest) ProtoMessage() {}
 
 func (x *FinishRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[7]
+	mi := &file_memhost_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -616,7 +716,7 @@ func (x *FinishRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishRequest.ProtoReflect.Descriptor instead.
 func (*FinishRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FinishRequest) GetSpawn() *Spawn {
@@ -668,7 +768,7 @@ type FinishResponse struct {
 
 func (x *FinishResponse) Reset() {
 	*x = FinishResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[8]
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -680,7 +780,7 @@ func (x *FinishResponse) String() string {
 func (*FinishResponse) ProtoMessage() {}
 
 func (x *FinishResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[8]
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -693,7 +793,7 @@ func (x *FinishResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishResponse.ProtoReflect.Descriptor instead.
 func (*FinishResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FinishResponse) GetSessionId() string {
@@ -719,7 +819,7 @@ type ProviderHealthRequest struct {
 
 func (x *ProviderHealthRequest) Reset() {
 	*x = ProviderHealthRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -731,7 +831,7 @@ func (x *ProviderHealthRequest) String() string {
 func (*ProviderHealthRequest) ProtoMessage() {}
 
 func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -744,7 +844,7 @@ func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthRequest.ProtoReflect.Descriptor instead.
 func (*ProviderHealthRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 // ProviderHealthResponse reports provider readiness.
@@ -760,7 +860,7 @@ type ProviderHealthResponse struct {
 
 func (x *ProviderHealthResponse) Reset() {
 	*x = ProviderHealthResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -772,7 +872,7 @@ func (x *ProviderHealthResponse) String() string {
 func (*ProviderHealthResponse) ProtoMessage() {}
 
 func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -785,7 +885,7 @@ func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthResponse.ProtoReflect.Descriptor instead.
 func (*ProviderHealthResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ProviderHealthResponse) GetOk() bool {
@@ -802,20 +902,448 @@ func (x *ProviderHealthResponse) GetMessage() string {
 	return ""
 }
 
+// ConnectRequest asks for the plan of connecting the CLI.
+type ConnectRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The user's environment: where the CLI keeps its configuration (HOME,
+	// CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, ...).
+	Env map[string]string `protobuf:"bytes,1,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Absolute path of memhost: the CLI starts `<memhost> mcp` as its stdio
+	// MCP server, named McpServer's "memhost", in the session's directory.
+	Memhost string `protobuf:"bytes,2,opt,name=memhost,proto3" json:"memhost,omitempty"`
+	// MEMHOST_CONFIG for that server, the operator's configuration file ("":
+	// set none). No token: the server gets one for the session's project.
+	Config string `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	// Shell command of memhost's SessionStart hook, for CLIs that have hooks.
+	Hook          string `protobuf:"bytes,4,opt,name=hook,proto3" json:"hook,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectRequest) Reset() {
+	*x = ConnectRequest{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectRequest) ProtoMessage() {}
+
+func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectRequest.ProtoReflect.Descriptor instead.
+func (*ConnectRequest) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ConnectRequest) GetEnv() map[string]string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
+func (x *ConnectRequest) GetMemhost() string {
+	if x != nil {
+		return x.Memhost
+	}
+	return ""
+}
+
+func (x *ConnectRequest) GetConfig() string {
+	if x != nil {
+		return x.Config
+	}
+	return ""
+}
+
+func (x *ConnectRequest) GetHook() string {
+	if x != nil {
+		return x.Hook
+	}
+	return ""
+}
+
+// ConnectResponse is the plan. It must not differ between two calls with
+// the same request and the same configuration files: undo asks again and
+// takes the steps back.
+type ConnectResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the user's configuration already registers an MCP server named
+	// memhost (an absolute path), or empty. memhost refuses to connect over a
+	// server it did not register, and undo runs the inverse commands only
+	// while it is registered.
+	RegisteredIn string `protobuf:"bytes,1,opt,name=registered_in,json=registeredIn,proto3" json:"registered_in,omitempty"`
+	// The steps, in order.
+	Steps         []*ConnectStep `protobuf:"bytes,2,rep,name=steps,proto3" json:"steps,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectResponse) Reset() {
+	*x = ConnectResponse{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectResponse) ProtoMessage() {}
+
+func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectResponse.ProtoReflect.Descriptor instead.
+func (*ConnectResponse) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ConnectResponse) GetRegisteredIn() string {
+	if x != nil {
+		return x.RegisteredIn
+	}
+	return ""
+}
+
+func (x *ConnectResponse) GetSteps() []*ConnectStep {
+	if x != nil {
+		return x.Steps
+	}
+	return nil
+}
+
+// ConnectStep is one change to one of the user's files.
+type ConnectStep struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute path of the file the step changes; memhost backs it up first.
+	File string `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
+	// Types that are valid to be assigned to Change:
+	//
+	//	*ConnectStep_Run
+	//	*ConnectStep_JsonAppend
+	//	*ConnectStep_TextAppend
+	Change        isConnectStep_Change `protobuf_oneof:"change"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectStep) Reset() {
+	*x = ConnectStep{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectStep) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectStep) ProtoMessage() {}
+
+func (x *ConnectStep) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectStep.ProtoReflect.Descriptor instead.
+func (*ConnectStep) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ConnectStep) GetFile() string {
+	if x != nil {
+		return x.File
+	}
+	return ""
+}
+
+func (x *ConnectStep) GetChange() isConnectStep_Change {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
+func (x *ConnectStep) GetRun() *ConnectCommand {
+	if x != nil {
+		if x, ok := x.Change.(*ConnectStep_Run); ok {
+			return x.Run
+		}
+	}
+	return nil
+}
+
+func (x *ConnectStep) GetJsonAppend() *JsonAppend {
+	if x != nil {
+		if x, ok := x.Change.(*ConnectStep_JsonAppend); ok {
+			return x.JsonAppend
+		}
+	}
+	return nil
+}
+
+func (x *ConnectStep) GetTextAppend() *TextAppend {
+	if x != nil {
+		if x, ok := x.Change.(*ConnectStep_TextAppend); ok {
+			return x.TextAppend
+		}
+	}
+	return nil
+}
+
+type isConnectStep_Change interface {
+	isConnectStep_Change()
+}
+
+type ConnectStep_Run struct {
+	// Run the CLI with these arguments.
+	Run *ConnectCommand `protobuf:"bytes,2,opt,name=run,proto3,oneof"`
+}
+
+type ConnectStep_JsonAppend struct {
+	// Append a value to a list in a JSON file.
+	JsonAppend *JsonAppend `protobuf:"bytes,3,opt,name=json_append,json=jsonAppend,proto3,oneof"`
+}
+
+type ConnectStep_TextAppend struct {
+	// Append a block of text to a file.
+	TextAppend *TextAppend `protobuf:"bytes,4,opt,name=text_append,json=textAppend,proto3,oneof"`
+}
+
+func (*ConnectStep_Run) isConnectStep_Change() {}
+
+func (*ConnectStep_JsonAppend) isConnectStep_Change() {}
+
+func (*ConnectStep_TextAppend) isConnectStep_Change() {}
+
+// ConnectCommand is a run of the CLI's own executable that changes file.
+type ConnectCommand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The arguments that connect.
+	Args []string `protobuf:"bytes,1,rep,name=args,proto3" json:"args,omitempty"`
+	// The arguments that take it back (run by undo while registered_in is
+	// set).
+	UndoArgs      []string `protobuf:"bytes,2,rep,name=undo_args,json=undoArgs,proto3" json:"undo_args,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectCommand) Reset() {
+	*x = ConnectCommand{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectCommand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectCommand) ProtoMessage() {}
+
+func (x *ConnectCommand) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectCommand.ProtoReflect.Descriptor instead.
+func (*ConnectCommand) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ConnectCommand) GetArgs() []string {
+	if x != nil {
+		return x.Args
+	}
+	return nil
+}
+
+func (x *ConnectCommand) GetUndoArgs() []string {
+	if x != nil {
+		return x.UndoArgs
+	}
+	return nil
+}
+
+// JsonAppend appends value to the list at path in a JSON object file
+// (comments allowed), creating the objects and the list as needed; undo
+// removes the elements equal to value and the containers left empty.
+type JsonAppend struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Keys from the top-level object to the list, e.g. ["hooks", "SessionStart"].
+	Path []string `protobuf:"bytes,1,rep,name=path,proto3" json:"path,omitempty"`
+	// The element, as JSON.
+	Value         string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JsonAppend) Reset() {
+	*x = JsonAppend{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JsonAppend) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JsonAppend) ProtoMessage() {}
+
+func (x *JsonAppend) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JsonAppend.ProtoReflect.Descriptor instead.
+func (*JsonAppend) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *JsonAppend) GetPath() []string {
+	if x != nil {
+		return x.Path
+	}
+	return nil
+}
+
+func (x *JsonAppend) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// TextAppend appends text to a file, after a blank line when the file is
+// not empty; undo removes the block, found by its first line.
+type TextAppend struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block, ending in a newline; its first line must be unique to it.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// Undo removes from the block's first line up to the next line starting
+	// with this prefix (leading blanks ignored) that is not one of the block's
+	// own lines, or the end of the file, so a
+	// block an earlier release wrote, or the user edited, goes whole (a TOML
+	// table: "["). Empty: exactly the block's lines.
+	UntilPrefix   string `protobuf:"bytes,2,opt,name=until_prefix,json=untilPrefix,proto3" json:"until_prefix,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TextAppend) Reset() {
+	*x = TextAppend{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TextAppend) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TextAppend) ProtoMessage() {}
+
+func (x *TextAppend) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TextAppend.ProtoReflect.Descriptor instead.
+func (*TextAppend) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *TextAppend) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *TextAppend) GetUntilPrefix() string {
+	if x != nil {
+		return x.UntilPrefix
+	}
+	return ""
+}
+
 var File_memhost_v1_provider_proto protoreflect.FileDescriptor
 
 const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"\x19memhost/v1/provider.proto\x12\n" +
 	"memhost.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x19\n" +
-	"\x17ProviderDescribeRequest\"\x8a\x01\n" +
+	"\x17ProviderDescribeRequest\"\xf9\x01\n" +
 	"\x18ProviderDescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1e\n" +
 	"\n" +
 	"executable\x18\x04 \x01(\tR\n" +
-	"executable\"G\n" +
+	"executable\x12+\n" +
+	"\x11instruction_files\x18\x05 \x03(\tR\x10instructionFiles\x12@\n" +
+	"\x0ememory_folders\x18\x06 \x01(\v2\x19.memhost.v1.MemoryFoldersR\rmemoryFolders\"\x9c\x01\n" +
+	"\rMemoryFolders\x12$\n" +
+	"\x0econfig_dir_env\x18\x01 \x01(\tR\fconfigDirEnv\x12,\n" +
+	"\x12default_config_dir\x18\x02 \x01(\tR\x10defaultConfigDir\x12\x16\n" +
+	"\x06subdir\x18\x03 \x01(\tR\x06subdir\x12\x1f\n" +
+	"\vtruncate_at\x18\x04 \x01(\rR\n" +
+	"truncateAt\"G\n" +
 	"\tMcpServer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x14\n" +
@@ -871,12 +1399,43 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\x15ProviderHealthRequest\"B\n" +
 	"\x16ProviderHealthResponse\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage2\xb7\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xc5\x01\n" +
+	"\x0eConnectRequest\x125\n" +
+	"\x03env\x18\x01 \x03(\v2#.memhost.v1.ConnectRequest.EnvEntryR\x03env\x12\x18\n" +
+	"\amemhost\x18\x02 \x01(\tR\amemhost\x12\x16\n" +
+	"\x06config\x18\x03 \x01(\tR\x06config\x12\x12\n" +
+	"\x04hook\x18\x04 \x01(\tR\x04hook\x1a6\n" +
+	"\bEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"e\n" +
+	"\x0fConnectResponse\x12#\n" +
+	"\rregistered_in\x18\x01 \x01(\tR\fregisteredIn\x12-\n" +
+	"\x05steps\x18\x02 \x03(\v2\x17.memhost.v1.ConnectStepR\x05steps\"\xd1\x01\n" +
+	"\vConnectStep\x12\x12\n" +
+	"\x04file\x18\x01 \x01(\tR\x04file\x12.\n" +
+	"\x03run\x18\x02 \x01(\v2\x1a.memhost.v1.ConnectCommandH\x00R\x03run\x129\n" +
+	"\vjson_append\x18\x03 \x01(\v2\x16.memhost.v1.JsonAppendH\x00R\n" +
+	"jsonAppend\x129\n" +
+	"\vtext_append\x18\x04 \x01(\v2\x16.memhost.v1.TextAppendH\x00R\n" +
+	"textAppendB\b\n" +
+	"\x06change\"A\n" +
+	"\x0eConnectCommand\x12\x12\n" +
+	"\x04args\x18\x01 \x03(\tR\x04args\x12\x1b\n" +
+	"\tundo_args\x18\x02 \x03(\tR\bundoArgs\"6\n" +
+	"\n" +
+	"JsonAppend\x12\x12\n" +
+	"\x04path\x18\x01 \x03(\tR\x04path\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"C\n" +
+	"\n" +
+	"TextAppend\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12!\n" +
+	"\funtil_prefix\x18\x02 \x01(\tR\vuntilPrefix2\xfb\x02\n" +
 	"\bProvider\x12U\n" +
 	"\bDescribe\x12#.memhost.v1.ProviderDescribeRequest\x1a$.memhost.v1.ProviderDescribeResponse\x12B\n" +
 	"\aPrepare\x12\x1a.memhost.v1.PrepareRequest\x1a\x1b.memhost.v1.PrepareResponse\x12?\n" +
 	"\x06Finish\x12\x19.memhost.v1.FinishRequest\x1a\x1a.memhost.v1.FinishResponse\x12O\n" +
-	"\x06Health\x12!.memhost.v1.ProviderHealthRequest\x1a\".memhost.v1.ProviderHealthResponseBBZ@github.com/memhost/memhost/sdk/internal/gen/memhost/v1;memhostv1b\x06proto3"
+	"\x06Health\x12!.memhost.v1.ProviderHealthRequest\x1a\".memhost.v1.ProviderHealthResponse\x12B\n" +
+	"\aConnect\x12\x1a.memhost.v1.ConnectRequest\x1a\x1b.memhost.v1.ConnectResponseBBZ@github.com/memhost/memhost/sdk/internal/gen/memhost/v1;memhostv1b\x06proto3"
 
 var (
 	file_memhost_v1_provider_proto_rawDescOnce sync.Once
@@ -890,46 +1449,62 @@ func file_memhost_v1_provider_proto_rawDescGZIP() []byte {
 	return file_memhost_v1_provider_proto_rawDescData
 }
 
-var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_memhost_v1_provider_proto_goTypes = []any{
 	(*ProviderDescribeRequest)(nil),  // 0: memhost.v1.ProviderDescribeRequest
 	(*ProviderDescribeResponse)(nil), // 1: memhost.v1.ProviderDescribeResponse
-	(*McpServer)(nil),                // 2: memhost.v1.McpServer
-	(*Spawn)(nil),                    // 3: memhost.v1.Spawn
-	(*PrepareRequest)(nil),           // 4: memhost.v1.PrepareRequest
-	(*ScratchFile)(nil),              // 5: memhost.v1.ScratchFile
-	(*PrepareResponse)(nil),          // 6: memhost.v1.PrepareResponse
-	(*FinishRequest)(nil),            // 7: memhost.v1.FinishRequest
-	(*FinishResponse)(nil),           // 8: memhost.v1.FinishResponse
-	(*ProviderHealthRequest)(nil),    // 9: memhost.v1.ProviderHealthRequest
-	(*ProviderHealthResponse)(nil),   // 10: memhost.v1.ProviderHealthResponse
-	nil,                              // 11: memhost.v1.Spawn.EnvEntry
-	nil,                              // 12: memhost.v1.PrepareResponse.SetEnvEntry
-	(*timestamppb.Timestamp)(nil),    // 13: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 14: google.protobuf.Duration
+	(*MemoryFolders)(nil),            // 2: memhost.v1.MemoryFolders
+	(*McpServer)(nil),                // 3: memhost.v1.McpServer
+	(*Spawn)(nil),                    // 4: memhost.v1.Spawn
+	(*PrepareRequest)(nil),           // 5: memhost.v1.PrepareRequest
+	(*ScratchFile)(nil),              // 6: memhost.v1.ScratchFile
+	(*PrepareResponse)(nil),          // 7: memhost.v1.PrepareResponse
+	(*FinishRequest)(nil),            // 8: memhost.v1.FinishRequest
+	(*FinishResponse)(nil),           // 9: memhost.v1.FinishResponse
+	(*ProviderHealthRequest)(nil),    // 10: memhost.v1.ProviderHealthRequest
+	(*ProviderHealthResponse)(nil),   // 11: memhost.v1.ProviderHealthResponse
+	(*ConnectRequest)(nil),           // 12: memhost.v1.ConnectRequest
+	(*ConnectResponse)(nil),          // 13: memhost.v1.ConnectResponse
+	(*ConnectStep)(nil),              // 14: memhost.v1.ConnectStep
+	(*ConnectCommand)(nil),           // 15: memhost.v1.ConnectCommand
+	(*JsonAppend)(nil),               // 16: memhost.v1.JsonAppend
+	(*TextAppend)(nil),               // 17: memhost.v1.TextAppend
+	nil,                              // 18: memhost.v1.Spawn.EnvEntry
+	nil,                              // 19: memhost.v1.PrepareResponse.SetEnvEntry
+	nil,                              // 20: memhost.v1.ConnectRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),    // 21: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 22: google.protobuf.Duration
 }
 var file_memhost_v1_provider_proto_depIdxs = []int32{
-	11, // 0: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
-	2,  // 1: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
-	3,  // 2: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
-	12, // 3: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
-	5,  // 4: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
-	3,  // 5: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
-	13, // 6: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
-	14, // 7: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
-	0,  // 8: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
-	4,  // 9: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
-	7,  // 10: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
-	9,  // 11: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
-	1,  // 12: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
-	6,  // 13: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
-	8,  // 14: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
-	10, // 15: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	2,  // 0: memhost.v1.ProviderDescribeResponse.memory_folders:type_name -> memhost.v1.MemoryFolders
+	18, // 1: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
+	3,  // 2: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
+	4,  // 3: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
+	19, // 4: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
+	6,  // 5: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
+	4,  // 6: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
+	21, // 7: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
+	22, // 8: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
+	20, // 9: memhost.v1.ConnectRequest.env:type_name -> memhost.v1.ConnectRequest.EnvEntry
+	14, // 10: memhost.v1.ConnectResponse.steps:type_name -> memhost.v1.ConnectStep
+	15, // 11: memhost.v1.ConnectStep.run:type_name -> memhost.v1.ConnectCommand
+	16, // 12: memhost.v1.ConnectStep.json_append:type_name -> memhost.v1.JsonAppend
+	17, // 13: memhost.v1.ConnectStep.text_append:type_name -> memhost.v1.TextAppend
+	0,  // 14: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
+	5,  // 15: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
+	8,  // 16: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
+	10, // 17: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
+	12, // 18: memhost.v1.Provider.Connect:input_type -> memhost.v1.ConnectRequest
+	1,  // 19: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
+	7,  // 20: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
+	9,  // 21: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
+	11, // 22: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
+	13, // 23: memhost.v1.Provider.Connect:output_type -> memhost.v1.ConnectResponse
+	19, // [19:24] is the sub-list for method output_type
+	14, // [14:19] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_memhost_v1_provider_proto_init() }
@@ -937,13 +1512,18 @@ func file_memhost_v1_provider_proto_init() {
 	if File_memhost_v1_provider_proto != nil {
 		return
 	}
+	file_memhost_v1_provider_proto_msgTypes[14].OneofWrappers = []any{
+		(*ConnectStep_Run)(nil),
+		(*ConnectStep_JsonAppend)(nil),
+		(*ConnectStep_TextAppend)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memhost_v1_provider_proto_rawDesc), len(file_memhost_v1_provider_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -36,6 +36,7 @@ const (
 	Provider_Prepare_FullMethodName  = "/memhost.v1.Provider/Prepare"
 	Provider_Finish_FullMethodName   = "/memhost.v1.Provider/Finish"
 	Provider_Health_FullMethodName   = "/memhost.v1.Provider/Health"
+	Provider_Connect_FullMethodName  = "/memhost.v1.Provider/Connect"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -60,6 +61,13 @@ type ProviderClient interface {
 	// Health reports whether the provider can serve Prepare. Process liveness
 	// is covered by go-plugin's own ping.
 	Health(ctx context.Context, in *ProviderHealthRequest, opts ...grpc.CallOption) (*ProviderHealthResponse, error)
+	// Connect says how `memhost connect` registers memhost in the user's own
+	// configuration of the CLI, for people who start it directly: the CLI
+	// commands to run and the edits to make. It reads the user's configuration
+	// (named by ConnectRequest.env) but writes nothing: memhost shows the plan,
+	// asks, backs every file up and applies it; undo runs each step's inverse.
+	// A provider without it answers UNIMPLEMENTED and cannot be connected.
+	Connect(ctx context.Context, in *ConnectRequest, opts ...grpc.CallOption) (*ConnectResponse, error)
 }
 
 type providerClient struct {
@@ -110,6 +118,16 @@ func (c *providerClient) Health(ctx context.Context, in *ProviderHealthRequest, 
 	return out, nil
 }
 
+func (c *providerClient) Connect(ctx context.Context, in *ConnectRequest, opts ...grpc.CallOption) (*ConnectResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConnectResponse)
+	err := c.cc.Invoke(ctx, Provider_Connect_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -132,6 +150,13 @@ type ProviderServer interface {
 	// Health reports whether the provider can serve Prepare. Process liveness
 	// is covered by go-plugin's own ping.
 	Health(context.Context, *ProviderHealthRequest) (*ProviderHealthResponse, error)
+	// Connect says how `memhost connect` registers memhost in the user's own
+	// configuration of the CLI, for people who start it directly: the CLI
+	// commands to run and the edits to make. It reads the user's configuration
+	// (named by ConnectRequest.env) but writes nothing: memhost shows the plan,
+	// asks, backs every file up and applies it; undo runs each step's inverse.
+	// A provider without it answers UNIMPLEMENTED and cannot be connected.
+	Connect(context.Context, *ConnectRequest) (*ConnectResponse, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -153,6 +178,9 @@ func (UnimplementedProviderServer) Finish(context.Context, *FinishRequest) (*Fin
 }
 func (UnimplementedProviderServer) Health(context.Context, *ProviderHealthRequest) (*ProviderHealthResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Health not implemented")
+}
+func (UnimplementedProviderServer) Connect(context.Context, *ConnectRequest) (*ConnectResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Connect not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -247,6 +275,24 @@ func _Provider_Health_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Provider_Connect_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConnectRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Connect(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Connect_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Connect(ctx, req.(*ConnectRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -269,6 +315,10 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Health",
 			Handler:    _Provider_Health_Handler,
+		},
+		{
+			MethodName: "Connect",
+			Handler:    _Provider_Connect_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
