@@ -17,6 +17,8 @@ type Config struct {
 	Log      Log      `koanf:"log"`
 	Brain    Brain    `koanf:"brain"`
 
+	Maintenance Maintenance `koanf:"maintenance"`
+
 	// unknownKeys are keys found in the config file that no field accepts. Load records them
 	// rather than failing so Validate can report them together with every other problem.
 	unknownKeys []string
@@ -168,6 +170,8 @@ func Default() *Config {
 			MapBuildRatePerMinute: 1, MapBuildBurst: 3},
 		Log:   Log{Level: "info", Format: "text"},
 		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
+
+		Maintenance: defaultMaintenance(),
 	}
 }
 

@@ -134,6 +134,8 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.intRange("brain.banner_budget", c.Brain.BannerBudget, 300, 32000)
 	v.intRange("brain.max_pending_proposals", c.Brain.MaxPendingProposals, 1, 500) // 500: brain.MaxInbox
 
+	c.Maintenance.validate(v)
+
 	if !slices.Contains(logLevels, c.Log.Level) {
 		v.add("log.level", fmt.Sprintf("%q is not one of %s", c.Log.Level, strings.Join(logLevels, ", ")))
 	}

@@ -51,6 +51,9 @@ type Store interface {
 	// RecordHits adds hits[id] to each memory's hit_count and sets last_hit_at; it does not
 	// advance the change feed.
 	RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error
+	// RecordRetrievals sets last_retrieved_at on each memory (returned by a search or a get);
+	// it changes no rank and does not advance the change feed.
+	RecordRetrievals(ctx context.Context, ids []uuid.UUID) error
 	// Changes returns feed entries with seq > after in seq order. Seqs become visible in commit
 	// order, so a reader that resumes from the last seq it saw never misses a change.
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)

@@ -1,0 +1,39 @@
+package config
+
+import "time"
+
+// Maintenance configures the self-maintenance jobs (docs/maintenance.md). River schedules
+// them on one host of those sharing the database; every table holds one job's knobs.
+type Maintenance struct {
+	Stale MaintenanceStale `koanf:"stale"`
+}
+
+// MaintenanceStale archives facts never retrieved and older than After, reason "stale".
+type MaintenanceStale struct {
+	Enabled bool `koanf:"enabled"`
+	// Every is the period: at most one run per period, whichever host leads.
+	Every time.Duration `koanf:"every"`
+	// After is the age past which a never-retrieved fact is stale.
+	After time.Duration `koanf:"after"`
+	// MaxRows bounds the memories one run archives; the next run carries on.
+	MaxRows int `koanf:"max_rows"`
+	// MaxDuration bounds one run's wall time.
+	MaxDuration time.Duration `koanf:"max_duration"`
+}
+
+const day = 24 * time.Hour
+
+func defaultMaintenance() Maintenance {
+	return Maintenance{
+		Stale: MaintenanceStale{Enabled: true, Every: day, After: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+	}
+}
+
+// validate adds the maintenance tables' problems. Periods go down to a second so tests and
+// operators can run a job often; ages down to a second likewise.
+func (m Maintenance) validate(v *validator) {
+	v.duration("maintenance.stale.every", m.Stale.Every, time.Second, 365*day)
+	v.duration("maintenance.stale.after", m.Stale.After, time.Second, 100*365*day)
+	v.intRange("maintenance.stale.max_rows", m.Stale.MaxRows, 1, 1000000)
+	v.duration("maintenance.stale.max_duration", m.Stale.MaxDuration, time.Second, 24*time.Hour)
+}
