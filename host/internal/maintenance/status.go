@@ -49,3 +49,6 @@ func (m *Maintenance) Status(ctx context.Context) ([]JobStatus, error) {
 	}
 	return out, nil
 }
+
+// Jobs names the configured jobs, in configuration order.
+func (m *Maintenance) Jobs() []string { return append([]string(nil), m.order...) }

@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/maintenance"
 	"github.com/memhost/memhost/host/internal/memory"
 )
 
@@ -36,7 +37,9 @@ type Options struct {
 	// routes. A nil limiter does not limit.
 	Limits auth.Limits
 	Status StatusFunc
-	Logger *slog.Logger
+	// Maintenance serves /api/v1/maintenance (admin); nil leaves it out.
+	Maintenance *maintenance.Maintenance
+	Logger      *slog.Logger
 	// MaxBodyBytes bounds request bodies; larger ones are refused before decoding.
 	MaxBodyBytes int64
 }
@@ -70,8 +73,12 @@ func Register(r gin.IRouter, o Options) {
 	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
 	write.PUT("/memories/:id/pin", limitWrites, changeByID(a, a.pin(true)))
 	write.DELETE("/memories/:id/pin", limitWrites, changeByID(a, a.pin(false)))
+	admin := authed.Group("", a.require(auth.ScopeAdmin))
 	if o.Brain != nil {
-		a.registerProjects(read, write, authed.Group("", a.require(auth.ScopeAdmin)))
+		a.registerProjects(read, write, admin)
+	}
+	if o.Maintenance != nil {
+		a.registerMaintenance(admin)
 	}
 }
 

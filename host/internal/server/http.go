@@ -37,7 +37,8 @@ func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 	r.Any("/mcp", gin.WrapH(mh))
 	r.Any("/mcp/*rest", gin.WrapH(mh))
 	restapi.Register(r, restapi.Options{Service: c.Service, Brain: c.Brain, Door: c.Door, Limits: c.Limits, Logger: c.Log,
-		Status: func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }})
+		Maintenance: c.Maintenance,
+		Status:      func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }})
 	return r, mcp.Close
 }
 
