@@ -14,7 +14,7 @@ import (
 
 // TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,
 // who ran it and what changed; run --dry-run prints what would change and changes nothing;
-// run archives; a non-admin token is refused.
+// run archives, and project health counts it by reason; a non-admin token is refused.
 func TestMaintenanceCommands(t *testing.T) {
 	t.Parallel()
 	ln := httptest.NewUnstartedServer(nil)
@@ -58,6 +58,10 @@ func TestMaintenanceCommands(t *testing.T) {
 	m, err = core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.Equal(t, "stale", m.ArchivedReason)
+
+	out, err = run(t, "project", "health", "--config", cfg, "--project", cliProject)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "archived:   1 stale")
 
 	out, err = run(t, append([]string{"maintenance", "status"}, p...)...)
 	require.NoError(t, err, out)

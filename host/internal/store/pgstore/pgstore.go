@@ -375,7 +375,9 @@ func (s *Store) RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error 
 		ids = append(ids, id)
 		counts = append(counts, n)
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE memories m SET hit_count = m.hit_count + h.n, last_hit_at = now()
+	// A use (a get) is a retrieval too: the staleness job and health's "never used" read
+	// last_retrieved_at alone.
+	_, err := s.pool.Exec(ctx, `UPDATE memories m SET hit_count = m.hit_count + h.n, last_hit_at = now(), last_retrieved_at = now()
 		FROM unnest($1::uuid[], $2::bigint[]) AS h(id, n) WHERE m.id = h.id`, uuidArray(ids), counts)
 	if err != nil {
 		return fmt.Errorf("record hits: %w", err)
