@@ -30,3 +30,20 @@ CREATE TABLE IF NOT EXISTS maintenance_runs (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS maintenance_runs_window ON maintenance_runs (job, window_start) WHERE trigger = 'periodic';
 CREATE INDEX IF NOT EXISTS maintenance_runs_job ON maintenance_runs (job, id DESC);
+
+-- Purge hard-deletes archived memories past the grace window. Their ledger keeps answering:
+-- the texts in it are erased and a 'purge' row (who, when, why, the text's sha256) ends it.
+ALTER TABLE memory_history DROP CONSTRAINT IF EXISTS memory_history_event_check;
+ALTER TABLE memory_history ADD CONSTRAINT memory_history_event_check
+    CHECK (event IN ('add', 'fold', 'update', 'archive', 'restore', 'pin', 'unpin', 'merge', 'import', 'purge'));
+
+-- The change feed reads memories by seq, where a purged row no longer is: each purge leaves a
+-- tombstone here with its own seq, so every host's in-process indexes drop the row.
+CREATE TABLE IF NOT EXISTS memory_tombstones (
+    seq        bigint PRIMARY KEY,
+    id         uuid NOT NULL,
+    scope      text NOT NULL,
+    scope_key  text NOT NULL,
+    kind       text NOT NULL,
+    purged_at  timestamptz NOT NULL
+);

@@ -6,6 +6,16 @@ import "time"
 // them on one host of those sharing the database; every table holds one job's knobs.
 type Maintenance struct {
 	Stale MaintenanceStale `koanf:"stale"`
+	Purge MaintenancePurge `koanf:"purge"`
+}
+
+// MaintenancePurge hard-deletes memories archived longer ago than Grace.
+type MaintenancePurge struct {
+	Enabled     bool          `koanf:"enabled"`
+	Every       time.Duration `koanf:"every"`
+	Grace       time.Duration `koanf:"grace"`
+	MaxRows     int           `koanf:"max_rows"`
+	MaxDuration time.Duration `koanf:"max_duration"`
 }
 
 // MaintenanceStale archives facts never retrieved and older than After, reason "stale".
@@ -26,6 +36,7 @@ const day = 24 * time.Hour
 func defaultMaintenance() Maintenance {
 	return Maintenance{
 		Stale: MaintenanceStale{Enabled: true, Every: day, After: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Purge: MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 	}
 }
 
@@ -36,4 +47,8 @@ func (m Maintenance) validate(v *validator) {
 	v.duration("maintenance.stale.after", m.Stale.After, time.Second, 100*365*day)
 	v.intRange("maintenance.stale.max_rows", m.Stale.MaxRows, 1, 1000000)
 	v.duration("maintenance.stale.max_duration", m.Stale.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.purge.every", m.Purge.Every, time.Second, 365*day)
+	v.duration("maintenance.purge.grace", m.Purge.Grace, time.Second, 100*365*day)
+	v.intRange("maintenance.purge.max_rows", m.Purge.MaxRows, 1, 1000000)
+	v.duration("maintenance.purge.max_duration", m.Purge.MaxDuration, time.Second, 24*time.Hour)
 }

@@ -297,9 +297,20 @@ func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memor
 	return m, nil
 }
 
-// History returns a memory's ledger, oldest first.
+// History returns a memory's ledger, oldest first. A purged memory's ledger still answers
+// (its texts erased, a purge row last) to those who could see the memory.
 func (s *Service) History(ctx context.Context, a Access, id uuid.UUID) ([]store.HistoryEntry, error) {
-	if _, err := s.load(ctx, a, id); err != nil {
+	_, err := s.load(ctx, a, id)
+	if errors.Is(err, store.ErrNotFound) {
+		ref, purged, perr := s.store.PurgedScope(ctx, id)
+		if perr != nil {
+			return nil, perr
+		}
+		if purged && a.visible(store.Memory{Scope: ref.Scope, ScopeKey: ref.Key}) {
+			err = nil
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	return s.store.History(ctx, id)

@@ -16,7 +16,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 	if err != nil || host == "" {
 		host = "memhost"
 	}
-	st := cfg.Maintenance.Stale
+	st, pu := cfg.Maintenance.Stale, cfg.Maintenance.Purge
 	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
 		// Several hosts may run on one machine: the pid tells them apart in status and River.
 		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
@@ -25,6 +25,10 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 			Job:     maintenance.Stale{Store: c.Store, After: st.After},
 			Enabled: st.Enabled, Every: st.Every,
 			Budget: maintenance.Budget{MaxRows: st.MaxRows, MaxDuration: st.MaxDuration},
+		}, {
+			Job:     maintenance.Purge{Store: c.Store, Grace: pu.Grace},
+			Enabled: pu.Enabled, Every: pu.Every,
+			Budget: maintenance.Budget{MaxRows: pu.MaxRows, MaxDuration: pu.MaxDuration},
 		}},
 	})
 	if err != nil {

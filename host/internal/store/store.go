@@ -34,6 +34,9 @@ type Store interface {
 	SetArchived(ctx context.Context, id uuid.UUID, archived bool, reason, actor string) (Memory, error)
 	SetPinned(ctx context.Context, id uuid.UUID, pinned bool, actor string) (Memory, error)
 	History(ctx context.Context, id uuid.UUID) ([]HistoryEntry, error)
+	// PurgedScope returns the scope a purged memory lived in (found false if id was never
+	// purged): its history still answers, to callers who could see it.
+	PurgedScope(ctx context.Context, id uuid.UUID) (ref ScopeRef, found bool, err error)
 	// Nearest returns the live (or, if asked, archived) memories closest to q.Vector among rows
 	// of the same embedder, best first. A zero vector has no neighbours, and rows holding one
 	// are never returned: their similarity is undefined.
