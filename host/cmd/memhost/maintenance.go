@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/hostclient"
 	"github.com/memhost/memhost/host/internal/restapi"
 )
@@ -45,37 +46,76 @@ func maintenanceCmd() *cobra.Command {
 	run := &cobra.Command{
 		Use: "run JOB", Short: "Run one job now on the running host and print what it did (or, with --dry-run, would do)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			h.client = &hostclient.Client{URL: h.client.URL, Timeout: maintenanceRunTimeout}
-			q := url.Values{}
-			if p, _ := cmd.Flags().GetString("project"); p != "" {
-				q.Set("project", p)
-			}
-			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
-				q.Set("dry_run", "true")
-			}
-			var rep restapi.MaintenanceReport
-			if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/maintenance/"+url.PathEscape(args[0])+"/run?"+q.Encode(), nil, &rep); err != nil {
-				return err
-			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				return printJSON(cmd.OutOrStdout(), rep)
-			}
-			printReport(cmd.OutOrStdout(), rep)
-			return nil
+			project, _ := cmd.Flags().GetString("project")
+			return runMaintenance(cmd, args[0], project)
 		},
 	}
 	run.Flags().String("project", "", "only this project's memories (default: every project)")
-	run.Flags().Bool("dry-run", false, "change nothing; print what would change")
+	addRunFlags(run, "the job's age threshold for this run, e.g. 90d (default: its configured one)")
 	for _, sub := range []*cobra.Command{status, run} {
 		addTokenFlag(sub)
 		sub.Flags().Bool("json", false, "print the host's answer as JSON")
 		c.AddCommand(sub)
 	}
 	return c
+}
+
+// journalCmd is `memhost project journal prune`: the journal job, run now for one project.
+func journalCmd() *cobra.Command {
+	c := &cobra.Command{Use: "journal", Short: "Prune the project's journal"}
+	prune := &cobra.Command{
+		Use: "prune", Short: "Archive the project's journal entries older than --older-than (reason \"journal prune\", restorable until purged) and list them", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			key, err := projectKey(cmd, "")
+			if err != nil {
+				return err
+			}
+			return runMaintenance(cmd, "journal", key)
+		},
+	}
+	addProjectFlag(prune)
+	addRunFlags(prune, "archive entries older than this, e.g. 90d (default: maintenance.journal.older_than)")
+	addTokenFlag(prune)
+	prune.Flags().Bool("json", false, "print the host's answer as JSON")
+	c.AddCommand(prune)
+	return c
+}
+
+func addRunFlags(c *cobra.Command, olderThan string) {
+	c.Flags().Bool("dry-run", false, "change nothing; print what would change")
+	c.Flags().String("older-than", "", olderThan)
+}
+
+// runMaintenance runs job on the running host (POST /api/v1/maintenance/{job}/run) with the
+// command's --dry-run and --older-than, and prints the report.
+func runMaintenance(cmd *cobra.Command, job, project string) error {
+	q := url.Values{}
+	if project != "" {
+		q.Set("project", project)
+	}
+	if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
+		q.Set("dry_run", "true")
+	}
+	if age, _ := cmd.Flags().GetString("older-than"); age != "" {
+		if d, err := config.ParseAge(age); err != nil || d < time.Second {
+			return fmt.Errorf("--older-than: %q is not a duration of at least 1s (90d, 36h, 30m)", age)
+		}
+		q.Set("older_than", age)
+	}
+	h, err := runningHost(cmd)
+	if err != nil {
+		return err
+	}
+	h.client = &hostclient.Client{URL: h.client.URL, Timeout: maintenanceRunTimeout}
+	var rep restapi.MaintenanceReport
+	if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/maintenance/"+url.PathEscape(job)+"/run?"+q.Encode(), nil, &rep); err != nil {
+		return err
+	}
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+		return printJSON(cmd.OutOrStdout(), rep)
+	}
+	printReport(cmd.OutOrStdout(), rep)
+	return nil
 }
 
 func printMaintenance(out io.Writer, jobs []restapi.MaintenanceJob) {

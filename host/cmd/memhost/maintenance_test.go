@@ -9,12 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/memory"
 )
 
 // TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,
 // who ran it and what changed; run --dry-run prints what would change and changes nothing;
-// run archives, and project health counts it by reason; a non-admin token is refused.
+// run archives, and project health counts it by reason; project journal prune archives old
+// entries only; a non-admin token is refused.
 func TestMaintenanceCommands(t *testing.T) {
 	t.Parallel()
 	ln := httptest.NewUnstartedServer(nil)
@@ -67,6 +69,29 @@ func TestMaintenanceCommands(t *testing.T) {
 	require.NoError(t, err, out)
 	require.Contains(t, out, "(manual)")
 	require.Contains(t, out, "ok")
+
+	// The journal prune: entries older than --older-than are listed and archived in bulk.
+	oldEntry, err := core.Brain.AppendJournal(ctx, operator(cliProject), brain.JournalRequest{Text: "Session: moved cron to nomad."})
+	require.NoError(t, err)
+	newEntry, err := core.Brain.AppendJournal(ctx, operator(cliProject), brain.JournalRequest{Text: "Session: fixed the login bug."})
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE memories SET created_at = now() - interval '100 days' WHERE id = $1`, oldEntry.Entry.ID)
+	require.NoError(t, err)
+	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d", "--dry-run"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "would change 1")
+	require.Contains(t, out, "archive "+oldEntry.Entry.ID.String()+" (journal prune)")
+	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "changed 1")
+	m, err = core.Store.Get(ctx, oldEntry.Entry.ID)
+	require.NoError(t, err)
+	require.Equal(t, "journal prune", m.ArchivedReason)
+	m, err = core.Store.Get(ctx, newEntry.Entry.ID)
+	require.NoError(t, err)
+	require.False(t, m.Archived(), "a recent entry stays")
+	_, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "soon"}, p...)...)
+	require.ErrorContains(t, err, "--older-than")
 
 	_, err = run(t, "maintenance", "status", "--config", cfg, "--token", user)
 	require.ErrorContains(t, err, "admin")

@@ -43,7 +43,7 @@ func projectCmd() *cobra.Command {
 			return nil
 		},
 	})
-	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd())
+	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journalCmd())
 	return c
 }
 

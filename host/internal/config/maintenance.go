@@ -1,12 +1,28 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Maintenance configures the self-maintenance jobs (docs/maintenance.md). River schedules
 // them on one host of those sharing the database; every table holds one job's knobs.
 type Maintenance struct {
-	Stale MaintenanceStale `koanf:"stale"`
-	Purge MaintenancePurge `koanf:"purge"`
+	Stale   MaintenanceStale   `koanf:"stale"`
+	Purge   MaintenancePurge   `koanf:"purge"`
+	Journal MaintenanceJournal `koanf:"journal"`
+}
+
+// MaintenanceJournal archives journal entries older than OlderThan (reason "journal prune").
+// Off by default: operators prune with `memhost project journal prune`.
+type MaintenanceJournal struct {
+	Enabled     bool          `koanf:"enabled"`
+	Every       time.Duration `koanf:"every"`
+	OlderThan   time.Duration `koanf:"older_than"`
+	MaxRows     int           `koanf:"max_rows"`
+	MaxDuration time.Duration `koanf:"max_duration"`
 }
 
 // MaintenancePurge hard-deletes memories archived longer ago than Grace.
@@ -35,8 +51,9 @@ const day = 24 * time.Hour
 
 func defaultMaintenance() Maintenance {
 	return Maintenance{
-		Stale: MaintenanceStale{Enabled: true, Every: day, After: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
-		Purge: MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Stale:   MaintenanceStale{Enabled: true, Every: day, After: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Purge:   MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Journal: MaintenanceJournal{Enabled: false, Every: day, OlderThan: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 	}
 }
 
@@ -51,4 +68,21 @@ func (m Maintenance) validate(v *validator) {
 	v.duration("maintenance.purge.grace", m.Purge.Grace, time.Second, 100*365*day)
 	v.intRange("maintenance.purge.max_rows", m.Purge.MaxRows, 1, 1000000)
 	v.duration("maintenance.purge.max_duration", m.Purge.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.journal.every", m.Journal.Every, time.Second, 365*day)
+	v.duration("maintenance.journal.older_than", m.Journal.OlderThan, time.Second, 100*365*day)
+	v.intRange("maintenance.journal.max_rows", m.Journal.MaxRows, 1, 1000000)
+	v.duration("maintenance.journal.max_duration", m.Journal.MaxDuration, time.Second, 24*time.Hour)
+}
+
+// ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").
+// Flags and query parameters that take an age use it, so they accept what the file accepts.
+func ParseAge(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, fmt.Errorf("%q is not a number of days", s)
+		}
+		return time.Duration(n * float64(day)), nil
+	}
+	return time.ParseDuration(s)
 }

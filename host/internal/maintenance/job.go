@@ -18,8 +18,10 @@ type Run struct {
 	Now     time.Time // the clock's now: the job's notion of age is relative to it
 	Project string    // "" for every project
 	DryRun  bool
-	Budget  Budget
-	Actor   string // recorded in history rows: "maintenance:<job>"
+	// OlderThan overrides the job's age threshold for this run (`--older-than`); 0 keeps it.
+	OlderThan time.Duration
+	Budget    Budget
+	Actor     string // recorded in history rows: "maintenance:<job>"
 }
 
 // Budget bounds one run. A zero field is no bound. LLM calls and tokens are for the jobs that

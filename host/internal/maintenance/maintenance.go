@@ -144,7 +144,7 @@ type worker struct {
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
-	_, err := w.m.execute(ctx, job.Args.Job, job.Args.Trigger, job.Args.Project, false)
+	_, err := w.m.execute(ctx, job.Args.Job, job.Args.Trigger, RunOptions{Project: job.Args.Project})
 	return err
 }
 
@@ -175,20 +175,27 @@ type Report struct {
 	Skipped bool
 }
 
+// RunOptions are a run by hand's choices.
+type RunOptions struct {
+	Project   string        // "" for every project
+	DryRun    bool          // change nothing; report what would change
+	OlderThan time.Duration // the job's age threshold for this run; 0 keeps the configured one
+}
+
 // RunNow runs job once, by hand, on this host, and reports what it did (or, dry, would do).
-func (m *Maintenance) RunNow(ctx context.Context, job, project string, dryRun bool) (Report, error) {
-	return m.execute(ctx, job, TriggerManual, project, dryRun)
+func (m *Maintenance) RunNow(ctx context.Context, job string, o RunOptions) (Report, error) {
+	return m.execute(ctx, job, TriggerManual, o)
 }
 
 // execute is every run's path: claim (periodic) and record the run, do it within its budget,
 // record the outcome.
-func (m *Maintenance) execute(ctx context.Context, job, trigger, project string, dryRun bool) (Report, error) {
+func (m *Maintenance) execute(ctx context.Context, job, trigger string, o RunOptions) (Report, error) {
 	s, ok := m.jobs[job]
 	if !ok {
 		return Report{}, fmt.Errorf("%w %q", ErrUnknownJob, job)
 	}
 	now := m.cfg.Clock.Now().UTC()
-	run := pgstore.MaintenanceRun{Job: job, Trigger: trigger, Project: project, DryRun: dryRun, Host: m.cfg.Host, StartedAt: now, Outcome: "running"}
+	run := pgstore.MaintenanceRun{Job: job, Trigger: trigger, Project: o.Project, DryRun: o.DryRun, Host: m.cfg.Host, StartedAt: now, Outcome: "running"}
 	if trigger == TriggerPeriodic {
 		w := now.Truncate(s.Every)
 		run.WindowStart = &w
@@ -208,7 +215,7 @@ func (m *Maintenance) execute(ctx context.Context, job, trigger, project string,
 		rctx, cancel = context.WithTimeout(ctx, s.Budget.MaxDuration)
 		defer cancel()
 	}
-	res, runErr := s.Job.Run(rctx, Run{Now: now, Project: project, DryRun: dryRun, Budget: s.Budget, Actor: "maintenance:" + job})
+	res, runErr := s.Job.Run(rctx, Run{Now: now, Project: o.Project, DryRun: o.DryRun, OlderThan: o.OlderThan, Budget: s.Budget, Actor: "maintenance:" + job})
 	finished := m.cfg.Clock.Now().UTC()
 	run.FinishedAt = &finished
 	run.Examined, run.Changed, run.LLMCalls, run.Tokens = res.Examined, res.Changed, res.LLMCalls, res.Tokens

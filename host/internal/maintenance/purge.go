@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/memhost/memhost/host/internal/store/pgstore"
 )
 
@@ -19,40 +21,13 @@ type Purge struct {
 // Name implements Job.
 func (Purge) Name() string { return "purge" }
 
-// Run implements Job: up to Budget.MaxRows memories, each in its own transaction after the
-// rule is checked again under its row lock (a memory restored since the scan is kept).
+// Run implements Job: each memory is purged after the rule is checked again under its row
+// lock, so one restored since the scan is kept.
 func (j Purge) Run(ctx context.Context, r Run) (Result, error) {
-	var res Result
-	cutoff := r.Now.Add(-j.Grace)
-	limit := r.Budget.MaxRows
-	if limit <= 0 {
-		limit = 1000
-	}
-	ids, err := j.Store.Purgeable(ctx, cutoff, r.Project, limit+1)
-	if err != nil {
-		return res, err
-	}
-	if len(ids) > limit {
-		ids, res.Partial = ids[:limit], true
-	}
-	reason := "archived for over " + j.Grace.String()
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			res.Partial = true
-			return res, nil
-		}
-		res.Examined++
-		if r.DryRun {
-			res.add(Item{ID: id.String(), Action: "purge", Reason: reason})
-			continue
-		}
-		purged, err := j.Store.Purge(ctx, id, cutoff, r.Actor, reason)
-		if err != nil {
-			return res, err
-		}
-		if purged {
-			res.add(Item{ID: id.String(), Action: "purge", Reason: reason})
-		}
-	}
-	return res, nil
+	grace := age(r.OlderThan, j.Grace)
+	cutoff := r.Now.Add(-grace)
+	reason := "archived for over " + grace.String()
+	return eachDue(ctx, r, "purge", reason,
+		func(limit int) ([]uuid.UUID, error) { return j.Store.Purgeable(ctx, cutoff, r.Project, limit) },
+		func(id uuid.UUID) (bool, error) { return j.Store.Purge(ctx, id, cutoff, r.Actor, reason) })
 }

@@ -19,11 +19,11 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	a := e.newMaintenance(t, "host-a", clock, 24*time.Hour)
 	b := e.newMaintenance(t, "host-b", clock, 24*time.Hour)
 
-	first, err := a.execute(ctx, "stale", TriggerPeriodic, "", false)
+	first, err := a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
 	require.NoError(t, err)
 	require.False(t, first.Skipped)
 	clock.Advance(time.Hour)
-	second, err := b.execute(ctx, "stale", TriggerPeriodic, "", false)
+	second, err := b.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
 	require.NoError(t, err)
 	require.True(t, second.Skipped, "the window already ran on host-a")
 
@@ -36,7 +36,7 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	require.Equal(t, time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), st[0].Next.UTC())
 
 	clock.Advance(24 * time.Hour)
-	third, err := b.execute(ctx, "stale", TriggerPeriodic, "", false)
+	third, err := b.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
 	require.NoError(t, err)
 	require.False(t, third.Skipped, "the next window runs")
 	st, err = a.Status(ctx)

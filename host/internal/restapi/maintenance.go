@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/maintenance"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store/pgstore"
@@ -90,7 +91,16 @@ func (a *api) maintenanceRun(c *gin.Context) {
 			return
 		}
 	}
-	rep, err := a.Maintenance.RunNow(c.Request.Context(), job, c.Query("project"), dry)
+	opts := maintenance.RunOptions{Project: c.Query("project"), DryRun: dry}
+	if v := c.Query("older_than"); v != "" {
+		d, err := config.ParseAge(v)
+		if err != nil || d < time.Second {
+			fail(c, a.Logger, &memory.FieldError{Field: "older_than", Message: fmt.Sprintf("%q is not a duration of at least 1s (90d, 36h, 30m)", v)})
+			return
+		}
+		opts.OlderThan = d
+	}
+	rep, err := a.Maintenance.RunNow(c.Request.Context(), job, opts)
 	if errors.Is(err, maintenance.ErrUnknownJob) {
 		err = &memory.FieldError{Field: "job", Message: fmt.Sprintf("unknown job %q (valid: %s)", job, strings.Join(a.Maintenance.Jobs(), ", "))}
 	}

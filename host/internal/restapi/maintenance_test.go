@@ -28,8 +28,8 @@ type later struct{}
 func (later) Now() time.Time { return time.Now().Add(100 * 24 * time.Hour) }
 
 // TestMaintenanceRoutes: admins see each job's last and next run and run a job now, dry or
-// not, and see what it did; others are refused; an unknown job or a bad dry_run is refused
-// naming the field.
+// not, and see what it did; others are refused; an unknown job, a bad dry_run or older_than
+// is refused naming the field.
 func TestMaintenanceRoutes(t *testing.T) {
 	t.Parallel()
 	pool, _ := testdb.Migrated(t)
@@ -95,4 +95,8 @@ func TestMaintenanceRoutes(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, rep.status)
 	_, field, _ = errField(rep)
 	require.Equal(t, "dry_run", field)
+	rep = b.do(t, admin, "POST", "/api/v1/maintenance/stale/run?older_than=0s", "")
+	require.Equal(t, http.StatusBadRequest, rep.status)
+	_, field, _ = errField(rep)
+	require.Equal(t, "older_than", field)
 }

@@ -16,7 +16,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 	if err != nil || host == "" {
 		host = "memhost"
 	}
-	st, pu := cfg.Maintenance.Stale, cfg.Maintenance.Purge
+	st, pu, jo := cfg.Maintenance.Stale, cfg.Maintenance.Purge, cfg.Maintenance.Journal
 	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
 		// Several hosts may run on one machine: the pid tells them apart in status and River.
 		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
@@ -29,6 +29,10 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 			Job:     maintenance.Purge{Store: c.Store, Grace: pu.Grace},
 			Enabled: pu.Enabled, Every: pu.Every,
 			Budget: maintenance.Budget{MaxRows: pu.MaxRows, MaxDuration: pu.MaxDuration},
+		}, {
+			Job:     maintenance.Journal{Store: c.Store, OlderThan: jo.OlderThan},
+			Enabled: jo.Enabled, Every: jo.Every,
+			Budget: maintenance.Budget{MaxRows: jo.MaxRows, MaxDuration: jo.MaxDuration},
 		}},
 	})
 	if err != nil {

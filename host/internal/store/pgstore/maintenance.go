@@ -126,3 +126,29 @@ func (s *Store) LastWindows(ctx context.Context) (map[string]time.Time, error) {
 	}
 	return out, rows.Err()
 }
+
+// oldJournal is the journal prune rule: a live, unpinned journal entry created before @cutoff.
+const oldJournal = `archived_at IS NULL AND NOT pinned AND kind = 'journal' AND created_at < @cutoff`
+
+// OldJournal returns up to limit journal entries older than cutoff (oldJournal), oldest first;
+// project "" means every project.
+func (s *Store) OldJournal(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE `+oldJournal+`
+		AND (@project = '' OR (scope = 'project' AND scope_key = @project))
+		ORDER BY created_at, id LIMIT @limit`, pgx.NamedArgs{"cutoff": cutoff, "project": project, "limit": limit})
+	if err != nil {
+		return nil, fmt.Errorf("find old journal entries: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("find old journal entries: %w", err)
+	}
+	return ids, nil
+}
+
+// ArchiveOldJournal archives id with reason "journal prune" if it still is an old journal
+// entry under its row lock; changed says whether it was archived.
+func (s *Store) ArchiveOldJournal(ctx context.Context, id uuid.UUID, cutoff time.Time, actor string) (changed bool, err error) {
+	_, changed, err = s.setArchived(ctx, id, true, "journal prune", actor, oldJournal, pgx.NamedArgs{"cutoff": cutoff})
+	return changed, err
+}
