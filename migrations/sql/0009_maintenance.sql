@@ -47,3 +47,13 @@ CREATE TABLE IF NOT EXISTS memory_tombstones (
     kind       text NOT NULL,
     purged_at  timestamptz NOT NULL
 );
+
+-- A project's lifecycle: an operator archives a finished project (`memhost project archive`),
+-- and the dormancy job then archives its never-retrieved facts; unarchiving restores them. A
+-- project with no row is active.
+CREATE TABLE IF NOT EXISTS project_states (
+    scope_key   text PRIMARY KEY CHECK (scope_key <> ''),
+    status      text NOT NULL CHECK (status IN ('active', 'archived')),
+    changed_at  timestamptz NOT NULL,
+    changed_by  text NOT NULL DEFAULT ''
+);

@@ -81,6 +81,40 @@ func journalCmd() *cobra.Command {
 	return c
 }
 
+// projectLifecycleCmd is `memhost project archive|unarchive` through the running host.
+func projectLifecycleCmd(archive bool) *cobra.Command {
+	use, short := "unarchive", "Make the project active again and restore the facts dormancy archived"
+	if archive {
+		use, short = "archive", "Mark the project finished: its never-retrieved facts are archived (reason \"dormant\"), restorable with unarchive"
+	}
+	c := &cobra.Command{
+		Use: use, Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			key, err := projectKey(cmd, "")
+			if err != nil {
+				return err
+			}
+			h, err := runningHost(cmd)
+			if err != nil {
+				return err
+			}
+			var r restapi.ProjectLifecycle
+			if err := h.do(cmd.Context(), http.MethodPost, projectPath(key, use), nil, &r); err != nil {
+				return err
+			}
+			if archive {
+				fmt.Fprintf(cmd.OutOrStdout(), "project %s archived; its never-retrieved facts are being archived (reason dormant)\n", printable(r.Project))
+			} else {
+				fmt.Fprintf(cmd.OutOrStdout(), "project %s active; %d facts restored\n", printable(r.Project), r.Restored)
+			}
+			return nil
+		},
+	}
+	addProjectFlag(c)
+	addTokenFlag(c)
+	return c
+}
+
 func addRunFlags(c *cobra.Command, olderThan string) {
 	c.Flags().Bool("dry-run", false, "change nothing; print what would change")
 	c.Flags().String("older-than", "", olderThan)

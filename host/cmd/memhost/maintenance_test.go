@@ -15,8 +15,9 @@ import (
 
 // TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,
 // who ran it and what changed; run --dry-run prints what would change and changes nothing;
-// run archives, and project health counts it by reason; project journal prune archives old
-// entries only; a non-admin token is refused.
+// run archives, memory archived lists it with its reason, and project health counts it by
+// reason; project journal prune archives old entries only; project archive queues dormancy
+// and unarchive restores; a non-admin token is refused.
 func TestMaintenanceCommands(t *testing.T) {
 	t.Parallel()
 	ln := httptest.NewUnstartedServer(nil)
@@ -61,6 +62,14 @@ func TestMaintenanceCommands(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "stale", m.ArchivedReason)
 
+	out, err = run(t, append([]string{"memory", "archived", "--project", cliProject, "--reason", "stale", "--full"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, res.ID.String())
+	require.Contains(t, out, "stale")
+	out, err = run(t, append([]string{"memory", "archived", "--project", cliProject, "--reason", "dormant"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "no archived memories")
+
 	out, err = run(t, "project", "health", "--config", cfg, "--project", cliProject)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "archived:   1 stale")
@@ -92,6 +101,19 @@ func TestMaintenanceCommands(t *testing.T) {
 	require.False(t, m.Archived(), "a recent entry stays")
 	_, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "soon"}, p...)...)
 	require.ErrorContains(t, err, "--older-than")
+
+	// Archiving the project queues the dormancy job for it; unarchiving restores its facts.
+	out, err = run(t, append([]string{"project", "archive", "--project", cliProject}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "project "+cliProject+" archived")
+	var queued int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'maintenance.dormancy'`).Scan(&queued))
+	require.Equal(t, 1, queued)
+	out, err = run(t, append([]string{"project", "unarchive", "--project", cliProject}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "project "+cliProject+" active; 0 facts restored")
+	_, err = run(t, "project", "archive", "--config", cfg, "--project", cliProject, "--token", user)
+	require.ErrorContains(t, err, "admin")
 
 	_, err = run(t, "maintenance", "status", "--config", cfg, "--token", user)
 	require.ErrorContains(t, err, "admin")

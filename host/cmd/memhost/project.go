@@ -43,7 +43,7 @@ func projectCmd() *cobra.Command {
 			return nil
 		},
 	})
-	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journalCmd())
+	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journalCmd(), projectLifecycleCmd(true), projectLifecycleCmd(false))
 	return c
 }
 

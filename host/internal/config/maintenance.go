@@ -10,9 +10,20 @@ import (
 // Maintenance configures the self-maintenance jobs (docs/maintenance.md). River schedules
 // them on one host of those sharing the database; every table holds one job's knobs.
 type Maintenance struct {
-	Stale   MaintenanceStale   `koanf:"stale"`
-	Purge   MaintenancePurge   `koanf:"purge"`
-	Journal MaintenanceJournal `koanf:"journal"`
+	Stale    MaintenanceStale    `koanf:"stale"`
+	Purge    MaintenancePurge    `koanf:"purge"`
+	Journal  MaintenanceJournal  `koanf:"journal"`
+	Dormancy MaintenanceDormancy `koanf:"dormancy"`
+}
+
+// MaintenanceDormancy archives the never-retrieved facts of projects with no git activity for
+// After, or archived by the operator (seed 000 decision 4).
+type MaintenanceDormancy struct {
+	Enabled     bool          `koanf:"enabled"`
+	Every       time.Duration `koanf:"every"`
+	After       time.Duration `koanf:"after"`
+	MaxRows     int           `koanf:"max_rows"`
+	MaxDuration time.Duration `koanf:"max_duration"`
 }
 
 // MaintenanceJournal archives journal entries older than OlderThan (reason "journal prune").
@@ -51,9 +62,10 @@ const day = 24 * time.Hour
 
 func defaultMaintenance() Maintenance {
 	return Maintenance{
-		Stale:   MaintenanceStale{Enabled: true, Every: day, After: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
-		Purge:   MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
-		Journal: MaintenanceJournal{Enabled: false, Every: day, OlderThan: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Stale:    MaintenanceStale{Enabled: true, Every: day, After: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Purge:    MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Journal:  MaintenanceJournal{Enabled: false, Every: day, OlderThan: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Dormancy: MaintenanceDormancy{Enabled: true, Every: day, After: 60 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 	}
 }
 
@@ -72,6 +84,10 @@ func (m Maintenance) validate(v *validator) {
 	v.duration("maintenance.journal.older_than", m.Journal.OlderThan, time.Second, 100*365*day)
 	v.intRange("maintenance.journal.max_rows", m.Journal.MaxRows, 1, 1000000)
 	v.duration("maintenance.journal.max_duration", m.Journal.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.dormancy.every", m.Dormancy.Every, time.Second, 365*day)
+	v.duration("maintenance.dormancy.after", m.Dormancy.After, time.Second, 100*365*day)
+	v.intRange("maintenance.dormancy.max_rows", m.Dormancy.MaxRows, 1, 1000000)
+	v.duration("maintenance.dormancy.max_duration", m.Dormancy.MaxDuration, time.Second, 24*time.Hour)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,6 +22,33 @@ import (
 func (a *api) registerMaintenance(admin gin.IRoutes) {
 	admin.GET("/maintenance", a.maintenanceStatus)
 	admin.POST("/maintenance/:job/run", a.limit(a.Limits.Writes), a.maintenanceRun)
+	admin.POST("/projects/:key/archive", a.limit(a.Limits.Writes), a.inProject(a.archiveProject))
+	admin.POST("/projects/:key/unarchive", a.limit(a.Limits.Writes), a.inProject(a.unarchiveProject))
+}
+
+// ProjectLifecycle answers POST /projects/{key}/archive and /unarchive.
+type ProjectLifecycle struct {
+	Project  string `json:"project"`
+	Archived bool   `json:"archived"`
+	// Restored counts the facts unarchiving brought back (dormancy had archived them).
+	Restored int `json:"restored"`
+}
+
+// archiveProject marks the project archived; the dormancy job, queued in the same
+// transaction, archives its never-retrieved facts shortly after.
+func (a *api) archiveProject(ctx context.Context, acc memory.Access, _ *gin.Context) (any, int, error) {
+	if err := a.Maintenance.ArchiveProject(ctx, acc.Project, acc.Actor); err != nil {
+		return nil, 0, err
+	}
+	return ProjectLifecycle{Project: acc.Project, Archived: true}, 0, nil
+}
+
+func (a *api) unarchiveProject(ctx context.Context, acc memory.Access, _ *gin.Context) (any, int, error) {
+	restored, err := a.Maintenance.UnarchiveProject(ctx, acc.Project, acc.Actor)
+	if err != nil {
+		return nil, 0, err
+	}
+	return ProjectLifecycle{Project: acc.Project, Restored: len(restored)}, 0, nil
 }
 
 // MaintenanceJob is one job in GET /api/v1/maintenance.

@@ -16,7 +16,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 	if err != nil || host == "" {
 		host = "memhost"
 	}
-	st, pu, jo := cfg.Maintenance.Stale, cfg.Maintenance.Purge, cfg.Maintenance.Journal
+	st, pu, jo, do := cfg.Maintenance.Stale, cfg.Maintenance.Purge, cfg.Maintenance.Journal, cfg.Maintenance.Dormancy
 	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
 		// Several hosts may run on one machine: the pid tells them apart in status and River.
 		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
@@ -33,6 +33,10 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 			Job:     maintenance.Journal{Store: c.Store, OlderThan: jo.OlderThan},
 			Enabled: jo.Enabled, Every: jo.Every,
 			Budget: maintenance.Budget{MaxRows: jo.MaxRows, MaxDuration: jo.MaxDuration},
+		}, {
+			Job:     maintenance.Dormancy{Store: c.Store, After: do.After},
+			Enabled: do.Enabled, Every: do.Every,
+			Budget: maintenance.Budget{MaxRows: do.MaxRows, MaxDuration: do.MaxDuration},
 		}},
 	})
 	if err != nil {
