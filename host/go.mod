@@ -28,7 +28,22 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require github.com/aymanbagabas/go-udiff v0.4.1
+require (
+	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/riverqueue/river v0.51.2
+	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2
+	github.com/riverqueue/river/rivertype v0.51.2
+)
+
+require (
+	github.com/riverqueue/river/riverdriver v0.51.2 // indirect
+	github.com/riverqueue/river/rivershared v0.51.2 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.2.0 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
+)
 
 require (
 	dario.cat/mergo v1.0.1 // indirect
@@ -147,8 +162,8 @@ require (
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/memhost/memhost/sdk v0.0.0-00010101000000-000000000000
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sync v0.22.0
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/sync v0.24.0
+	golang.org/x/text v0.43.0 // indirect
 )
 
 replace github.com/memhost/memhost/migrations => ../migrations

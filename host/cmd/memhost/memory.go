@@ -69,6 +69,7 @@ func memoryCmd() *cobra.Command {
 		memoryOp("restore ID", "Restore an archived memory", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
 			return change(cmd, h, key, args[0], "restore", map[string]any{"project": key})
 		}, printChanged("restored")),
+		archivedCmd(),
 	)
 	for _, sub := range c.Commands() {
 		switch sub.Name() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,7 +43,7 @@ func projectCmd() *cobra.Command {
 			return nil
 		},
 	})
-	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd())
+	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journalCmd(), projectLifecycleCmd(true), projectLifecycleCmd(false))
 	return c
 }
 
@@ -304,7 +305,19 @@ func healthCmd() *cobra.Command {
 
 func printHealth(out io.Writer, h brain.HealthView) {
 	fmt.Fprintf(out, "project %s\n", printable(h.Project))
-	fmt.Fprintf(out, "facts:      %d (%d this week), %d never used (read with memory_get)\n", h.Facts.Total, h.Facts.ThisWeek, h.NeverHit)
+	fmt.Fprintf(out, "facts:      %d (%d this week), %d never used (returned by no search or get)\n", h.Facts.Total, h.Facts.ThisWeek, h.NeverHit)
+	if len(h.Archived) > 0 {
+		reasons := make([]string, 0, len(h.Archived))
+		for r := range h.Archived {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		parts := make([]string, len(reasons))
+		for i, r := range reasons {
+			parts[i] = fmt.Sprintf("%d %s", h.Archived[r], cell(orDefault(r, "no reason")))
+		}
+		fmt.Fprintf(out, "archived:   %s\n", strings.Join(parts, ", "))
+	}
 	fmt.Fprintf(out, "journal:    %d entries (%d this week)\n", h.Journal.Total, h.Journal.ThisWeek)
 	fmt.Fprintf(out, "folds:      %d (%d this week)\n", h.Folds.Total, h.Folds.ThisWeek)
 	pending := fmt.Sprintf("%d pending", h.Proposals.Count)

@@ -231,9 +231,26 @@ func TestHealthSnapshot(t *testing.T) {
 	require.Len(t, h.TopHit, 1)
 	require.Equal(t, int64(3), h.TopHit[0].HitCount)
 	require.Equal(t, int64(4), h.NeverHit)
+	require.Empty(t, h.Archived)
+
+	// A search's results are retrieved, so no longer "never used"; archived facts are counted
+	// by reason.
+	require.Greater(t, len(res.Hits), 1)
+	require.NoError(t, b.store.RecordRetrievals(ctx, []uuid.UUID{res.Hits[len(res.Hits)-1].ID}))
+	h, err = b.brain.Health(ctx, agentA)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), h.NeverHit)
+	for _, hit := range res.Hits[:2] {
+		_, err = b.store.SetArchived(ctx, hit.ID, true, "stale", "maintenance:stale")
+		require.NoError(t, err)
+	}
+	h, err = b.brain.Health(ctx, agentA)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"stale": 2}, h.Archived)
 
 	empty, err := b.brain.Health(ctx, memory.Access{Project: "github.com/acme/none"})
 	require.NoError(t, err)
 	require.Zero(t, empty.Facts.Total)
 	require.Empty(t, empty.TopHit)
+	require.Empty(t, empty.Archived)
 }

@@ -48,9 +48,14 @@ type HealthView struct {
 	PlanUpdatedAt  *time.Time `json:"plan_updated_at,omitempty"`
 	MapGeneratedAt *time.Time `json:"map_generated_at,omitempty"`
 	MapStale       bool       `json:"map_stale,omitempty"`
-	// TopHit lists the facts used most (read with memory_get); NeverHit counts live facts never used.
+	// TopHit lists the facts used most (read with memory_get). NeverHit counts live facts no
+	// search or get ever returned (a banner does not count): the staleness job's definition.
 	TopHit   []HitFact `json:"top_hit_facts"`
 	NeverHit int64     `json:"never_hit_facts"`
+	// Archived counts the project's archived memories by reason ("stale", an operator's
+	// reason, "" when none was given): what maintenance and people set aside, restorable
+	// until purged.
+	Archived map[string]int64 `json:"archived_by_reason"`
 }
 
 // Health reads the project's health snapshot.
@@ -65,7 +70,8 @@ func (s *Service) Health(ctx context.Context, a memory.Access) (HealthView, erro
 	}
 	v := HealthView{Project: a.Project, Facts: Count{h.Facts, h.FactsSince}, Journal: Count{h.Journal, h.JournalSince},
 		Folds: Count{h.Folds, h.FoldsSince}, Proposals: PendingProposals{Count: h.PendingProposals, OldestAt: h.OldestPending},
-		GoalUpdatedAt: h.GoalUpdatedAt, PlanUpdatedAt: h.PlanUpdatedAt, NeverHit: h.NeverHit, TopHit: make([]HitFact, 0, len(h.TopHit))}
+		GoalUpdatedAt: h.GoalUpdatedAt, PlanUpdatedAt: h.PlanUpdatedAt, NeverHit: h.NeverHit, TopHit: make([]HitFact, 0, len(h.TopHit)),
+		Archived: h.ArchivedByReason}
 	if h.OldestPending != nil {
 		v.Proposals.OldestAgeSeconds = int64(now.Sub(*h.OldestPending).Seconds())
 	}

@@ -21,6 +21,8 @@ type Config struct {
 	// the operator's.
 	Workers Workers `koanf:"-"`
 
+	Maintenance Maintenance `koanf:"maintenance"`
+
 	// unknownKeys are keys found in the config file that no field accepts. Load records them
 	// rather than failing so Validate can report them together with every other problem.
 	unknownKeys []string
@@ -191,6 +193,8 @@ func Default() *Config {
 		Tasks:   Tasks{RunTokens: 16000, RunTimeout: 3 * time.Minute, DailyTokens: 2_000_000, DailyTime: 4 * time.Hour},
 		Workers: Workers{Defined: map[string]Worker{}, Chains: map[string][]string{}},
 		Brain:   Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
+
+		Maintenance: defaultMaintenance(),
 	}
 }
 

@@ -140,6 +140,7 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.duration("tasks.run_timeout", c.Tasks.RunTimeout, time.Second, time.Hour)
 	v.intRange("tasks.daily_tokens", c.Tasks.DailyTokens, 0, 1_000_000_000)
 	v.duration("tasks.daily_time", c.Tasks.DailyTime, 0, 24*time.Hour)
+	c.Maintenance.validate(v)
 
 	if !slices.Contains(logLevels, c.Log.Level) {
 		v.add("log.level", fmt.Sprintf("%q is not one of %s", c.Log.Level, strings.Join(logLevels, ", ")))

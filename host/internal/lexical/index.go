@@ -92,6 +92,10 @@ func New() *Index {
 // Apply indexes one change. Changes older than what the index holds for that memory are
 // ignored, so replaying the feed, or seeing a host's own write twice, is harmless.
 func (ix *Index) Apply(c store.Change) {
+	if c.Purged {
+		ix.drop(c)
+		return
+	}
 	terms := tokenize.Terms(c.Text)
 	// Texts the memory absorbed by folding are part of it: a search for a folded-away
 	// statement finds the memory that holds it, so even a wrong fold loses nothing.
@@ -117,6 +121,17 @@ func (ix *Index) Apply(c store.Change) {
 	}
 	slot := p.add(c.ID, c.Kind, c.Archived, terms)
 	ix.docs[c.ID] = docRef{part: p, slot: slot, seq: c.Seq}
+}
+
+// drop removes a purged memory. A purged memory takes no later change, so nothing of it is
+// kept.
+func (ix *Index) drop(c store.Change) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if old, ok := ix.docs[c.ID]; ok && old.seq < c.Seq {
+		old.part.remove(old.slot)
+		delete(ix.docs, c.ID)
+	}
 }
 
 // Len is the number of memories indexed (live and archived).

@@ -24,7 +24,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		searches: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "memhost_memory_search_duration_seconds",
 			Help: "memory_search latency.", Buckets: buckets}),
 		hitsDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_memory_hits_dropped_total",
-			Help: "Use records (memory reads) dropped because the hit recorder was saturated."}),
+			Help: "Use and retrieval records (gets, search results) dropped because the hit recorder was saturated."}),
 		degraded: prometheus.NewCounter(prometheus.CounterOpts{Name: "memhost_memory_search_degraded_total",
 			Help: "Searches answered from the lexical path alone because the embedder was unavailable."}),
 		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "memhost_memory_search_vector_lookups_total",

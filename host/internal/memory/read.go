@@ -53,9 +53,11 @@ const DegradedLexicalOnly = "lexical only: the embedder is unavailable, so resul
 
 // Search is the read path: BM25 (with the thesaurus's expansions) and ANN candidates (each up
 // to Config.CandidatePool), fused, ranked by rank.Score (a statement a newer one replaces
-// moved below it by rank.DemoteSuperseded), cut to top_k. It records nothing:
+// moved below it by rank.DemoteSuperseded), cut to top_k. It records no use:
 // being shown is not being used, and counting it would let the order of past queries decide
-// today's ranking (a memory counts as used when Get reads it). When the embedder cannot
+// today's ranking (a memory counts as used when Get reads it). It does record, off the
+// request path, that its results were retrieved (last_retrieved_at), which only the
+// staleness job reads. When the embedder cannot
 // serve, it answers from the lexical path and says so in Degraded.
 func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (SearchResult, error) {
 	s.called()
@@ -177,7 +179,25 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	}
 	s.metrics.search(start)
 	out.Hits = hits
+	s.retrieved(hits)
 	return out, nil
+}
+
+// retrieved queues the search's results for last_retrieved_at (RecordHits), never blocking:
+// a full queue drops them and counts the drop, as it does uses.
+func (s *Service) retrieved(hits []SearchHit) {
+	if len(hits) == 0 {
+		return
+	}
+	ids := make([]uuid.UUID, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	select {
+	case s.hits <- retrieval{ids: ids}:
+	default:
+		s.metrics.droppedHits()
+	}
 }
 
 // queryVector embeds a query. It returns nil, nil for a query the embedder maps to no
@@ -256,7 +276,7 @@ func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error)
 		return View{}, err
 	}
 	select {
-	case s.hits <- []uuid.UUID{m.ID}:
+	case s.hits <- retrieval{ids: []uuid.UUID{m.ID}, use: true}:
 	default:
 		s.metrics.droppedHits()
 	}
@@ -277,9 +297,20 @@ func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memor
 	return m, nil
 }
 
-// History returns a memory's ledger, oldest first.
+// History returns a memory's ledger, oldest first. A purged memory's ledger still answers
+// (its texts erased, a purge row last) to those who could see the memory.
 func (s *Service) History(ctx context.Context, a Access, id uuid.UUID) ([]store.HistoryEntry, error) {
-	if _, err := s.load(ctx, a, id); err != nil {
+	_, err := s.load(ctx, a, id)
+	if errors.Is(err, store.ErrNotFound) {
+		ref, purged, perr := s.store.PurgedScope(ctx, id)
+		if perr != nil {
+			return nil, perr
+		}
+		if purged && a.visible(store.Memory{Scope: ref.Scope, ScopeKey: ref.Key}) {
+			err = nil
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	return s.store.History(ctx, id)

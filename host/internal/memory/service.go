@@ -61,7 +61,7 @@ type Service struct {
 	now       func() time.Time
 
 	indexed  sync.Map // embedder name -> struct{}: ANN index ensured
-	hits     chan []uuid.UUID
+	hits     chan retrieval
 	onError  func(error)
 	lastCall atomic.Int64 // unix nanoseconds when the last Store or Search began
 }
@@ -92,7 +92,7 @@ func WithErrorHandler(fn func(error)) Option { return func(s *Service) { s.onErr
 // background service; without it they are counted as dropped.
 func New(st store.Store, ix *lexical.Index, emb EmbedderSource, redact RedactFunc, cfg Config, opts ...Option) *Service {
 	s := &Service{store: st, index: ix, embedders: emb, redact: redact, cfg: cfg, now: time.Now,
-		hits: make(chan []uuid.UUID, 1024), onError: func(error) {}}
+		hits: make(chan retrieval, 1024), onError: func(error) {}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -102,39 +102,60 @@ func New(st store.Store, ix *lexical.Index, emb EmbedderSource, redact RedactFun
 // hitFlushInterval is how long uses are coalesced before one UPDATE writes them all.
 const hitFlushInterval = time.Second
 
-// RecordHits writes uses (hit_count, last_hit_at; see Get) off the request path until ctx
-// ends, then flushes what it holds: a read returns before its use is stored, and a second's
-// worth of uses is coalesced into one statement. Run it once per Service (lifecycle.Group does).
+// retrieval is one read's memories: a Get's one memory is a use and a retrieval; a search's
+// results are retrievals only.
+type retrieval struct {
+	ids []uuid.UUID
+	use bool
+}
+
+// RecordHits writes uses (hit_count, last_hit_at; see Get) and retrievals (last_retrieved_at,
+// which the staleness job reads; see Search) off the request path until ctx ends, then
+// flushes what it holds: a read returns before it is stored, and a second's worth is
+// coalesced into one statement of each. Run it once per Service (lifecycle.Group does).
 func (s *Service) RecordHits(ctx context.Context) error {
-	pending := map[uuid.UUID]int64{}
+	uses := map[uuid.UUID]int64{}
+	retrieved := map[uuid.UUID]struct{}{}
 	tick := time.NewTicker(hitFlushInterval)
 	defer tick.Stop()
+	add := func(r retrieval) {
+		for _, id := range r.ids {
+			if r.use {
+				uses[id]++
+			}
+			retrieved[id] = struct{}{}
+		}
+	}
 	flush := func() {
-		if len(pending) == 0 {
+		if len(retrieved) == 0 {
 			return
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		if err := s.store.RecordHits(fctx, pending); err != nil {
+		defer cancel()
+		if err := s.store.RecordHits(fctx, uses); err != nil {
 			s.onError(fmt.Errorf("record uses: %w", err))
 		}
-		cancel()
-		pending = map[uuid.UUID]int64{}
+		ids := make([]uuid.UUID, 0, len(retrieved))
+		for id := range retrieved {
+			ids = append(ids, id)
+		}
+		if err := s.store.RecordRetrievals(fctx, ids); err != nil {
+			s.onError(fmt.Errorf("record retrievals: %w", err))
+		}
+		uses = map[uuid.UUID]int64{}
+		retrieved = map[uuid.UUID]struct{}{}
 	}
 	for {
 		select {
-		case ids := <-s.hits:
-			for _, id := range ids {
-				pending[id]++
-			}
+		case r := <-s.hits:
+			add(r)
 		case <-tick.C:
 			flush()
 		case <-ctx.Done():
 			for drained := false; !drained; {
 				select {
-				case ids := <-s.hits:
-					for _, id := range ids {
-						pending[id]++
-					}
+				case r := <-s.hits:
+					add(r)
 				default:
 					drained = true
 				}

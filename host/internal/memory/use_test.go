@@ -71,3 +71,33 @@ func TestSearchIsNotAUseAndGetIs(t *testing.T) {
 	require.Greater(t, after[ids[1]], before[ids[1]], "a used memory ranks higher")
 	require.InDelta(t, before[ids[0]], after[ids[0]], 1e-6)
 }
+
+// TestSearchAndGetRecordRetrieval: a search's results and a get's memory are marked retrieved
+// (what the staleness job spares), while a search still adds no use; a memory no read
+// returned stays never retrieved.
+func TestSearchAndGetRecordRetrieval(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	var ids []uuid.UUID
+	for _, text := range []string{"The billing api listens on port 8080.", "Deploys go through ArgoCD.", "Lint runs golangci-lint in CI."} {
+		r, err := b.svc.Store(ctx, alice, memory.StoreRequest{Text: text})
+		require.NoError(t, err)
+		ids = append(ids, r.ID)
+	}
+	res, err := b.svc.Search(ctx, alice, memory.SearchRequest{Query: "billing api port"})
+	require.NoError(t, err)
+	require.Len(t, res.Hits, 1)
+	_, err = b.svc.Get(ctx, alice, ids[1])
+	require.NoError(t, err)
+	retrieved := func(id uuid.UUID) bool {
+		at, err := b.store.LastRetrieved(ctx, id)
+		require.NoError(t, err)
+		return at != nil
+	}
+	require.Eventually(t, func() bool { return retrieved(ids[0]) && retrieved(ids[1]) }, 5*time.Second, 20*time.Millisecond)
+	require.False(t, retrieved(ids[2]), "no read returned it")
+	m, err := b.store.Get(ctx, ids[0])
+	require.NoError(t, err)
+	require.Zero(t, m.HitCount, "a search result is retrieved, not used")
+}

@@ -75,7 +75,7 @@ const createTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 	applied_at timestamptz NOT NULL DEFAULT now()
 )`
 
-// Up applies every pending migration and returns the ones it applied.
+// Up applies every pending migration, memhost's then River's, and returns the ones it applied.
 func Up(ctx context.Context, pool *pgxpool.Pool) ([]Migration, error) {
 	all, err := All()
 	if err != nil {
@@ -120,7 +120,8 @@ func Up(ctx context.Context, pool *pgxpool.Pool) ([]Migration, error) {
 		}
 		done = append(done, m)
 	}
-	return done, nil
+	river, err := upRiver(ctx, conn.Conn())
+	return append(done, river...), err
 }
 
 // List reports every known migration and whether it has been applied.

@@ -24,7 +24,11 @@ func TestUpIsIdempotentAndTracked(t *testing.T) {
 
 	applied, err := migrate.Up(ctx, pool)
 	require.NoError(t, err)
-	require.Len(t, applied, len(all))
+	require.Greater(t, len(applied), len(all), "memhost's migrations, then River's")
+	require.Equal(t, all[len(all)-1].Name, applied[len(all)-1].Name)
+	var river bool
+	require.NoError(t, pool.QueryRow(ctx, `SELECT to_regclass('river_job') IS NOT NULL AND to_regclass('river_leader') IS NOT NULL`).Scan(&river))
+	require.True(t, river, "River's tables are created by memhost's migration step")
 
 	again, err := migrate.Up(ctx, pool)
 	require.NoError(t, err)
@@ -96,4 +100,19 @@ func TestFailedMigrationLeavesNothingBehind(t *testing.T) {
 	var n int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n))
 	require.Zero(t, n)
+}
+
+func TestNewerRiverSchemaFailsClosed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, testdb.Schema(t))
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = migrate.Up(ctx, pool)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `INSERT INTO river_migration (line, version) VALUES ('main', 999)`)
+	require.NoError(t, err)
+	_, err = migrate.Up(ctx, pool)
+	require.ErrorIs(t, err, migrate.ErrDatabaseNewer)
+	require.ErrorContains(t, err, "River migration 999")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/internal/access"
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/maintenance"
 	"github.com/memhost/memhost/host/internal/memory"
 )
 
@@ -40,7 +41,9 @@ type Options struct {
 	// routes. A nil limiter does not limit.
 	Limits auth.Limits
 	Status StatusFunc
-	Logger *slog.Logger
+	// Maintenance serves /api/v1/maintenance (admin); nil leaves it out.
+	Maintenance *maintenance.Maintenance
+	Logger      *slog.Logger
 	// MaxBodyBytes bounds request bodies; larger ones are refused before decoding.
 	MaxBodyBytes int64
 }
@@ -83,6 +86,9 @@ func Register(r gin.IRouter, o Options) {
 	}
 	if o.Projects != nil {
 		a.registerProjectList(authed)
+	}
+	if o.Maintenance != nil {
+		a.registerMaintenance(admin)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 
 // Background is the host's background work under one lifecycle: following the change feed
 // into the lexical index, moving bulk-imported rows into the ANN index, recording search
-// hits, checking plugin and worker health and purging dead tokens. Start it once the core is open; Stop it before Close.
+// hits, checking plugin and worker health, purging dead tokens and the maintenance jobs (River). Start it once the core is open; Stop it before Close.
 func (c *Core) Background() *lifecycle.Group {
 	loops := []lifecycle.Service{
 		lifecycle.Func("change feed", func(ctx context.Context) error {
@@ -25,6 +25,7 @@ func (c *Core) Background() *lifecycle.Group {
 		lifecycle.Func("hit recorder", c.Service.RecordHits),
 		lifecycle.Func("plugin health", c.Plugins.Run),
 		lifecycle.Func("token purge", c.purgeTokens),
+		lifecycle.Func("maintenance", c.Maintenance.Run),
 	}
 	if c.Tasks != nil {
 		loops = append(loops, lifecycle.Func("worker health", c.Tasks.Supervise))

@@ -15,6 +15,7 @@ import (
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/maintenance"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/migrate"
 	"github.com/memhost/memhost/host/internal/plugins"
@@ -47,6 +48,8 @@ type Core struct {
 	Registry *prometheus.Registry
 	// Tasks runs LLM tasks through the workers; nil until StartWorkers.
 	Tasks *tasks.Runner
+	// Maintenance runs the self-maintenance jobs; its River client runs with Background.
+	Maintenance *maintenance.Maintenance
 
 	annIndexed prometheus.Counter // rows the background indexer moved into the ANN index
 }
@@ -123,6 +126,9 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	}
 	log.Info("vector index ready", "embedder", info.Name, "took", time.Since(start).Round(time.Millisecond))
 	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg))
+	if err := c.openMaintenance(cfg); err != nil {
+		return c, err
+	}
 	c.Tokens = auth.NewTokens(c.Pool)
 	c.Door = access.NewDoor(c.Tokens)
 	c.Limits = auth.Limits{

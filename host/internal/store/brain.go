@@ -101,7 +101,8 @@ type Health struct {
 	Facts, FactsSince            int64
 	Journal, JournalSince        int64
 	Folds, FoldsSince            int64
-	NeverHit                     int64
+	NeverHit                     int64 // live facts no search or get ever returned
+	ArchivedByReason             map[string]int64
 	PendingProposals             int64
 	OldestPending                *time.Time
 	GoalUpdatedAt, PlanUpdatedAt *time.Time

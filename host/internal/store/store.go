@@ -34,6 +34,9 @@ type Store interface {
 	SetArchived(ctx context.Context, id uuid.UUID, archived bool, reason, actor string) (Memory, error)
 	SetPinned(ctx context.Context, id uuid.UUID, pinned bool, actor string) (Memory, error)
 	History(ctx context.Context, id uuid.UUID) ([]HistoryEntry, error)
+	// PurgedScope returns the scope a purged memory lived in (found false if id was never
+	// purged): its history still answers, to callers who could see it.
+	PurgedScope(ctx context.Context, id uuid.UUID) (ref ScopeRef, found bool, err error)
 	// Nearest returns the live (or, if asked, archived) memories closest to q.Vector among rows
 	// of the same embedder, best first. A zero vector has no neighbours, and rows holding one
 	// are never returned: their similarity is undefined.
@@ -51,6 +54,9 @@ type Store interface {
 	// RecordHits adds hits[id] to each memory's hit_count and sets last_hit_at; it does not
 	// advance the change feed.
 	RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error
+	// RecordRetrievals sets last_retrieved_at on each memory (returned by a search or a get);
+	// it changes no rank and does not advance the change feed.
+	RecordRetrievals(ctx context.Context, ids []uuid.UUID) error
 	// Changes returns feed entries with seq > after in seq order. Seqs become visible in commit
 	// order, so a reader that resumes from the last seq it saw never misses a change.
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)

@@ -126,6 +126,9 @@ const (
 	EventUnpin   Event = "unpin"
 	EventMerge   Event = "merge"
 	EventImport  Event = "import"
+	// EventPurge ends a purged memory's ledger: the memory is gone and the ledger's texts are
+	// erased; the row keeps who, when, why and the text's sha256.
+	EventPurge Event = "purge"
 )
 
 // HistoryEntry is one row of the history ledger.
@@ -306,6 +309,8 @@ type Change struct {
 	Kind     Kind
 	Text     string
 	Archived bool
+	// Purged is a tombstone: the memory was hard-deleted and indexes drop it.
+	Purged bool
 	// Merged are the texts the memory absorbed by folding (merged_from). They are indexed with
 	// it, so a search for a folded-away statement finds the memory that holds it.
 	Merged []string

@@ -24,12 +24,26 @@ func (s *Store) Health(ctx context.Context, key string, since time.Time) (store.
 			count(*) FILTER (WHERE `+factKinds+` AND created_at >= $2),
 			count(*) FILTER (WHERE kind = 'journal'),
 			count(*) FILTER (WHERE kind = 'journal' AND created_at >= $2),
-			count(*) FILTER (WHERE `+factKinds+` AND hit_count = 0),
+			count(*) FILTER (WHERE `+factKinds+` AND last_retrieved_at IS NULL),
 			max(updated_at) FILTER (WHERE kind = 'goal'),
 			max(updated_at) FILTER (WHERE kind = 'plan')
 		FROM memories WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NULL`, key, since).
 		QueryRow(func(row pgx.Row) error {
 			return row.Scan(&h.Facts, &h.FactsSince, &h.Journal, &h.JournalSince, &h.NeverHit, &h.GoalUpdatedAt, &h.PlanUpdatedAt)
+		})
+	b.Queue(`SELECT coalesce(archived_reason, ''), count(*) FROM memories
+		WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NOT NULL GROUP BY 1`, key).
+		Query(func(rows pgx.Rows) error {
+			h.ArchivedByReason = map[string]int64{}
+			for rows.Next() {
+				var reason string
+				var n int64
+				if err := rows.Scan(&reason, &n); err != nil {
+					return err
+				}
+				h.ArchivedByReason[reason] = n
+			}
+			return rows.Err()
 		})
 	b.Queue(`SELECT count(*), count(*) FILTER (WHERE created_at >= $2) FROM memory_history
 		WHERE scope = 'project' AND scope_key = $1 AND event = 'fold'`, key, since).

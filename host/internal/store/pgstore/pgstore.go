@@ -375,7 +375,9 @@ func (s *Store) RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error 
 		ids = append(ids, id)
 		counts = append(counts, n)
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE memories m SET hit_count = m.hit_count + h.n, last_hit_at = now()
+	// A use (a get) is a retrieval too: the staleness job and health's "never used" read
+	// last_retrieved_at alone.
+	_, err := s.pool.Exec(ctx, `UPDATE memories m SET hit_count = m.hit_count + h.n, last_hit_at = now(), last_retrieved_at = now()
 		FROM unnest($1::uuid[], $2::bigint[]) AS h(id, n) WHERE m.id = h.id`, uuidArray(ids), counts)
 	if err != nil {
 		return fmt.Errorf("record hits: %w", err)
@@ -385,9 +387,14 @@ func (s *Store) RecordHits(ctx context.Context, hits map[uuid.UUID]int64) error 
 
 // Changes implements store.Store.
 func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Change, error) {
-	rows, err := s.pool.Query(ctx, `SELECT seq, id, scope, scope_key, kind, text, archived_at IS NOT NULL,
+	// Purged memories answer from their tombstones (purged = true, no text).
+	rows, err := s.pool.Query(ctx, `(SELECT seq, id, scope, scope_key, kind, text, archived_at IS NOT NULL, false AS purged,
 		jsonb_path_query_array(metadata, '$.merged_from[*].text')
-		FROM memories WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
+		FROM memories WHERE seq > $1 ORDER BY seq LIMIT $2)
+		UNION ALL
+		(SELECT seq, id, scope, scope_key, kind, '', true, true, '[]'::jsonb
+		FROM memory_tombstones WHERE seq > $1 ORDER BY seq LIMIT $2)
+		ORDER BY seq LIMIT $2`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read change feed after %d: %w", after, err)
 	}
@@ -396,7 +403,7 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Ch
 	for rows.Next() {
 		var c store.Change
 		var scope, kind string
-		if err := rows.Scan(&c.Seq, &c.ID, &scope, &c.ScopeKey, &kind, &c.Text, &c.Archived, &c.Merged); err != nil {
+		if err := rows.Scan(&c.Seq, &c.ID, &scope, &c.ScopeKey, &kind, &c.Text, &c.Archived, &c.Purged, &c.Merged); err != nil {
 			return nil, fmt.Errorf("read change feed: %w", err)
 		}
 		c.Scope, c.Kind = store.Scope(scope), store.Kind(kind)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -316,16 +317,32 @@ func provenanceDetail(p store.Provenance) map[string]any {
 
 // SetArchived implements store.Store.
 func (s *Store) SetArchived(ctx context.Context, id uuid.UUID, archived bool, reason, actor string) (store.Memory, error) {
-	var out store.Memory
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	out, _, err := s.setArchived(ctx, id, archived, reason, actor, "", nil)
+	return out, err
+}
+
+// setArchived archives or restores id. still, when not "", is a predicate on the memories row
+// (its @names bound from stillArgs) checked under the row's lock: a maintenance job's rule,
+// asked again of the row as it is now. changed reports whether anything changed.
+func (s *Store) setArchived(ctx context.Context, id uuid.UUID, archived bool, reason, actor, still string, stillArgs pgx.NamedArgs) (out store.Memory, changed bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		m, err := lockRow(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if m.Archived() == archived {
-			out = m // already in the asked state: idempotent, no history row
+		due := true
+		if still != "" {
+			args := pgx.NamedArgs{"id": id}
+			maps.Copy(args, stillArgs)
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE id = @id AND `+still+`)`, args).Scan(&due); err != nil {
+				return fmt.Errorf("check %s is still due: %w", id, err)
+			}
+		}
+		if m.Archived() == archived || !due {
+			out = m // already in the asked state, or no longer due: idempotent, no history row
 			return nil
 		}
+		changed = true
 		now := time.Now().UTC()
 		event, detail := store.EventRestore, map[string]any{}
 		if archived {
@@ -349,9 +366,9 @@ func (s *Store) SetArchived(ctx context.Context, id uuid.UUID, archived bool, re
 		return err
 	})
 	if err != nil {
-		return out, fmt.Errorf("set archived=%t on %s: %w", archived, id, err)
+		return out, false, fmt.Errorf("set archived=%t on %s: %w", archived, id, err)
 	}
-	return out, nil
+	return out, changed, nil
 }
 
 // SetPinned implements store.Store.

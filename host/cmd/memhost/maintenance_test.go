@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/memory"
+)
+
+// TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,
+// who ran it and what changed; run --dry-run prints what would change and changes nothing;
+// run archives, memory archived lists it with its reason, and project health counts it by
+// reason; project journal prune archives old entries only; project archive queues dormancy
+// and unarchive restores; a non-admin token is refused.
+func TestMaintenanceCommands(t *testing.T) {
+	t.Parallel()
+	ln := httptest.NewUnstartedServer(nil)
+	cfg, dsn := brainConfig(t, ln.Listener.Addr().String())
+	core := openCore(t, cfg)
+	handler, closeMCP := core.Handler()
+	ln.Config.Handler = handler
+	ln.Start()
+	t.Cleanup(func() { ln.Close(); closeMCP() })
+	ctx := context.Background()
+	admin, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "op", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeAdmin}})
+	require.NoError(t, err)
+	user, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "agent", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	require.NoError(t, err)
+	res, err := core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "The old cron host is kestrel."})
+	require.NoError(t, err)
+	// Age it past the 90-day default instead of waiting.
+	pool, err := pgxpool.New(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = pool.Exec(ctx, `UPDATE memories SET created_at = now() - interval '100 days'`)
+	require.NoError(t, err)
+	p := []string{"--config", cfg, "--token", admin}
+
+	out, err := run(t, append([]string{"maintenance", "status"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "maintenance.stale")
+	require.Contains(t, out, "never")
+
+	out, err = run(t, append([]string{"maintenance", "run", "stale", "--dry-run", "--project", cliProject}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "would change 1")
+	require.Contains(t, out, "archive "+res.ID.String()+" (stale)")
+	m, err := core.Store.Get(ctx, res.ID)
+	require.NoError(t, err)
+	require.False(t, m.Archived())
+
+	out, err = run(t, append([]string{"maintenance", "run", "stale"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "changed 1")
+	m, err = core.Store.Get(ctx, res.ID)
+	require.NoError(t, err)
+	require.Equal(t, "stale", m.ArchivedReason)
+
+	out, err = run(t, append([]string{"memory", "archived", "--project", cliProject, "--reason", "stale", "--full"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, res.ID.String())
+	require.Contains(t, out, "stale")
+	out, err = run(t, append([]string{"memory", "archived", "--project", cliProject, "--reason", "dormant"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "no archived memories")
+
+	out, err = run(t, "project", "health", "--config", cfg, "--project", cliProject)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "archived:   1 stale")
+
+	out, err = run(t, append([]string{"maintenance", "status"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "(manual)")
+	require.Contains(t, out, "ok")
+
+	// The journal prune: entries older than --older-than are listed and archived in bulk.
+	oldEntry, err := core.Brain.AppendJournal(ctx, operator(cliProject), brain.JournalRequest{Text: "Session: moved cron to nomad."})
+	require.NoError(t, err)
+	newEntry, err := core.Brain.AppendJournal(ctx, operator(cliProject), brain.JournalRequest{Text: "Session: fixed the login bug."})
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE memories SET created_at = now() - interval '100 days' WHERE id = $1`, oldEntry.Entry.ID)
+	require.NoError(t, err)
+	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d", "--dry-run"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "would change 1")
+	require.Contains(t, out, "archive "+oldEntry.Entry.ID.String()+" (journal prune)")
+	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "changed 1")
+	m, err = core.Store.Get(ctx, oldEntry.Entry.ID)
+	require.NoError(t, err)
+	require.Equal(t, "journal prune", m.ArchivedReason)
+	m, err = core.Store.Get(ctx, newEntry.Entry.ID)
+	require.NoError(t, err)
+	require.False(t, m.Archived(), "a recent entry stays")
+	_, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "soon"}, p...)...)
+	require.ErrorContains(t, err, "--older-than")
+
+	// Archiving the project queues the dormancy job for it; unarchiving restores its facts.
+	out, err = run(t, append([]string{"project", "archive", "--project", cliProject}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "project "+cliProject+" archived")
+	var queued int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'maintenance.dormancy'`).Scan(&queued))
+	require.Equal(t, 1, queued)
+	out, err = run(t, append([]string{"project", "unarchive", "--project", cliProject}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "project "+cliProject+" active; 0 facts restored")
+	_, err = run(t, "project", "archive", "--config", cfg, "--project", cliProject, "--token", user)
+	require.ErrorContains(t, err, "admin")
+
+	_, err = run(t, "maintenance", "status", "--config", cfg, "--token", user)
+	require.ErrorContains(t, err, "admin")
+	_, err = run(t, append([]string{"maintenance", "run", "nope"}, p...)...)
+	require.ErrorContains(t, err, "unknown job")
+}

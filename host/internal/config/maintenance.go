@@ -1,0 +1,104 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Maintenance configures the self-maintenance jobs (docs/maintenance.md). River schedules
+// them on one host of those sharing the database; every table holds one job's knobs.
+type Maintenance struct {
+	Stale    MaintenanceStale    `koanf:"stale"`
+	Purge    MaintenancePurge    `koanf:"purge"`
+	Journal  MaintenanceJournal  `koanf:"journal"`
+	Dormancy MaintenanceDormancy `koanf:"dormancy"`
+}
+
+// MaintenanceDormancy archives the never-retrieved facts of projects with no git activity for
+// After, or archived by the operator (seed 000 decision 4).
+type MaintenanceDormancy struct {
+	Enabled     bool          `koanf:"enabled"`
+	Every       time.Duration `koanf:"every"`
+	After       time.Duration `koanf:"after"`
+	MaxRows     int           `koanf:"max_rows"`
+	MaxDuration time.Duration `koanf:"max_duration"`
+}
+
+// MaintenanceJournal archives journal entries older than OlderThan (reason "journal prune").
+// Off by default: operators prune with `memhost project journal prune`.
+type MaintenanceJournal struct {
+	Enabled     bool          `koanf:"enabled"`
+	Every       time.Duration `koanf:"every"`
+	OlderThan   time.Duration `koanf:"older_than"`
+	MaxRows     int           `koanf:"max_rows"`
+	MaxDuration time.Duration `koanf:"max_duration"`
+}
+
+// MaintenancePurge hard-deletes memories archived longer ago than Grace.
+type MaintenancePurge struct {
+	Enabled     bool          `koanf:"enabled"`
+	Every       time.Duration `koanf:"every"`
+	Grace       time.Duration `koanf:"grace"`
+	MaxRows     int           `koanf:"max_rows"`
+	MaxDuration time.Duration `koanf:"max_duration"`
+}
+
+// MaintenanceStale archives facts never retrieved and older than After, reason "stale".
+type MaintenanceStale struct {
+	Enabled bool `koanf:"enabled"`
+	// Every is the period: at most one run per period, whichever host leads.
+	Every time.Duration `koanf:"every"`
+	// After is the age past which a never-retrieved fact is stale.
+	After time.Duration `koanf:"after"`
+	// MaxRows bounds the memories one run archives; the next run carries on.
+	MaxRows int `koanf:"max_rows"`
+	// MaxDuration bounds one run's wall time.
+	MaxDuration time.Duration `koanf:"max_duration"`
+}
+
+const day = 24 * time.Hour
+
+func defaultMaintenance() Maintenance {
+	return Maintenance{
+		Stale:    MaintenanceStale{Enabled: true, Every: day, After: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Purge:    MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Journal:  MaintenanceJournal{Enabled: false, Every: day, OlderThan: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Dormancy: MaintenanceDormancy{Enabled: true, Every: day, After: 60 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+	}
+}
+
+// validate adds the maintenance tables' problems. Periods go down to a second so tests and
+// operators can run a job often; ages down to a second likewise.
+func (m Maintenance) validate(v *validator) {
+	v.duration("maintenance.stale.every", m.Stale.Every, time.Second, 365*day)
+	v.duration("maintenance.stale.after", m.Stale.After, time.Second, 100*365*day)
+	v.intRange("maintenance.stale.max_rows", m.Stale.MaxRows, 1, 1000000)
+	v.duration("maintenance.stale.max_duration", m.Stale.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.purge.every", m.Purge.Every, time.Second, 365*day)
+	v.duration("maintenance.purge.grace", m.Purge.Grace, time.Second, 100*365*day)
+	v.intRange("maintenance.purge.max_rows", m.Purge.MaxRows, 1, 1000000)
+	v.duration("maintenance.purge.max_duration", m.Purge.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.journal.every", m.Journal.Every, time.Second, 365*day)
+	v.duration("maintenance.journal.older_than", m.Journal.OlderThan, time.Second, 100*365*day)
+	v.intRange("maintenance.journal.max_rows", m.Journal.MaxRows, 1, 1000000)
+	v.duration("maintenance.journal.max_duration", m.Journal.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.dormancy.every", m.Dormancy.Every, time.Second, 365*day)
+	v.duration("maintenance.dormancy.after", m.Dormancy.After, time.Second, 100*365*day)
+	v.intRange("maintenance.dormancy.max_rows", m.Dormancy.MaxRows, 1, 1000000)
+	v.duration("maintenance.dormancy.max_duration", m.Dormancy.MaxDuration, time.Second, 24*time.Hour)
+}
+
+// ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").
+// Flags and query parameters that take an age use it, so they accept what the file accepts.
+func ParseAge(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, fmt.Errorf("%q is not a number of days", s)
+		}
+		return time.Duration(n * float64(day)), nil
+	}
+	return time.ParseDuration(s)
+}

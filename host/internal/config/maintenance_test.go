@@ -1,0 +1,23 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMaintenanceKnobsTakeDaysAndSecondsAndAreChecked(t *testing.T) {
+	t.Parallel()
+	cfg := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.stale]\nafter = \"30d\"\nevery = \"2s\"\nenabled = false\n")})
+	require.Empty(t, cfg.Validate())
+	require.Equal(t, 30*24*time.Hour, cfg.Maintenance.Stale.After)
+	require.Equal(t, 2*time.Second, cfg.Maintenance.Stale.Every)
+	require.False(t, cfg.Maintenance.Stale.Enabled)
+
+	bad := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.stale]\nevery = \"0s\"\nmax_rows = 0\n")})
+	require.Equal(t, []Problem{
+		{Key: "maintenance.stale.every", Message: "0s is out of range 1s..8760h0m0s"},
+		{Key: "maintenance.stale.max_rows", Message: "0 is out of range 1..1000000"},
+	}, bad.Validate())
+}

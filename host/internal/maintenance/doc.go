@@ -1,0 +1,12 @@
+// Package maintenance runs memhost's self-maintenance jobs on River
+// (github.com/riverqueue/river): periodic jobs on the one host River's leader election picks
+// among those sharing the database, event jobs enqueued in the transaction of the write that
+// causes them, and any job by hand (`memhost maintenance run`).
+//
+// A job implements [Job]: it is idempotent, bounded by its [Budget], resumable (a run that hits
+// its budget leaves the rest to the next run) and holds no lock a memory write waits on for
+// longer than one row's change. Every run is recorded in maintenance_runs (what
+// `memhost maintenance status` shows); a periodic run first claims its window there, so a
+// window runs once even when leadership moves between hosts. Time comes from a [Clock], so
+// tests travel in time instead of sleeping. See docs/maintenance.md.
+package maintenance

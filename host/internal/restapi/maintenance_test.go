@@ -1,0 +1,102 @@
+package restapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/access"
+	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/lexical"
+	"github.com/memhost/memhost/host/internal/maintenance"
+	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/restapi"
+	"github.com/memhost/memhost/host/internal/store/pgstore"
+	"github.com/memhost/memhost/host/internal/testdb"
+	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/sdk/embedder/embeddertest"
+)
+
+// later is a clock 100 days ahead: every memory written now is past the 90-day threshold.
+type later struct{}
+
+func (later) Now() time.Time { return time.Now().Add(100 * 24 * time.Hour) }
+
+// TestMaintenanceRoutes: admins see each job's last and next run and run a job now, dry or
+// not, and see what it did; others are refused; an unknown job, a bad dry_run or older_than
+// is refused naming the field.
+func TestMaintenanceRoutes(t *testing.T) {
+	t.Parallel()
+	pool, _ := testdb.Migrated(t)
+	st := pgstore.New(pool)
+	svc := memory.New(st, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig())
+	m, err := maintenance.New(pool, st, maintenance.Config{Host: "test-host", Clock: later{}, Jobs: []maintenance.Scheduled{{
+		Job: maintenance.Stale{Store: st, After: 90 * 24 * time.Hour}, Enabled: true, Every: 24 * time.Hour,
+		Budget: maintenance.Budget{MaxRows: 10},
+	}}})
+	require.NoError(t, err)
+	tokens := auth.NewTokens(pool)
+	r := gin.New()
+	restapi.Register(r, restapi.Options{Service: svc, Door: access.NewDoor(tokens), Maintenance: m})
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	b := bundle{srv: srv, tokens: tokens, engine: r}
+
+	mem, err := svc.Store(context.Background(), memory.Access{Project: "acme", Actor: "t"}, memory.StoreRequest{Text: "The old cron host is kestrel."})
+	require.NoError(t, err)
+	admin := b.token(t, "", auth.ScopeRead, auth.ScopeWrite, auth.ScopeAdmin)
+	user := b.token(t, "", auth.ScopeRead, auth.ScopeWrite)
+
+	require.Equal(t, http.StatusForbidden, b.do(t, user, "GET", "/api/v1/maintenance", "").status)
+	require.Equal(t, http.StatusForbidden, b.do(t, user, "POST", "/api/v1/maintenance/stale/run", "").status)
+
+	rep := b.do(t, admin, "GET", "/api/v1/maintenance", "")
+	require.Equal(t, http.StatusOK, rep.status, rep.body)
+	jobs := rep.body["jobs"].([]any)
+	require.Len(t, jobs, 1)
+	job := jobs[0].(map[string]any)
+	require.Equal(t, "maintenance.stale", job["kind"])
+	require.Nil(t, job["last_run"])
+
+	rep = b.do(t, admin, "POST", "/api/v1/maintenance/stale/run?dry_run=true&project=acme", "")
+	require.Equal(t, http.StatusOK, rep.status, rep.body)
+	items := rep.body["items"].([]any)
+	require.Len(t, items, 1)
+	require.Equal(t, mem.ID.String(), items[0].(map[string]any)["id"])
+	got, err := st.Get(context.Background(), mem.ID)
+	require.NoError(t, err)
+	require.False(t, got.Archived(), "a dry run changes nothing")
+
+	rep = b.do(t, admin, "POST", "/api/v1/maintenance/stale/run", "")
+	require.Equal(t, http.StatusOK, rep.status, rep.body)
+	run := rep.body["run"].(map[string]any)
+	require.Equal(t, "manual", run["trigger"])
+	require.Equal(t, float64(1), run["changed"])
+	got, err = st.Get(context.Background(), mem.ID)
+	require.NoError(t, err)
+	require.Equal(t, "stale", got.ArchivedReason)
+
+	rep = b.do(t, admin, "GET", "/api/v1/maintenance", "")
+	last := rep.body["jobs"].([]any)[0].(map[string]any)["last_run"].(map[string]any)
+	require.Equal(t, "test-host", last["host"])
+	require.Equal(t, "ok", last["outcome"])
+
+	rep = b.do(t, admin, "POST", "/api/v1/maintenance/nope/run", "")
+	require.Equal(t, http.StatusBadRequest, rep.status)
+	_, field, msg := errField(rep)
+	require.Equal(t, "job", field)
+	require.Contains(t, msg, "valid: stale")
+	rep = b.do(t, admin, "POST", "/api/v1/maintenance/stale/run?dry_run=maybe", "")
+	require.Equal(t, http.StatusBadRequest, rep.status)
+	_, field, _ = errField(rep)
+	require.Equal(t, "dry_run", field)
+	rep = b.do(t, admin, "POST", "/api/v1/maintenance/stale/run?older_than=0s", "")
+	require.Equal(t, http.StatusBadRequest, rep.status)
+	_, field, _ = errField(rep)
+	require.Equal(t, "older_than", field)
+}

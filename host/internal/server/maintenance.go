@@ -1,0 +1,47 @@
+package server
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/maintenance"
+)
+
+// openMaintenance builds the maintenance jobs from [maintenance.*]. River's client starts
+// with the background services (serve), not here: `memhost mcp` and the CLI's direct commands
+// open a core too and must not join the leader election.
+func (c *Core) openMaintenance(cfg *config.Config) error {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "memhost"
+	}
+	st, pu, jo, do := cfg.Maintenance.Stale, cfg.Maintenance.Purge, cfg.Maintenance.Journal, cfg.Maintenance.Dormancy
+	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
+		// Several hosts may run on one machine: the pid tells them apart in status and River.
+		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
+		Logger: c.Log,
+		Jobs: []maintenance.Scheduled{{
+			Job:     maintenance.Stale{Store: c.Store, After: st.After},
+			Enabled: st.Enabled, Every: st.Every,
+			Budget: maintenance.Budget{MaxRows: st.MaxRows, MaxDuration: st.MaxDuration},
+		}, {
+			Job:     maintenance.Purge{Store: c.Store, Grace: pu.Grace},
+			Enabled: pu.Enabled, Every: pu.Every,
+			Budget: maintenance.Budget{MaxRows: pu.MaxRows, MaxDuration: pu.MaxDuration},
+		}, {
+			Job:     maintenance.Journal{Store: c.Store, OlderThan: jo.OlderThan},
+			Enabled: jo.Enabled, Every: jo.Every,
+			Budget: maintenance.Budget{MaxRows: jo.MaxRows, MaxDuration: jo.MaxDuration},
+		}, {
+			Job:     maintenance.Dormancy{Store: c.Store, After: do.After},
+			Enabled: do.Enabled, Every: do.Every,
+			Budget: maintenance.Budget{MaxRows: do.MaxRows, MaxDuration: do.MaxDuration},
+		}},
+	})
+	if err != nil {
+		return err
+	}
+	c.Maintenance = m
+	return nil
+}

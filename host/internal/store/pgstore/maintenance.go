@@ -1,0 +1,154 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// MaintenanceRun is one row of maintenance_runs: a job's run, periodic, by hand or on an event.
+type MaintenanceRun struct {
+	ID          int64
+	Job         string
+	Trigger     string // periodic, manual or event
+	WindowStart *time.Time
+	Project     string
+	DryRun      bool
+	Host        string
+	StartedAt   time.Time
+	FinishedAt  *time.Time
+	Outcome     string // running, ok, partial (a budget stopped it) or failed
+	Error       string
+	Examined    int64
+	Changed     int64
+	LLMCalls    int64
+	Tokens      int64
+}
+
+// StartRun records a run as running and returns its id. A periodic run claims its window:
+// when another host already ran (or is running) the same job for the same window, claimed is
+// false and nothing is recorded.
+func (s *Store) StartRun(ctx context.Context, r MaintenanceRun) (id int64, claimed bool, err error) {
+	err = s.pool.QueryRow(ctx, `INSERT INTO maintenance_runs (job, trigger, window_start, project, dry_run, host, started_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (job, window_start) WHERE trigger = 'periodic' DO NOTHING RETURNING id`,
+		r.Job, r.Trigger, r.WindowStart, r.Project, r.DryRun, r.Host, r.StartedAt).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("record maintenance run: %w", err)
+	}
+	return id, true, nil
+}
+
+// FinishRun records a run's outcome and counts.
+func (s *Store) FinishRun(ctx context.Context, r MaintenanceRun) error {
+	_, err := s.pool.Exec(ctx, `UPDATE maintenance_runs SET finished_at = $2, outcome = $3, error = $4,
+		examined = $5, changed = $6, llm_calls = $7, tokens = $8 WHERE id = $1`,
+		r.ID, r.FinishedAt, r.Outcome, r.Error, r.Examined, r.Changed, r.LLMCalls, r.Tokens)
+	if err != nil {
+		return fmt.Errorf("record maintenance outcome: %w", err)
+	}
+	return nil
+}
+
+// LastRuns returns each job's latest run, keyed by job.
+func (s *Store) LastRuns(ctx context.Context) (map[string]MaintenanceRun, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (job) id, job, trigger, window_start, project, dry_run, host,
+		started_at, finished_at, outcome, error, examined, changed, llm_calls, tokens
+		FROM maintenance_runs ORDER BY job, id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("read maintenance runs: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]MaintenanceRun{}
+	for rows.Next() {
+		var r MaintenanceRun
+		if err := rows.Scan(&r.ID, &r.Job, &r.Trigger, &r.WindowStart, &r.Project, &r.DryRun, &r.Host,
+			&r.StartedAt, &r.FinishedAt, &r.Outcome, &r.Error, &r.Examined, &r.Changed, &r.LLMCalls, &r.Tokens); err != nil {
+			return nil, fmt.Errorf("read maintenance runs: %w", err)
+		}
+		out[r.Job] = r
+	}
+	return out, rows.Err()
+}
+
+// staleFact is the staleness rule, one copy for the scan and the re-check under the row lock:
+// a live, unpinned fact (not a goal, plan or journal entry) that no search or get ever
+// returned, created before @cutoff.
+const staleFact = `archived_at IS NULL AND NOT pinned AND last_retrieved_at IS NULL
+	AND kind NOT IN ('goal', 'plan', 'journal') AND created_at < @cutoff`
+
+// StaleFacts returns up to limit stale facts (staleFact), oldest first; project "" means every
+// scope, else that project's facts only.
+func (s *Store) StaleFacts(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE `+staleFact+`
+		AND (@project = '' OR (scope = 'project' AND scope_key = @project))
+		ORDER BY created_at, id LIMIT @limit`, pgx.NamedArgs{"cutoff": cutoff, "project": project, "limit": limit})
+	if err != nil {
+		return nil, fmt.Errorf("find stale facts: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("find stale facts: %w", err)
+	}
+	return ids, nil
+}
+
+// ArchiveStale archives id with reason "stale" if it is still a stale fact (staleFact) under
+// its row lock, so a fact retrieved or pinned since the scan is kept; changed says whether
+// it was archived.
+func (s *Store) ArchiveStale(ctx context.Context, id uuid.UUID, cutoff time.Time, actor string) (changed bool, err error) {
+	_, changed, err = s.setArchived(ctx, id, true, "stale", actor, staleFact, pgx.NamedArgs{"cutoff": cutoff})
+	return changed, err
+}
+
+// LastWindows returns, per job, the start of the latest window a periodic run claimed.
+func (s *Store) LastWindows(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := s.pool.Query(ctx, `SELECT job, max(window_start) FROM maintenance_runs WHERE trigger = 'periodic' GROUP BY job`)
+	if err != nil {
+		return nil, fmt.Errorf("read maintenance windows: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var job string
+		var w time.Time
+		if err := rows.Scan(&job, &w); err != nil {
+			return nil, fmt.Errorf("read maintenance windows: %w", err)
+		}
+		out[job] = w
+	}
+	return out, rows.Err()
+}
+
+// oldJournal is the journal prune rule: a live, unpinned journal entry created before @cutoff.
+const oldJournal = `archived_at IS NULL AND NOT pinned AND kind = 'journal' AND created_at < @cutoff`
+
+// OldJournal returns up to limit journal entries older than cutoff (oldJournal), oldest first;
+// project "" means every project.
+func (s *Store) OldJournal(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE `+oldJournal+`
+		AND (@project = '' OR (scope = 'project' AND scope_key = @project))
+		ORDER BY created_at, id LIMIT @limit`, pgx.NamedArgs{"cutoff": cutoff, "project": project, "limit": limit})
+	if err != nil {
+		return nil, fmt.Errorf("find old journal entries: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("find old journal entries: %w", err)
+	}
+	return ids, nil
+}
+
+// ArchiveOldJournal archives id with reason "journal prune" if it still is an old journal
+// entry under its row lock; changed says whether it was archived.
+func (s *Store) ArchiveOldJournal(ctx context.Context, id uuid.UUID, cutoff time.Time, actor string) (changed bool, err error) {
+	_, changed, err = s.setArchived(ctx, id, true, "journal prune", actor, oldJournal, pgx.NamedArgs{"cutoff": cutoff})
+	return changed, err
+}
