@@ -116,7 +116,7 @@ func TestConnectCodex(t *testing.T) {
 	w := newSpawnWorld(t, b)
 	_, fact := w.seed(t)
 	b.model = newModel(t, standin.Responses, standin.CallTool("memory_search", map[string]any{"query": "When are releases cut?"}), standin.Say(doneText))
-	home := codexUserHome(t, b, b.model)
+	home := codexUserHome(t, b, b.model.URL())
 	config := filepath.Join(home, "config.toml")
 	before := snapshotFile(t, config)
 	env := codexEnv(t, b, home)
