@@ -46,6 +46,8 @@ type workerCLI struct {
 	pkg    npmPackage
 	proto  standin.Protocol
 	answer standin.Turn
+	// merged is the merged memory the worker must return.
+	merged string
 	// user writes the user's configuration for a model at url and returns their variables.
 	user func(t *testing.T, b *bundle, url string) []string
 }
@@ -54,7 +56,7 @@ var workerCLIs = []workerCLI{
 	{
 		pkg: claudeCode, proto: standin.Anthropic,
 		// --json-schema: Claude Code asks for the answer through its StructuredOutput tool.
-		answer: standin.CallTool("StructuredOutput", map[string]string{"text": mergedText}),
+		answer: standin.CallTool("StructuredOutput", map[string]string{"text": mergedText}), merged: mergedText,
 		user: func(t *testing.T, b *bundle, url string) []string {
 			// As in claudeEnv: `memhost connect` runs `claude mcp add`, which would otherwise
 			// send telemetry.
@@ -64,14 +66,18 @@ var workerCLIs = []workerCLI{
 	},
 	{
 		pkg: codex, proto: standin.Responses,
-		answer: standin.Say(`{"text":"` + mergedText + `"}`),
+		// Read-only and with --output-schema, Codex offers the model no tool, so the stand-in
+		// answers as it answers side calls: the smallest value of the schema the request
+		// carries ("standin" for a string), which proves the task's schema reached the model. Its
+		// script turn (the zero Turn) is never used.
+		merged: "standin",
 		user: func(t *testing.T, b *bundle, url string) []string {
 			return []string{"CODEX_HOME=" + codexUserHome(t, b, url), "STANDIN_API_KEY=" + apiKey()}
 		},
 	},
 	{
 		pkg: geminiCLI, proto: standin.Gemini,
-		answer: standin.Say(`{"text":"` + mergedText + `"}`),
+		answer: standin.Say(`{"text":"` + mergedText + `"}`), merged: mergedText,
 		user: func(t *testing.T, b *bundle, url string) []string {
 			geminiSettings(t, b, nil)
 			return []string{"GEMINI_CLI_HOME=" + b.home, "GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=" + apiKey()}
@@ -100,7 +106,7 @@ func TestWorkerAgentCLI(t *testing.T) {
 			require.NoError(t, err, "requests: %d", len(b.model.Requests()))
 			var merged struct{ Text string }
 			require.NoError(t, json.Unmarshal([]byte(a.Text), &merged), a.Text)
-			require.Equal(t, mergedText, merged.Text)
+			require.Equal(t, c.merged, merged.Text)
 			require.Equal(t, tasks.OK, call.Outcome)
 			require.Equal(t, [][2]string{{"merge", string(tasks.OK)}}, workerCalls(t, pool))
 
