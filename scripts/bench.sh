@@ -30,6 +30,9 @@ url=$(MEMHOST_PG_DB=memhost_bench scripts/pg-cluster.sh start "$root/.memhost/be
 # The spawn round runs memhost run with the Claude provider from the same folder.
 (cd plugins/provider-claude && "$GO" build -trimpath -o "$root/bin/plugins/memhost-provider-claude" .)
 (cd host && "$GO" build -trimpath -o "$root/bin/memhost" ./cmd/memhost)
+# The worker round times the worker-echo example and the agentcli worker from the same folder.
+(cd sdk && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-echo" ./examples/worker-echo)
+(cd plugins/worker-agentcli && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-agentcli" .)
 
 start=$(date +%s)
 bench() { # memhost-bench with the common flags, from host/

@@ -184,7 +184,7 @@ func TestConnectCodex(t *testing.T) {
 	w := newSpawnWorld(t, b)
 	first, second := w.twoProjects(t)
 	b.model = newModel(t, standin.Responses, storeAndFind(first, second)...)
-	home := codexUserHome(t, b, b.model)
+	home := codexUserHome(t, b, b.model.URL())
 	config := filepath.Join(home, "config.toml")
 	before := snapshotFile(t, config)
 	env := codexEnv(t, b, home)

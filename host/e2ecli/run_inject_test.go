@@ -36,7 +36,7 @@ func TestRunCodex(t *testing.T) {
 	w := newSpawnWorld(t, b)
 	goal, fact := w.seed(t)
 	b.model = newModel(t, standin.Responses, standin.CallTool("memory_search", map[string]any{"query": "When are releases cut?"}), standin.Say(doneText))
-	home := codexUserHome(t, b, b.model)
+	home := codexUserHome(t, b, b.model.URL())
 	before, err := os.ReadFile(filepath.Join(home, "config.toml"))
 	require.NoError(t, err)
 

@@ -34,7 +34,7 @@ func TestRunCrossAgentLoop(t *testing.T) {
 
 	// Codex, next, knows it from the banner.
 	codexModel := newModel(t, standin.Responses, standin.Say(doneText))
-	home := codexUserHome(t, b, codexModel)
+	home := codexUserHome(t, b, codexModel.URL())
 	run = w.run(t, codex, b.env(t, "CODEX_HOME="+home, "STANDIN_API_KEY="+apiKey()), "exec", "--json", "--skip-git-repo-check", "What do we install packages with?")
 	answer, _ := codexEvents(t, run)
 	if answer != doneText {

@@ -179,9 +179,9 @@ func requireSearchRoundTrip(t *testing.T, model *standin.Server, tool, want stri
 	require.Contains(t, res.Content, want)
 }
 
-// codexUserHome writes the user's own CODEX_HOME: the stand-in as model provider, nothing of
-// memhost (memhost run adds it).
-func codexUserHome(t *testing.T, b *bundle, model *standin.Server) string {
+// codexUserHome writes the user's own CODEX_HOME: the model endpoint at modelURL (a stand-in)
+// as model provider, nothing of memhost (memhost run adds it).
+func codexUserHome(t *testing.T, b *bundle, modelURL string) string {
 	t.Helper()
 	home := filepath.Join(b.home, ".codex")
 	write(t, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "standin-model"
@@ -200,7 +200,7 @@ apps = false
 
 [analytics]
 enabled = false
-`, model.URL()+"/v1"))
+`, modelURL+"/v1"))
 	write(t, filepath.Join(home, "AGENTS.md"), "The user's own instructions: be brief.\n")
 	return home
 }

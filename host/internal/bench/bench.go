@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/memhost/memhost/host/internal/lifecycle"
@@ -54,6 +55,9 @@ type Config struct {
 	// SpawnRuns times `memhost run` (spawn.go) that many times with HostPath and the provider
 	// plugins beside PluginPath; 0 skips it.
 	SpawnRuns int
+	// WorkerCalls times that many worker calls (worker.go) on memhost-worker-echo and
+	// memhost-worker-agentcli beside PluginPath; 0 skips them.
+	WorkerCalls int
 }
 
 // Report is everything one run measured.
@@ -73,6 +77,8 @@ type Report struct {
 	Retrieval []RetrievalResult
 	// Spawn is memhost run's overhead; nil when skipped.
 	Spawn *SpawnBench
+	// Workers is what a worker call costs without the model; nil when skipped.
+	Workers *WorkerBench
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
@@ -170,6 +176,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, fmt.Errorf("spawn: %w", err)
 		}
 		rep.Spawn = &spawn
+	}
+	if cfg.WorkerCalls > 0 {
+		wb, err := measureWorkers(ctx, filepath.Dir(cfg.PluginPath), cfg.WorkerCalls, cfg.Progress)
+		if err != nil {
+			return rep, fmt.Errorf("workers: %w", err)
+		}
+		rep.Workers = &wb
+		p.logf("workers: echo p50 %s, agentcli p50 %s", wb.Echo.P50, wb.AgentCLI.P50)
 	}
 	rep.Elapsed = time.Since(rep.Started)
 	return rep, nil

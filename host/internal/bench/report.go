@@ -69,6 +69,10 @@ memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh
   with a goal and 200 facts), the provider plugin from bin/plugins and a stand-in CLI that prints
   one line: the time from starting memhost run to that line, minus the same for the stand-in
   started directly, after 5 warm-up runs; and the time memhost run takes after the CLI exits.
+- **Worker calls**: a merge task's Run from the host's side of go-plugin, after 5 warm-up
+  calls, on the worker-echo example (the round trip alone) and on the agentcli worker running a
+  fake claude that answers at once (the per-call spawn: scratch folder, CLI process group,
+  output parsing), next to the fake started directly. The model is not in these numbers.
 
 Percentiles are nearest-rank over all samples. Targets are the design brief's "Performance
 targets" (stated for 100K memories on 2 cores; the same targets are applied at every size).
@@ -136,6 +140,9 @@ func Render(r Report) string {
 	}
 	if r.Spawn != nil {
 		renderSpawn(&b, *r.Spawn, note)
+	}
+	if r.Workers != nil {
+		renderWorkers(&b, *r.Workers)
 	}
 
 	renderFoldCalibration(&b, r.Calibration, note)

@@ -11,12 +11,14 @@ import (
 	"github.com/memhost/memhost/sdk/plugin"
 )
 
-// cliLogins are the variables each agent CLI finds its login in, passed through to the
-// agentcli worker running that CLI when the host has them, and to no other worker.
+// cliLogins are the variables each agent CLI finds its login and its model endpoint in,
+// passed through to the agentcli worker running that CLI when the host has them, and to no
+// other worker. (A worker's Claude Code reads no user settings, so an endpoint set only there
+// does not reach it; one set in the environment does.)
 var cliLogins = map[string][]string{
-	"claude": {"ANTHROPIC_API_KEY", "CLAUDE_CONFIG_DIR"},
-	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_CLI_HOME"},
-	"codex":  {"OPENAI_API_KEY", "CODEX_HOME"},
+	"claude": {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR"},
+	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_HOME"},
+	"codex":  {"OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"},
 }
 
 // defined returns the configured workers, or with none configured the default ones: an

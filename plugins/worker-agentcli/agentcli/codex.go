@@ -20,8 +20,9 @@ import (
 //   - a link to the user's auth.json (their login, refreshed in place);
 //   - config.toml with the user's model and model provider settings and
 //     nothing else: no [mcp_servers] (memhost connect put memhost's there),
-//     no hooks, no notify program, no profiles; plugins, apps and the update
-//     check off; the host's instructions as developer_instructions.
+//     no hooks, no notify program, no profiles; plugins, apps, analytics
+//     and the update check off; the host's instructions as
+//     developer_instructions.
 //
 // No AGENTS.md is there, so no banner either. --ephemeral writes no rollout,
 // -s read-only lets no command change anything, --output-schema makes the
@@ -88,6 +89,9 @@ func (c codex) config(path, instructions string) ([]byte, error) {
 	doc["developer_instructions"] = instructions
 	doc["check_for_update_on_startup"] = false
 	doc["features"] = map[string]any{"plugins": false, "apps": false}
+	// Codex 0.169 otherwise sends analytics to ab.chatgpt.com on every run
+	// (seen by make e2e-cli), and the user's own setting is not kept.
+	doc["analytics"] = map[string]any{"enabled": false}
 	return toml.Marshal(doc)
 }
 
