@@ -1,9 +1,10 @@
 package shortid
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -21,44 +22,48 @@ func Of(id uuid.UUID) string {
 
 // Shorten names each id by its shortest suffix of at least Len digits that no other id in ids
 // ends with, so a list shown at once never prints one short id twice. Sorting the ids by
-// their reversed digits puts the ids sharing the longest suffix with each one beside it.
+// their digits read backwards puts the ids sharing the longest suffix with each one beside
+// it. The banner names every candidate fact this way on each render, so it works on the
+// ids' nibbles and allocates only the names.
 func Shorten(ids []uuid.UUID) map[uuid.UUID]string {
-	rev := make([]string, 0, len(ids))
+	type tail struct {
+		id  uuid.UUID
+		rev [32]byte // the id's hex digits as nibbles, last first
+	}
+	tails := make([]tail, 0, len(ids))
 	seen := make(map[uuid.UUID]bool, len(ids))
 	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			rev = append(rev, reverse(hex.EncodeToString(id[:])))
+		if seen[id] {
+			continue
 		}
+		seen[id] = true
+		t := tail{id: id}
+		for i := range 16 {
+			t.rev[31-2*i] = id[i] >> 4
+			t.rev[30-2*i] = id[i] & 0xf
+		}
+		tails = append(tails, t)
 	}
-	sort.Strings(rev)
-	out := make(map[uuid.UUID]string, len(rev))
-	for i, r := range rev {
+	slices.SortFunc(tails, func(a, b tail) int { return bytes.Compare(a.rev[:], b.rev[:]) })
+	out := make(map[uuid.UUID]string, len(tails))
+	var digits [32]byte
+	for i, t := range tails {
 		n := Len
 		if i > 0 {
-			n = max(n, commonPrefix(r, rev[i-1])+1)
+			n = max(n, commonPrefix(t.rev, tails[i-1].rev)+1)
 		}
-		if i+1 < len(rev) {
-			n = max(n, commonPrefix(r, rev[i+1])+1)
+		if i+1 < len(tails) {
+			n = max(n, commonPrefix(t.rev, tails[i+1].rev)+1)
 		}
-		digits := reverse(r)
-		id, _ := uuid.Parse(digits)
-		out[id] = digits[32-min(n, 32):]
+		hex.Encode(digits[:], t.id[:])
+		out[t.id] = string(digits[32-min(n, 32):])
 	}
 	return out
 }
 
-func reverse(s string) string {
-	b := []byte(s)
-	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-		b[i], b[j] = b[j], b[i]
-	}
-	return string(b)
-}
-
-func commonPrefix(a, b string) int {
+func commonPrefix(a, b [32]byte) int {
 	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
+	for n < len(a) && a[n] == b[n] {
 		n++
 	}
 	return n
