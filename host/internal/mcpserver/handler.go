@@ -63,7 +63,7 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 // the tool.
 func authorised[In targeted, Out any](ctx context.Context, t *tools, req *mcp.CallToolRequest, name string, need auth.Scope, write bool, in In, run runFunc[In, Out]) (Out, error) {
 	var zero Out
-	c, ok := t.identify(req)
+	c, ok := callerFromToken(req)
 	if !ok {
 		t.log.ErrorContext(ctx, "mcp tool call without a principal", "tool", name)
 		return zero, toolErrorf("unauthenticated: this call carries no memhost token")

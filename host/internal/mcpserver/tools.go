@@ -117,7 +117,6 @@ type tools struct {
 	svc      *memory.Service
 	limits   auth.Limits
 	log      *slog.Logger
-	identify identifyFunc
 	describe func(string) string // fills the placeholders of input descriptions
 }
 
