@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/memhost/memhost/host/internal/memory"
@@ -59,7 +60,7 @@ func (s *Service) Search(ctx context.Context, a memory.Access, req SearchRequest
 		g.Go(func() error {
 			var err error
 			results[i], err = s.mem.Search(gctx, a, memory.SearchRequest{Query: req.Query, TopK: req.TopK, MinScore: req.MinScore,
-				Within: layerKinds(layer), ExcludeGlobal: layer != LayerFact})
+				Within: layerKinds(layer), ExcludeGlobal: layer != LayerFact, Unrecorded: true})
 			return err
 		})
 	}
@@ -91,6 +92,11 @@ func (s *Service) Search(ctx context.Context, a memory.Access, req SearchRequest
 	if len(out.Hits) > k {
 		out.Hits = out.Hits[:k]
 	}
+	ids := make([]uuid.UUID, len(out.Hits))
+	for i, h := range out.Hits {
+		ids[i] = h.ID
+	}
+	s.mem.Retrieved(ids)
 	return out, nil
 }
 

@@ -28,6 +28,10 @@ type SearchRequest struct {
 	// when empty. Cross-layer search (package brain) sets it to a layer's kinds; callers'
 	// own kind names only ever select among fact kinds.
 	Within []store.Kind
+	// Unrecorded leaves recording the results as retrieved to the caller (Retrieved): a
+	// caller that cuts the results further (project_search merges layers, then keeps its
+	// top_k) must record only what it returns, or a fact cut away would never age.
+	Unrecorded bool
 }
 
 // SearchHit is a ranked memory with the signals that ranked it.
@@ -179,19 +183,21 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	}
 	s.metrics.search(start)
 	out.Hits = hits
-	s.retrieved(hits)
+	if !req.Unrecorded {
+		ids := make([]uuid.UUID, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ID
+		}
+		s.Retrieved(ids)
+	}
 	return out, nil
 }
 
-// retrieved queues the search's results for last_retrieved_at (RecordHits), never blocking:
-// a full queue drops them and counts the drop, as it does uses.
-func (s *Service) retrieved(hits []SearchHit) {
-	if len(hits) == 0 {
+// Retrieved queues memories a read returned for last_retrieved_at (RecordHits), never
+// blocking: a full queue drops them and counts the drop, as it does uses.
+func (s *Service) Retrieved(ids []uuid.UUID) {
+	if len(ids) == 0 {
 		return
-	}
-	ids := make([]uuid.UUID, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
 	}
 	select {
 	case s.hits <- retrieval{ids: ids}:
