@@ -33,6 +33,8 @@ url=$(MEMHOST_PG_DB=memhost_bench scripts/pg-cluster.sh start "$root/.memhost/be
 # The worker round times the worker-echo example and the agentcli worker from the same folder.
 (cd sdk && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-echo" ./examples/worker-echo)
 (cd plugins/worker-agentcli && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-agentcli" .)
+# The maintenance round's host runs its worker chain on the openaicompat worker.
+(cd plugins/worker-openaicompat && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-openaicompat" .)
 
 start=$(date +%s)
 bench() { # memhost-bench with the common flags, from host/

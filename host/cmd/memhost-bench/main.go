@@ -47,6 +47,8 @@ func run() error {
 	flag.BoolVar(&cfg.OnlyShared, "only-shared", false, "run the shared-database round alone (make bench-1m); the report is one section of docs/benchmarks-1m.md")
 	flag.BoolVar(&cfg.Prewarm, "prewarm", false, "load the shared round's table and indexes into shared_buffers (pg_prewarm) before timing it")
 	flag.StringVar(&cfg.ProseRoot, "prose", "", "texts of the shared round: a Go source tree (default: GOROOT/src)")
+	flag.IntVar(&cfg.MaintenanceTotal, "maintenance", 100000, "memories in the maintenance round (a full pass with a stand-in model behind memhost-worker-openaicompat beside -plugin); 0 skips it")
+	flag.BoolVar(&cfg.OnlyMaintenance, "only-maintenance", false, "run the maintenance round alone")
 	flag.IntVar(&cfg.WorkerCalls, "worker-calls", 200, "timed calls of each worker (needs memhost-worker-echo and memhost-worker-agentcli beside -plugin); 0 skips them")
 	flag.IntVar(&cfg.SpawnRuns, "spawn-runs", 100, "timed runs of memhost run (needs -host and the provider plugins beside -plugin); 0 skips them")
 	flag.Parse()

@@ -58,6 +58,10 @@ type Config struct {
 	// WorkerCalls times that many worker calls (worker.go) on memhost-worker-echo and
 	// memhost-worker-agentcli beside PluginPath; 0 skips them.
 	WorkerCalls int
+	// MaintenanceTotal is the maintenance round's memories (maintenance.go) over the shared
+	// layout's projects; 0 skips it. OnlyMaintenance runs it alone.
+	MaintenanceTotal int
+	OnlyMaintenance  bool
 }
 
 // Report is everything one run measured.
@@ -79,6 +83,8 @@ type Report struct {
 	Spawn *SpawnBench
 	// Workers is what a worker call costs without the model; nil when skipped.
 	Workers *WorkerBench
+	// Maintenance is a full maintenance pass and agents' calls during it; nil when skipped.
+	Maintenance *MaintenanceBench
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
@@ -118,6 +124,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	p.logf("plugin round trip: p50 %s p99 %s", rep.RoundTrip.P50, rep.RoundTrip.P99)
 
+	if cfg.OnlyMaintenance {
+		if err := runMaintenance(ctx, cfg, emb, &rep, p); err != nil {
+			return rep, err
+		}
+		rep.Elapsed = time.Since(rep.Started)
+		return rep, nil
+	}
 	if cfg.OnlyShared {
 		if cfg.SharedTotal <= 0 {
 			return rep, errors.New("bench: OnlyShared needs SharedTotal")
@@ -185,8 +198,24 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		rep.Workers = &wb
 		p.logf("workers: echo p50 %s, agentcli p50 %s", wb.Echo.P50, wb.AgentCLI.P50)
 	}
+	if err := runMaintenance(ctx, cfg, emb, &rep, p); err != nil {
+		return rep, err
+	}
 	rep.Elapsed = time.Since(rep.Started)
 	return rep, nil
+}
+
+// runMaintenance runs the maintenance round when cfg asks for it.
+func runMaintenance(ctx context.Context, cfg Config, emb embedder.Embedder, rep *Report, p progress) error {
+	if cfg.MaintenanceTotal <= 0 {
+		return nil
+	}
+	mb, err := measureMaintenance(ctx, cfg, emb, rep.Embedder, p)
+	if err != nil {
+		return fmt.Errorf("maintenance: %w", err)
+	}
+	rep.Maintenance = &mb
+	return nil
 }
 
 // measureRoundTrip times Embed calls of one short text: the cost the write and read paths pay

@@ -114,6 +114,11 @@ func Render(r Report) string {
 	if r.Config.OnlyShared {
 		return renderOnlyShared(r)
 	}
+	if r.Config.OnlyMaintenance && r.Maintenance != nil {
+		renderMaintenance(&b, *r.Maintenance)
+		w("\nRun %s on %d CPUs (%s), PostgreSQL %s.\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres)
+		return b.String()
+	}
 	b.WriteString(header)
 	w("\n## Run\n\n")
 	w("| | |\n| --- | --- |\n")
@@ -140,6 +145,9 @@ func Render(r Report) string {
 	}
 	if r.Spawn != nil {
 		renderSpawn(&b, *r.Spawn, note)
+	}
+	if r.Maintenance != nil {
+		renderMaintenance(&b, *r.Maintenance)
 	}
 	if r.Workers != nil {
 		renderWorkers(&b, *r.Workers)

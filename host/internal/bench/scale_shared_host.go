@@ -37,6 +37,11 @@ type benchHost struct {
 // the host binary and waits until /readyz says ready: migrations checked, the plugin started,
 // the lexical index rebuilt from the change feed.
 func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHost, error) {
+	return startHostWith(ctx, bin, dbURL, pluginDir, dir, "")
+}
+
+// startHostWith is startHost with more configuration (TOML tables after the bench's own).
+func startHostWith(ctx context.Context, bin, dbURL, pluginDir, dir, extra string) (*benchHost, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("find a free port: %w", err)
@@ -49,7 +54,7 @@ func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHo
 	// One token drives every call as fast as the host answers (hundreds a second): no
 	// per-token rate limit may throttle what is measured.
 	body := fmt.Sprintf("[server]\nlisten = %q\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\n[auth]\nwrite_rate_per_minute = 0\nread_rate_per_minute = 0\n[log]\nlevel = \"warn\"\n",
-		addr, dbURL, pluginDir)
+		addr, dbURL, pluginDir) + extra
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write host config: %w", err)
 	}

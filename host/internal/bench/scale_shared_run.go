@@ -118,7 +118,7 @@ func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info 
 	p.logf("shared: %d memories in %d projects (large %d, median %d, smallest %d); %d prose sentences from %s",
 		res.Layout.Total, len(plan), plan[0].size, plan[len(plan)/2].size, plan[len(plan)-1].size, res.Sentences, cfg.ProseRoot)
 
-	pool, st, release, err := loadSharedLayout(ctx, cfg, emb, info, projects, &res, p)
+	pool, st, release, err := loadSharedLayout(ctx, cfg, "bench_shared", emb, info, projects, &res, p)
 	if err != nil {
 		return res, err
 	}
@@ -201,14 +201,14 @@ func measureShared(ctx context.Context, cfg Config, emb embedder.Embedder, info 
 	return res, nil
 }
 
-// loadSharedLayout loads the layout into a fresh schema bench_shared, moves it out of the
+// loadSharedLayout loads the layout into a fresh schema (bench_shared for the shared round), moves it out of the
 // deferred queue and builds the scope graphs, recording the times in res; with
 // Config.ReuseShared it opens the schema an earlier run kept and only replays the generator, so
 // the workload asks about the facts that are there. release closes the pool and, unless
 // Config.KeepShared or ReuseShared asks to keep it, drops the schema.
-func loadSharedLayout(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, projects []*sharedProject, res *Shared, p progress) (pool *pgxpool.Pool, st *pgstore.Store, release func(), err error) {
+func loadSharedLayout(ctx context.Context, cfg Config, schema string, emb embedder.Embedder, info embedder.Info, projects []*sharedProject, res *Shared, p progress) (pool *pgxpool.Pool, st *pgstore.Store, release func(), err error) {
 	if cfg.ReuseShared {
-		if pool, err = openSchema(ctx, cfg.DatabaseURL, "bench_shared"); err != nil {
+		if pool, err = openSchema(ctx, cfg.DatabaseURL, schema); err != nil {
 			return nil, nil, nil, err
 		}
 		var rows int
@@ -232,7 +232,7 @@ func loadSharedLayout(ctx context.Context, cfg Config, emb embedder.Embedder, in
 		p.logf("shared: reusing the kept layout (%d memories)", rows)
 		return pool, pgstore.New(pool), pool.Close, nil
 	}
-	pool, drop, err := freshSchema(ctx, cfg.DatabaseURL, "bench_shared")
+	pool, drop, err := freshSchema(ctx, cfg.DatabaseURL, schema)
 	if err != nil {
 		return nil, nil, nil, err
 	}
