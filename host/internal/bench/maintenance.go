@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/memhost/memhost/host/internal/auth"
 	"github.com/memhost/memhost/host/internal/mcpserver"
@@ -52,9 +53,10 @@ type MaintenanceJobRun struct {
 	LLMCalls, Tokens  int64
 }
 
-// MergeCounts is how the pass merged, read from the merge history it wrote.
+// MergeCounts is how many memories the pass merged away, without a model and by the merge
+// chain, read from the merge history it wrote.
 type MergeCounts struct {
-	Deterministic, Model, Rejected int
+	Deterministic, Model int
 }
 
 // measureMaintenance loads cfg.MaintenanceTotal memories over the shared layout's projects
@@ -163,7 +165,35 @@ func measureMaintenance(ctx context.Context, cfg Config, emb embedder.Embedder, 
 	res.Wall = time.Since(start)
 	res.BusyStore, res.BusySearch = summarize(busy.stores), summarize(busy.searches)
 	res.ModelCalls = chat.calls.Load()
+	if res.Merges, err = mergeCounts(ctx, pool); err != nil {
+		return res, err
+	}
 	return res, nil
+}
+
+// mergeCounts reads how the pass merged from the history rows it wrote: each merge row names
+// its method and the memories it absorbed.
+func mergeCounts(ctx context.Context, pool *pgxpool.Pool) (MergeCounts, error) {
+	var c MergeCounts
+	rows, err := pool.Query(ctx, `SELECT detail->>'method' = 'deterministic', coalesce(sum(jsonb_array_length(detail->'absorbed')), 0)
+		FROM memory_history WHERE event = 'merge' GROUP BY 1`)
+	if err != nil {
+		return c, fmt.Errorf("count merges: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var deterministic *bool
+		var n int
+		if err := rows.Scan(&deterministic, &n); err != nil {
+			return c, fmt.Errorf("count merges: %w", err)
+		}
+		if deterministic != nil && *deterministic {
+			c.Deterministic += n
+		} else {
+			c.Model += n
+		}
+	}
+	return c, rows.Err()
 }
 
 // storeRewordings stores a reworded copy of maintenanceDupShare of each project's sampled

@@ -22,8 +22,8 @@ func renderMaintenance(b *strings.Builder, m MaintenanceBench) {
 	}
 	w("| **whole pass** | %s | | | | %d model requests | | | |\n", m.Wall.Round(time.Millisecond), m.ModelCalls)
 	if m.Merges.Deterministic+m.Merges.Model > 0 {
-		w("\nMerges: %d without a model (identical normalised text, or near-identical vectors with the same specifics), %d by the merge chain (%.0f%% deterministic); %d merge answers rejected for dropping a specific.\n",
-			m.Merges.Deterministic, m.Merges.Model, 100*float64(m.Merges.Deterministic)/float64(m.Merges.Deterministic+m.Merges.Model), m.Merges.Rejected)
+		w("\nMemories merged away: %d without a model (identical normalised text, or near-identical vectors with the same specifics), %d by the merge chain (%.0f%% deterministic).\n",
+			m.Merges.Deterministic, m.Merges.Model, 100*float64(m.Merges.Deterministic)/float64(m.Merges.Deterministic+m.Merges.Model))
 	}
 	w("\nAgents' calls at the MCP client (a store of a new fact, then a search, against a random project):\n\n")
 	w("| call | idle p50 | idle p99 | during the pass p50 | during the pass p99 | p99 ratio | target | |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
