@@ -36,7 +36,7 @@ func TestIndexingKnobs(t *testing.T) {
 	}
 	deferred := func(c *server.Core) int {
 		var n int
-		require.NoError(t, c.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE ann_deferred`).Scan(&n))
+		require.NoError(t, c.Pool.QueryRow(ctx, `SELECT count(*) FROM memory_vectors WHERE ann_deferred`).Scan(&n))
 		return n
 	}
 
