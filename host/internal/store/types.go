@@ -322,9 +322,7 @@ type Counts struct {
 	Archived   int64            `json:"archived"`
 	Projects   int64            `json:"projects"`
 	Global     int64            `json:"global"`
-	// ByEmbedder counts the live memories holding a vector of each embedder; several embedders
-	// each hold one while a new embedder converges (pgstore's memory_vectors).
-	ByEmbedder map[string]int64 `json:"by_embedder"`
+	ByEmbedder map[string]int64 `json:"by_embedder"` // live memories with a vector of each embedder
 	// ANNDeferred counts vectors not yet in the ANN index (found by exact scan meanwhile).
 	ANNDeferred int64 `json:"ann_deferred"`
 	// TableBytes is the memories and vectors tables' size on disk, Graphs the scopes' HNSW graphs and

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-		"slices"
+	"slices"
 	"strings"
 	"time"
 
