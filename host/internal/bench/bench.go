@@ -58,6 +58,12 @@ type Config struct {
 	// WorkerCalls times that many worker calls (worker.go) on memhost-worker-echo and
 	// memhost-worker-agentcli beside PluginPath; 0 skips them.
 	WorkerCalls int
+	// DenseDims runs the shared round again with dense vectors of each width (dense.go), from
+	// the densefake plugin at DensePlugin (alone in its folder: the host the round starts
+	// takes it as its embedder); empty skips it. OnlyDense runs those rounds alone.
+	DenseDims   []int
+	DensePlugin string
+	OnlyDense   bool
 }
 
 // Report is everything one run measured.
@@ -79,6 +85,8 @@ type Report struct {
 	Spawn *SpawnBench
 	// Workers is what a worker call costs without the model; nil when skipped.
 	Workers *WorkerBench
+	// Dense is the dense round at each of Config.DenseDims.
+	Dense []Dense
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
@@ -118,6 +126,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	p.logf("plugin round trip: p50 %s p99 %s", rep.RoundTrip.P50, rep.RoundTrip.P99)
 
+	if cfg.OnlyDense {
+		if rep.Dense, err = measureDenseRounds(ctx, cfg, p); err != nil {
+			return rep, err
+		}
+		rep.Elapsed = time.Since(rep.Started)
+		return rep, nil
+	}
 	if cfg.OnlyShared {
 		if cfg.SharedTotal <= 0 {
 			return rep, errors.New("bench: OnlyShared needs SharedTotal")
@@ -150,6 +165,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, fmt.Errorf("shared database: %w", err)
 		}
 		rep.Shared = &shared
+		if rep.Dense, err = measureDenseRounds(ctx, cfg, p); err != nil {
+			return rep, err
+		}
 	}
 
 	set, err := LoadQualitySet(cfg.QualityPath)

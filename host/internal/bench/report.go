@@ -114,6 +114,9 @@ func Render(r Report) string {
 	if r.Config.OnlyShared {
 		return renderOnlyShared(r)
 	}
+	if r.Config.OnlyDense {
+		return renderOnlyDense(r)
+	}
 	b.WriteString(header)
 	w("\n## Run\n\n")
 	w("| | |\n| --- | --- |\n")
@@ -137,6 +140,9 @@ func Render(r Report) string {
 	}
 	if r.Shared != nil {
 		renderShared(&b, *r.Shared, fmt.Sprintf("Shared database: %d memories in %d projects, timed at the MCP client", r.Shared.Layout.Total, len(r.Shared.Layout.Sizes)), true, note)
+	}
+	for _, d := range r.Dense {
+		renderDense(&b, d, note)
 	}
 	if r.Spawn != nil {
 		renderSpawn(&b, *r.Spawn, note)
