@@ -50,7 +50,7 @@ type ReembedBench struct {
 func (r ReembedBench) Rate() float64 { return float64(r.Rows) / r.Took.Seconds() }
 
 // DenseFold is the write path's fold decision with the dense embedder on the fold set, at
-// thresholds from 0.80 to 0.99: Calibrated is the lowest whose false-fold rate is within the
+// thresholds from 0.50 to 0.99: Calibrated is the lowest whose false-fold rate is within the
 // target (0 when none is).
 type DenseFold struct {
 	Pairs      int
@@ -159,7 +159,7 @@ func denseFold(ctx context.Context, e embedder.Embedder) (DenseFold, error) {
 		return f, err
 	}
 	f.Pairs = len(scored)
-	for i := 80; i <= 99; i++ {
+	for i := 50; i <= 99; i++ {
 		t := float64(i) / 100
 		_, _, rule := foldDecisions(t)
 		r, err := calibration.RatesOf(scored, rule)

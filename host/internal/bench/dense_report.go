@@ -39,12 +39,12 @@ func renderDense(b *strings.Builder, d Dense, note func(string, ...any)) {
 		w("| fold threshold calibrated on the fold set (%d pairs): the lowest with false folds <= %.1f%% | %.2f (missed folds there: %.1f%%) |\n",
 			f.Pairs, 100*targetFalseFold, f.Calibrated, 100*missed)
 	} else {
-		w("| fold threshold calibrated on the fold set (%d pairs) | none from 0.80 to 0.99 keeps false folds <= %.1f%% |\n", f.Pairs, 100*targetFalseFold)
-		note("Dense %d: no fold threshold from 0.80 to 0.99 keeps false folds within %.1f%%.", d.Embedder.Dimensions, 100*targetFalseFold)
+		w("| fold threshold calibrated on the fold set (%d pairs) | none from 0.50 to 0.99 keeps false folds <= %.1f%% |\n", f.Pairs, 100*targetFalseFold)
+		note("Dense %d: no fold threshold from 0.50 to 0.99 keeps false folds within %.1f%%.", d.Embedder.Dimensions, 100*targetFalseFold)
 	}
 	var sweep []string
 	for _, row := range f.Sweep {
-		if int(row.Threshold*100+0.5)%3 == 0 || row.Threshold == f.Calibrated {
+		if int(row.Threshold*100+0.5)%5 == 0 || row.Threshold == f.Calibrated {
 			sweep = append(sweep, fmt.Sprintf("%.2f: %.2f%% / %.1f%%", row.Threshold, 100*row.Rule.FalseFold, 100*row.Rule.MissedFold))
 		}
 	}
