@@ -27,8 +27,8 @@ func (s *Store) Export(ctx context.Context, scope store.ScopeRef, fn func(store.
 		// (re-embedded) one; an importing host re-embeds what it lacks.
 		if _, err := tx.Exec(ctx, `DECLARE export_memories NO SCROLL CURSOR FOR SELECT `+qualifiedMemoryColumns+`,
 				v.embedder, v.embedding::text, vector_dims(v.embedding)
-			FROM memories m, LATERAL (SELECT embedder, embedding FROM memory_vectors WHERE memory_id = m.id
-				ORDER BY embedder = m.embedder DESC, created_at DESC LIMIT 1) v
+			FROM memories m LEFT JOIN LATERAL (SELECT embedder, embedding FROM memory_vectors WHERE memory_id = m.id
+				ORDER BY embedder = m.embedder DESC, created_at DESC LIMIT 1) v ON true
 			WHERE `+filter+` ORDER BY m.created_at, m.id`, args...); err != nil {
 			return fmt.Errorf("read memories: %w", err)
 		}
@@ -58,13 +58,19 @@ func fetchExportPage(ctx context.Context, tx pgx.Tx) ([]store.ExportRecord, erro
 	recs := make([]store.ExportRecord, 0, exportPage)
 	for rows.Next() {
 		var rec store.ExportRecord
-		var vec string
-		m, err := scanMemory(scanExtra{rows, []any{&rec.Vector.Embedder, &vec, &rec.Vector.Dimensions}})
+		var embedder, vec *string
+		var dims *int
+		m, err := scanMemory(scanExtra{rows, []any{&embedder, &vec, &dims}})
 		if err != nil {
 			return nil, fmt.Errorf("read memories: %w", err)
 		}
+		if vec == nil {
+			// Every write stores a vector with its text; saying so beats an export missing a row.
+			return nil, fmt.Errorf("memory %s holds no vector to export", m.ID)
+		}
 		rec.Memory = m
-		if rec.Vector.Values, err = parseVector(vec); err != nil {
+		rec.Vector.Embedder, rec.Vector.Dimensions = *embedder, *dims
+		if rec.Vector.Values, err = parseVector(*vec); err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
 		recs = append(recs, rec)

@@ -136,7 +136,20 @@ func TestVectorsOfSeveralEmbeddersSideBySide(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{storetest.Embedder: 2}, counts.ByEmbedder, "live rows with a vector of each embedder")
 
-	// Bad input names the embedder and changes nothing.
+	// An export carries each memory's vector of the embedder its text was written with.
+	var exported []store.ExportRecord
+	require.NoError(t, s.Export(ctx, p, func(r store.ExportRecord) error { exported = append(exported, r); return nil }))
+	require.Len(t, exported, 3)
+	for _, r := range exported {
+		require.Equal(t, storetest.Embedder, r.Vector.Embedder)
+		require.Len(t, r.Vector.Values, storetest.Dims)
+	}
+	_, err = pool.Exec(ctx, `DELETE FROM memory_vectors WHERE memory_id = $1`, ms[2].ID)
+	require.NoError(t, err)
+	err = s.Export(ctx, p, func(store.ExportRecord) error { return nil })
+	require.ErrorContains(t, err, "memory "+ms[2].ID.String()+" holds no vector to export", "no memory is left out silently")
+
+		// Bad input names the embedder and changes nothing.
 	_, err = s.PutVectors(ctx, other, []pgstore.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: storetest.Vec(0, 0)}})
 	require.ErrorContains(t, err, "has a vector of "+storetest.Embedder)
 	_, err = s.PutVectors(ctx, other, []pgstore.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: otherVec(1, 0)}})
