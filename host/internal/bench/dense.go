@@ -49,20 +49,27 @@ type ReembedBench struct {
 // Rate is rows re-embedded per second.
 func (r ReembedBench) Rate() float64 { return float64(r.Rows) / r.Took.Seconds() }
 
-// DenseFold is the write path's fold decision with the dense embedder on the fold set, at
-// thresholds from 0.50 to 0.99: Calibrated is the lowest whose false-fold rate is within the
-// target (0 when none is).
+// DenseFold is the fold decision with the dense embedder on the fold set, at thresholds from
+// 0.50 to 0.99, by cosine alone (what sdk/embedder/calibration measures, and what BM25's
+// suggestion was calibrated on: at most denseCosineFalseFold) and as the write path decides
+// (cosine and memory.SameStatement: at most targetFalseFold). Calibrated is the lowest
+// threshold meeting both (0 when none does).
 type DenseFold struct {
 	Pairs      int
 	Calibrated float64
 	Sweep      []DenseFoldRow
 }
 
-// DenseFoldRow is the decision's rates at one threshold.
+// DenseFoldRow is the two decisions' rates at one threshold.
 type DenseFoldRow struct {
 	Threshold float64
-	Rule      calibration.Rates // cosine and memory.SameStatement, as the write path decides
+	Cosine    calibration.Rates
+	Rule      calibration.Rates
 }
+
+// denseCosineFalseFold bounds the false folds of cosine alone, as for the BM25 plugin's
+// suggestion (plugins/embed-bm25/README.md).
+const denseCosineFalseFold = 0.05
 
 // measureDenseRounds runs the dense round at each of cfg.DenseDims.
 func measureDenseRounds(ctx context.Context, cfg Config, p progress) ([]Dense, error) {
@@ -161,13 +168,14 @@ func denseFold(ctx context.Context, e embedder.Embedder) (DenseFold, error) {
 	f.Pairs = len(scored)
 	for i := 50; i <= 99; i++ {
 		t := float64(i) / 100
-		_, _, rule := foldDecisions(t)
-		r, err := calibration.RatesOf(scored, rule)
+		cosine, _, rule := foldDecisions(t)
+		c, err := calibration.RatesOf(scored, cosine)
 		if err != nil {
 			return f, err
 		}
-		f.Sweep = append(f.Sweep, DenseFoldRow{Threshold: t, Rule: r})
-		if f.Calibrated == 0 && r.FalseFold <= targetFalseFold {
+		r, _ := calibration.RatesOf(scored, rule)
+		f.Sweep = append(f.Sweep, DenseFoldRow{Threshold: t, Cosine: c, Rule: r})
+		if f.Calibrated == 0 && c.FalseFold <= denseCosineFalseFold && r.FalseFold <= targetFalseFold {
 			f.Calibrated = t
 		}
 	}

@@ -25,8 +25,8 @@ func TestRenderDenseRounds(t *testing.T) {
 	calibrated := Dense{Embedder: embedder.Info{Name: "densefake-v1-768", Dimensions: 768}, Shared: shared,
 		Reembed: ReembedBench{Project: "p", Rows: 1000, Took: 2 * time.Second, Drained: 1000, DrainTime: 4 * time.Second},
 		Fold: DenseFold{Pairs: 50, Calibrated: 0.85, Sweep: []DenseFoldRow{
-			{Threshold: 0.80, Rule: calibration.Rates{FalseFold: 0.01, MissedFold: 0.1}},
-			{Threshold: 0.85, Rule: calibration.Rates{FalseFold: 0.004, MissedFold: 0.2}},
+			{Threshold: 0.80, Cosine: calibration.Rates{FalseFold: 0.08, MissedFold: 0.05}, Rule: calibration.Rates{FalseFold: 0.01, MissedFold: 0.1}},
+			{Threshold: 0.85, Cosine: calibration.Rates{FalseFold: 0.04, MissedFold: 0.1}, Rule: calibration.Rates{FalseFold: 0.004, MissedFold: 0.2}},
 		}}}
 	none := calibrated
 	none.Embedder = embedder.Info{Name: "densefake-v1-1024", Dimensions: 1024}
@@ -39,9 +39,9 @@ func TestRenderDenseRounds(t *testing.T) {
 	require.Contains(t, md, "| scope graphs built (IndexScopes, m=16, ef_construction=128) | 1 in 3s |")
 	require.Contains(t, md, "| re-embed of p (one job run, batches of 64 through the plugin) | 1000 memories in 2s: 500/s |")
 	require.Contains(t, md, "| - then the background indexer into the project's graph | 1000, 250/s (4s) |")
-	require.Contains(t, md, "the lowest with false folds <= 0.5% | 0.85 (missed folds there: 20.0%) |")
-	require.Contains(t, md, "| - false / missed folds by threshold | 0.80: 1.00% / 10.0%; 0.85: 0.40% / 20.0% |")
-	require.Contains(t, md, "Misses in this run:\n\n- Dense 1024: no fold threshold from 0.50 to 0.99 keeps false folds within 0.5%.")
+	require.Contains(t, md, "as the write path decides | 0.85 (cosine alone: 4.0% false / 10.0% missed; write path: 0.40% false / 20.0% missed) |")
+	require.Contains(t, md, "| - false / missed folds by threshold: cosine alone (write path) | 0.80: 8.0% / 5.0% (1.00% / 10.0%); 0.85: 4.0% / 10.0% (0.40% / 20.0%) |")
+	require.Contains(t, md, "Misses in this run:\n\n- Dense 1024: no fold threshold from 0.50 to 0.99 keeps false folds within 5% by cosine and 0.5% as the write path decides.")
 
 	full := Render(Report{Shared: &shared, Dense: []Dense{calibrated}})
 	require.Contains(t, full, "## Shared database: 1000 memories in 4 projects")
