@@ -149,7 +149,7 @@ func TestVectorsOfSeveralEmbeddersSideBySide(t *testing.T) {
 	err = s.Export(ctx, p, func(store.ExportRecord) error { return nil })
 	require.ErrorContains(t, err, "memory "+ms[2].ID.String()+" holds no vector to export", "no memory is left out silently")
 
-		// Bad input names the embedder and changes nothing.
+	// Bad input names the embedder and changes nothing.
 	_, err = s.PutVectors(ctx, other, []pgstore.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: storetest.Vec(0, 0)}})
 	require.ErrorContains(t, err, "has a vector of "+storetest.Embedder)
 	_, err = s.PutVectors(ctx, other, []pgstore.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: otherVec(1, 0)}})
