@@ -63,6 +63,12 @@ func (j *Reembed) Run(ctx context.Context, r Run) (Result, error) {
 	if err != nil {
 		return Result{Partial: true}, j.failed(r.Now, err)
 	}
+	// Two counts settle the usual case, a converged database, without the anti-join's walk
+	// of every memory.
+	cov, err := j.Store.VectorCoverage(ctx, info.Name)
+	if err != nil || cov.Missing == 0 {
+		return Result{}, err
+	}
 	var res Result
 	ran, err := j.Store.WithExclusive(ctx, ReembedName, func() error {
 		var err error
