@@ -19,6 +19,7 @@ host/internal/bench); edit the generator, not this file.
     make bench                 # builds, provides PostgreSQL 15 + pgvector, runs, rewrites this file
     BENCH_SIZES=10000 make bench   # smaller run (sizes are comma-separated)
     BENCH_SHARED=200000 make bench    # memories in the shared-database round (default 100K; 0 skips it)
+    BENCH_DENSE=768 make bench     # widths of the dense rounds (default 768,1024; empty skips them)
     make bench-1m              # the shared round alone at 1M memories, at the default settings and
                                # with Postgres sized to hold it: docs/benchmarks-1m.md
 
@@ -73,6 +74,11 @@ memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh
   calls, on the worker-echo example (the round trip alone) and on the agentcli worker running a
   fake claude that answers at once (the per-call spawn: scratch folder, CLI process group,
   output parsing), next to the fake started directly. The model is not in these numbers.
+- **Dense vectors**: the shared-database round again at each width of ` + "`BENCH_DENSE`" + `, with the
+  densefake plugin (the fake OpenAI-compatible runtime's model, computed in the plugin process:
+  memhost's and Postgres's costs without a real model's inference, and the fake's ranking
+  quality, not a real model's); then the re-embed job giving the large project's memories their
+  vectors back, as after an embedder switch, and the dense embedder's fold calibration.
 
 Percentiles are nearest-rank over all samples. Targets are the design brief's "Performance
 targets" (stated for 100K memories on 2 cores; the same targets are applied at every size).
