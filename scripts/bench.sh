@@ -6,6 +6,9 @@
 #   BENCH_SIZES=10000 scripts/bench.sh     # sizes to measure (default 10000,100000)
 #   BENCH_SHARED=200000 scripts/bench.sh   # memories in the shared-database round, timed through
 #                                          # MCP against a real host (default 100000; 0 skips it)
+#   BENCH_DENSE=768 scripts/bench.sh       # widths of the dense rounds: the shared round again
+#                                          # with dense vectors from the densefake plugin
+#                                          # (default 768,1024; empty skips them)
 #   BENCH_ARGS="-import-workers 1" ...     # extra flags for memhost-bench
 #
 #   scripts/bench.sh 1m                    # `make bench-1m`: the shared round alone at 1M
@@ -35,6 +38,9 @@ url=$(MEMHOST_PG_DB=memhost_bench scripts/pg-cluster.sh start "$root/.memhost/be
 (cd plugins/worker-agentcli && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-agentcli" .)
 # The maintenance round's host runs its worker chain on the openaicompat worker.
 (cd plugins/worker-openaicompat && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-openaicompat" .)
+# The dense rounds' embedder, alone in its folder so the host they start takes it.
+dense_plugin=$root/bin/bench-dense/memhost-embedder-densefake
+(cd host && "$GO" build -trimpath -o "$dense_plugin" ./internal/testplugins/densefake)
 
 start=$(date +%s)
 bench() { # memhost-bench with the common flags, from host/
@@ -50,7 +56,8 @@ if [ "${1:-}" != 1m ]; then
     -quality "$root/host/internal/bench/testdata/quality.json" \
     -retrieval "$root/host/internal/bench/testdata/retrieval" \
     -out "$root/docs/benchmarks.md" \
-    -shared "${BENCH_SHARED:-100000}"
+    -shared "${BENCH_SHARED:-100000}" \
+    -dense "${BENCH_DENSE-768,1024}" -dense-plugin "$dense_plugin"
   echo "bench: done in $(( $(date +%s) - start ))s; results in docs/benchmarks.md" >&2
   exit 0
 fi
@@ -73,7 +80,7 @@ bench -only-shared -shared "$total" -keep-shared -out "$tmp/default.md"
 
 # Size shared_buffers to the table with its indexes and graphs, plus room for the timed writes,
 # in whole 256MB steps, at most 60% of RAM.
-bytes=$(psql "$url" -Atqc "select pg_total_relation_size('bench_shared.memories')")
+bytes=$(psql "$url" -Atqc "select pg_total_relation_size('bench_shared.memories') + pg_total_relation_size('bench_shared.memory_vectors')")
 ram=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024 ))
 step=$(( 256 << 20 ))
 size=$(( (bytes + bytes / 10 + step - 1) / step * step ))

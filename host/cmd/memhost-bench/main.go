@@ -26,7 +26,7 @@ func main() {
 
 func run() error {
 	cfg := bench.Config{Progress: os.Stderr}
-	var sizes, out string
+	var sizes, out, dense string
 	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
 	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
 	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project); empty for none")
@@ -51,6 +51,9 @@ func run() error {
 	flag.BoolVar(&cfg.OnlyMaintenance, "only-maintenance", false, "run the maintenance round alone")
 	flag.IntVar(&cfg.WorkerCalls, "worker-calls", 200, "timed calls of each worker (needs memhost-worker-echo and memhost-worker-agentcli beside -plugin); 0 skips them")
 	flag.IntVar(&cfg.SpawnRuns, "spawn-runs", 100, "timed runs of memhost run (needs -host and the provider plugins beside -plugin); 0 skips them")
+	flag.StringVar(&dense, "dense", "", "comma-separated widths of the dense rounds (e.g. 768,1024): the shared round again with the densefake plugin; empty skips them")
+	flag.StringVar(&cfg.DensePlugin, "dense-plugin", "", "the densefake embedder plugin, alone in its folder (scripts/bench.sh builds it)")
+	flag.BoolVar(&cfg.OnlyDense, "only-dense", false, "run the dense rounds alone; the report is their section")
 	flag.Parse()
 	if cfg.ProseRoot == "" {
 		goroot, err := exec.Command("go", "env", "GOROOT").Output()
@@ -68,6 +71,13 @@ func run() error {
 			return fmt.Errorf("-sizes: %q is not a positive integer", s)
 		}
 		cfg.Sizes = append(cfg.Sizes, n)
+	}
+	for _, s := range strings.FieldsFunc(dense, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 8 || n > 2000 {
+			return fmt.Errorf("-dense: %q is not a width from 8 to 2000", s)
+		}
+		cfg.DenseDims = append(cfg.DenseDims, n)
 	}
 	var err error
 	if cfg.Redact, cfg.RedactNote, err = redactor(); err != nil {

@@ -36,7 +36,7 @@ func TestIndexingKnobs(t *testing.T) {
 	}
 	deferred := func(c *server.Core) int {
 		var n int
-		require.NoError(t, c.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE ann_deferred`).Scan(&n))
+		require.NoError(t, c.Pool.QueryRow(ctx, `SELECT count(*) FROM memory_vectors WHERE ann_deferred`).Scan(&n))
 		return n
 	}
 
@@ -48,7 +48,7 @@ func TestIndexingKnobs(t *testing.T) {
 		var graphs int
 		// Valid: a graph being built concurrently is listed before it is done.
 		require.NoError(t, core.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			WHERE i.indrelid = 'memories'::regclass AND i.indisvalid AND c.relname LIKE 'memories_graph_%'`).Scan(&graphs))
+			WHERE i.indrelid = 'memory_vectors'::regclass AND i.indisvalid AND c.relname LIKE 'memories_graph_%'`).Scan(&graphs))
 		return graphs == 1
 	}, 30*time.Second, 50*time.Millisecond, "a project past graph_min_rows gets its graph")
 	status, err := core.Status(ctx, true)

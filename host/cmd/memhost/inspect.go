@@ -230,6 +230,7 @@ func printStatus(out io.Writer, s server.Status, source string) {
 	if s.Memories.ANNDeferred > 0 {
 		fmt.Fprintf(out, "             %d imported, waiting for the ANN index (exact search meanwhile)\n", s.Memories.ANNDeferred)
 	}
+	printReembed(out, s.Reembed)
 	if s.Memories.TableBytes > 0 {
 		fmt.Fprintf(out, "storage:     %s of memories, %s in %d graphs; shared_buffers %s (keep both in memory: docs/operations.md, Sizing Postgres)\n",
 			humanBytes(s.Memories.TableBytes), humanBytes(s.Memories.GraphBytes), s.Memories.Graphs, humanBytes(s.Memories.SharedBuffers))

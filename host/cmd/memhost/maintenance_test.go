@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 
@@ -119,4 +120,53 @@ func TestMaintenanceCommands(t *testing.T) {
 	require.ErrorContains(t, err, "admin")
 	_, err = run(t, append([]string{"maintenance", "run", "nope"}, p...)...)
 	require.ErrorContains(t, err, "unknown job")
+}
+
+// TestReembedCommand: rows without a vector of the active embedder (as after an embedder
+// switch) show in status as work left; `memhost reembed --wait` embeds them, printing plain
+// progress lines off a terminal, and status then shows none left; non-admins are refused.
+func TestReembedCommand(t *testing.T) {
+	t.Parallel()
+	ln := httptest.NewUnstartedServer(nil)
+	cfg, dsn := brainConfig(t, ln.Listener.Addr().String())
+	core := openCore(t, cfg)
+	handler, closeMCP := core.Handler()
+	ln.Config.Handler = handler
+	ln.Start()
+	t.Cleanup(func() { ln.Close(); closeMCP() })
+	ctx := context.Background()
+	admin, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "op", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeAdmin}})
+	require.NoError(t, err)
+	user, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "agent", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	require.NoError(t, err)
+	for i := range 5 {
+		_, err := core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
+		require.NoError(t, err)
+	}
+	pool, err := pgxpool.New(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = pool.Exec(ctx, `DELETE FROM memory_vectors WHERE memory_id IN (SELECT id FROM memories ORDER BY id LIMIT 3)`)
+	require.NoError(t, err)
+	p := []string{"--config", cfg, "--token", admin}
+
+	out, err := run(t, append([]string{"status"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "re-embed:    bm25-v1-384: 2 of 5 memories embedded (40%), 3 left")
+
+	out, err = run(t, append([]string{"reembed", "--wait"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "bm25-v1-384: 5 of 5 memories embedded (100%), 0 left")
+	require.Contains(t, out, "done: every memory has a vector of bm25-v1-384")
+	require.NotContains(t, out, "\r", "plain lines off a terminal")
+
+	out, err = run(t, append([]string{"status"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "0 left")
+	out, err = run(t, append([]string{"reembed"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "done")
+
+	_, err = run(t, "reembed", "--config", cfg, "--token", user)
+	require.ErrorContains(t, err, "admin")
 }

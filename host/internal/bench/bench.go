@@ -62,6 +62,12 @@ type Config struct {
 	// layout's projects; 0 skips it. OnlyMaintenance runs it alone.
 	MaintenanceTotal int
 	OnlyMaintenance  bool
+	// DenseDims runs the shared round again with dense vectors of each width (dense.go), from
+	// the densefake plugin at DensePlugin (alone in its folder: the host the round starts
+	// takes it as its embedder); empty skips it. OnlyDense runs those rounds alone.
+	DenseDims   []int
+	DensePlugin string
+	OnlyDense   bool
 }
 
 // Report is everything one run measured.
@@ -85,6 +91,8 @@ type Report struct {
 	Workers *WorkerBench
 	// Maintenance is a full maintenance pass and agents' calls during it; nil when skipped.
 	Maintenance *MaintenanceBench
+	// Dense is the dense round at each of Config.DenseDims.
+	Dense []Dense
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
@@ -131,6 +139,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		rep.Elapsed = time.Since(rep.Started)
 		return rep, nil
 	}
+	if cfg.OnlyDense {
+		if rep.Dense, err = measureDenseRounds(ctx, cfg, p); err != nil {
+			return rep, err
+		}
+		rep.Elapsed = time.Since(rep.Started)
+		return rep, nil
+	}
 	if cfg.OnlyShared {
 		if cfg.SharedTotal <= 0 {
 			return rep, errors.New("bench: OnlyShared needs SharedTotal")
@@ -163,6 +178,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, fmt.Errorf("shared database: %w", err)
 		}
 		rep.Shared = &shared
+		if rep.Dense, err = measureDenseRounds(ctx, cfg, p); err != nil {
+			return rep, err
+		}
 	}
 
 	set, err := LoadQualitySet(cfg.QualityPath)

@@ -19,6 +19,7 @@ host/internal/bench); edit the generator, not this file.
     make bench                 # builds, provides PostgreSQL 15 + pgvector, runs, rewrites this file
     BENCH_SIZES=10000 make bench   # smaller run (sizes are comma-separated)
     BENCH_SHARED=200000 make bench    # memories in the shared-database round (default 100K; 0 skips it)
+    BENCH_DENSE=768 make bench     # widths of the dense rounds (default 768,1024; empty skips them)
     make bench-1m              # the shared round alone at 1M memories, at the default settings and
                                # with Postgres sized to hold it: docs/benchmarks-1m.md
 
@@ -73,6 +74,11 @@ memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh
   calls, on the worker-echo example (the round trip alone) and on the agentcli worker running a
   fake claude that answers at once (the per-call spawn: scratch folder, CLI process group,
   output parsing), next to the fake started directly. The model is not in these numbers.
+- **Dense vectors**: the shared-database round again at each width of ` + "`BENCH_DENSE`" + `, with the
+  densefake plugin (the fake OpenAI-compatible runtime's model, computed in the plugin process:
+  memhost's and Postgres's costs without a real model's inference, and the fake's ranking
+  quality, not a real model's); then the re-embed job giving the large project's memories their
+  vectors back, as after an embedder switch, and the dense embedder's fold calibration.
 
 Percentiles are nearest-rank over all samples. Targets are the design brief's "Performance
 targets" (stated for 100K memories on 2 cores; the same targets are applied at every size).
@@ -119,6 +125,9 @@ func Render(r Report) string {
 		w("\nRun %s on %d CPUs (%s), PostgreSQL %s.\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres)
 		return b.String()
 	}
+	if r.Config.OnlyDense {
+		return renderOnlyDense(r)
+	}
 	b.WriteString(header)
 	w("\n## Run\n\n")
 	w("| | |\n| --- | --- |\n")
@@ -142,6 +151,9 @@ func Render(r Report) string {
 	}
 	if r.Shared != nil {
 		renderShared(&b, *r.Shared, fmt.Sprintf("Shared database: %d memories in %d projects, timed at the MCP client", r.Shared.Layout.Total, len(r.Shared.Layout.Sizes)), true, note)
+	}
+	for _, d := range r.Dense {
+		renderDense(&b, d, note)
 	}
 	if r.Spawn != nil {
 		renderSpawn(&b, *r.Spawn, note)

@@ -89,7 +89,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 	}
 	p.logf("N=%d: import %.0f memories/s (embed busy %s, import busy %s, wall %s)", n, s.Import.Rate(),
 		s.Import.EmbedBusy.Round(time.Millisecond), s.Import.ImportBusy.Round(time.Millisecond), s.Import.Wall.Round(time.Millisecond))
-	if _, err := pool.Exec(ctx, "ANALYZE memories"); err != nil {
+	if _, err := pool.Exec(ctx, "ANALYZE memories, memory_vectors"); err != nil {
 		return s, fmt.Errorf("analyze: %w", err)
 	}
 	if s.DeferredNearest, err = timeNearest(ctx, st, emb, info, project, facts[:deferredQueries]); err != nil {
@@ -100,7 +100,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 		return s, err
 	}
 	p.logf("N=%d: background indexer moved %d rows into the ANN index in %s", n, s.Drained, s.DrainTime.Round(time.Millisecond))
-	if _, err := pool.Exec(ctx, "VACUUM ANALYZE memories"); err != nil {
+	if _, err := pool.Exec(ctx, "VACUUM ANALYZE memories, memory_vectors"); err != nil {
 		return s, fmt.Errorf("analyze: %w", err)
 	}
 	// The project's own graph, as a host's background builds it once the project is large.
@@ -109,7 +109,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 		return s, err
 	}
 	s.GraphBuild = time.Since(t0)
-	if _, err := pool.Exec(ctx, "ANALYZE memories"); err != nil {
+	if _, err := pool.Exec(ctx, "ANALYZE memories, memory_vectors"); err != nil {
 		return s, fmt.Errorf("analyze: %w", err)
 	}
 	p.logf("N=%d: the project's graph built in %s", n, s.GraphBuild.Round(time.Millisecond))

@@ -14,6 +14,25 @@ type Maintenance struct {
 	Purge    MaintenancePurge    `koanf:"purge"`
 	Journal  MaintenanceJournal  `koanf:"journal"`
 	Dormancy MaintenanceDormancy `koanf:"dormancy"`
+	Reembed  MaintenanceReembed  `koanf:"reembed"`
+}
+
+// MaintenanceReembed embeds, with the active embedder, the memories that hold no vector of it
+// (rows written under another embedder), so an embedder switch converges in the background.
+type MaintenanceReembed struct {
+	Enabled     bool          `koanf:"enabled"`
+	Every       time.Duration `koanf:"every"`
+	MaxRows     int           `koanf:"max_rows"`
+	MaxDuration time.Duration `koanf:"max_duration"`
+	// Batch is how many texts go in one embedder call (capped by the embedder's own limit).
+	Batch int `koanf:"batch"`
+	// Rate bounds the rows embedded per second, to spare a shared endpoint; 0 is unbounded
+	// (one call in flight at a time).
+	Rate float64 `koanf:"rate"`
+	// BackoffMin and BackoffMax bound the wait after the embedder fails: it doubles with each
+	// consecutive failure.
+	BackoffMin time.Duration `koanf:"backoff_min"`
+	BackoffMax time.Duration `koanf:"backoff_max"`
 }
 
 // MaintenanceDormancy archives the never-retrieved facts of projects with no git activity for
@@ -66,6 +85,8 @@ func defaultMaintenance() Maintenance {
 		Purge:    MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Journal:  MaintenanceJournal{Enabled: false, Every: day, OlderThan: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Dormancy: MaintenanceDormancy{Enabled: true, Every: day, After: 60 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Reembed: MaintenanceReembed{Enabled: true, Every: 5 * time.Minute, MaxRows: 100000, MaxDuration: 10 * time.Minute,
+			Batch: 64, BackoffMin: time.Minute, BackoffMax: 30 * time.Minute},
 	}
 }
 
@@ -88,6 +109,16 @@ func (m Maintenance) validate(v *validator) {
 	v.duration("maintenance.dormancy.after", m.Dormancy.After, time.Second, 100*365*day)
 	v.intRange("maintenance.dormancy.max_rows", m.Dormancy.MaxRows, 1, 1000000)
 	v.duration("maintenance.dormancy.max_duration", m.Dormancy.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.reembed.every", m.Reembed.Every, time.Second, 365*day)
+	v.intRange("maintenance.reembed.max_rows", m.Reembed.MaxRows, 1, 10000000)
+	v.duration("maintenance.reembed.max_duration", m.Reembed.MaxDuration, time.Second, 24*time.Hour)
+	v.intRange("maintenance.reembed.batch", m.Reembed.Batch, 1, 4096)
+	v.floatRange("maintenance.reembed.rate", m.Reembed.Rate, 0, 1000000)
+	v.duration("maintenance.reembed.backoff_min", m.Reembed.BackoffMin, time.Second, 24*time.Hour)
+	v.duration("maintenance.reembed.backoff_max", m.Reembed.BackoffMax, time.Second, 24*time.Hour)
+	if m.Reembed.BackoffMax < m.Reembed.BackoffMin {
+		v.add("maintenance.reembed.backoff_max", fmt.Sprintf("%s is shorter than maintenance.reembed.backoff_min (%s)", m.Reembed.BackoffMax, m.Reembed.BackoffMin))
+	}
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").

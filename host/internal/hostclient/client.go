@@ -88,17 +88,7 @@ func (c *Client) Do(ctx context.Context, method, path, token string, body []byte
 		return err
 	}
 	if status >= 300 {
-		var e access.ErrorBody
-		hasMessage := json.Unmarshal(data, &e) == nil && e.Error.Message != ""
-		switch {
-		case status == http.StatusUnauthorized && hasMessage:
-			return fmt.Errorf("%w: %s", ErrRefused, e.Error.Message)
-		case status == http.StatusUnauthorized:
-			return ErrRefused
-		case hasMessage:
-			return fmt.Errorf("host refused: %s", e.Error.Message)
-		}
-		return fmt.Errorf("host answered %d %s", status, http.StatusText(status))
+		return AnswerError(status, data)
 	}
 	switch o := out.(type) {
 	case nil:
@@ -112,6 +102,21 @@ func (c *Client) Do(ctx context.Context, method, path, token string, body []byte
 		}
 		return nil
 	}
+}
+
+// AnswerError is the error for a refusal (status >= 300) with body data, as Do returns it.
+func AnswerError(status int, data []byte) error {
+	var e access.ErrorBody
+	hasMessage := json.Unmarshal(data, &e) == nil && e.Error.Message != ""
+	switch {
+	case status == http.StatusUnauthorized && hasMessage:
+		return fmt.Errorf("%w: %s", ErrRefused, e.Error.Message)
+	case status == http.StatusUnauthorized:
+		return ErrRefused
+	case hasMessage:
+		return fmt.Errorf("host refused: %s", e.Error.Message)
+	}
+	return fmt.Errorf("host answered %d %s", status, http.StatusText(status))
 }
 
 // Call sends one request and returns the answer as it came, whatever its status (the

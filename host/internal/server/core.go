@@ -50,6 +50,11 @@ type Core struct {
 	Tasks *tasks.Runner
 	// Maintenance runs the self-maintenance jobs; its River client runs with Background.
 	Maintenance *maintenance.Maintenance
+	// Reembed is the maintenance job converging the memories on the active embedder's vectors.
+	Reembed *maintenance.Reembed
+
+	// embedders yields the active embedder to writes, searches and the re-embed job alike.
+	embedders memory.EmbedderSource
 
 	annIndexed prometheus.Counter // rows the background indexer moved into the ANN index
 }
@@ -113,7 +118,8 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	if err != nil {
 		return c, fmt.Errorf("build secret redactor: %w", err)
 	}
-	c.Service = memory.New(c.Store, c.Index, memory.Fixed(c.Embedder), func(text string) (string, int) {
+	c.embedders = memory.Fixed(c.Embedder)
+	c.Service = memory.New(c.Store, c.Index, c.embedders, func(text string) (string, int) {
 		out, findings := redactor.Redact(text)
 		return out, len(findings)
 	}, serviceConfig(cfg), memory.WithMetrics(memory.NewMetrics(c.Registry)),

@@ -17,6 +17,9 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 		host = "memhost"
 	}
 	st, pu, jo, do := cfg.Maintenance.Stale, cfg.Maintenance.Purge, cfg.Maintenance.Journal, cfg.Maintenance.Dormancy
+	re := cfg.Maintenance.Reembed
+	c.Reembed = &maintenance.Reembed{Store: c.Store, Embedders: c.embedders, Batch: re.Batch, Rate: re.Rate,
+		BackoffMin: re.BackoffMin, BackoffMax: re.BackoffMax}
 	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
 		// Several hosts may run on one machine: the pid tells them apart in status and River.
 		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
@@ -37,6 +40,9 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 			Job:     maintenance.Dormancy{Store: c.Store, After: do.After},
 			Enabled: do.Enabled, Every: do.Every,
 			Budget: maintenance.Budget{MaxRows: do.MaxRows, MaxDuration: do.MaxDuration},
+		}, {
+			Job: c.Reembed, Enabled: re.Enabled, Every: re.Every,
+			Budget: maintenance.Budget{MaxRows: re.MaxRows, MaxDuration: re.MaxDuration},
 		}},
 	})
 	if err != nil {

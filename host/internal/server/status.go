@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"time"
 
+	"github.com/memhost/memhost/host/internal/maintenance"
 	"github.com/memhost/memhost/host/internal/migrate"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/store"
@@ -17,6 +19,8 @@ type Status struct {
 	Plugins    []plugins.Status `json:"plugins,omitempty"`
 	Memories   store.Counts     `json:"memories"`
 	FeedCursor int64            `json:"feed_cursor,omitempty"`
+	// Reembed is how far the memories have converged on the active embedder's vectors.
+	Reembed *maintenance.ReembedProgress `json:"reembed,omitempty"`
 }
 
 // MigrationStatus counts applied and pending migrations.
@@ -65,6 +69,15 @@ func (c *Core) Status(ctx context.Context, full bool) (Status, error) {
 	}
 	if s.Memories, err = c.Store.Counts(ctx); err != nil {
 		return s, err
+	}
+	if c.Reembed != nil {
+		p, err := c.Reembed.Progress(ctx, time.Now())
+		if err != nil {
+			// The embedder being down must not take the status page with it.
+			c.Log.Warn("status: re-embed progress", "err", err)
+		} else {
+			s.Reembed = &p
+		}
 	}
 	return s, nil
 }

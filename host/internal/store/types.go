@@ -322,10 +322,10 @@ type Counts struct {
 	Archived   int64            `json:"archived"`
 	Projects   int64            `json:"projects"`
 	Global     int64            `json:"global"`
-	ByEmbedder map[string]int64 `json:"by_embedder"`
-	// ANNDeferred counts imported rows not yet in the ANN index (found by exact scan meanwhile).
+	ByEmbedder map[string]int64 `json:"by_embedder"` // live memories with a vector of each embedder
+	// ANNDeferred counts vectors not yet in the ANN index (found by exact scan meanwhile).
 	ANNDeferred int64 `json:"ann_deferred"`
-	// TableBytes is the memories table's size on disk, Graphs the scopes' HNSW graphs and
+	// TableBytes is the memories and vectors tables' size on disk, Graphs the scopes' HNSW graphs and
 	// GraphBytes theirs: what Postgres must keep in memory for searches to stay fast.
 	TableBytes int64 `json:"table_bytes"`
 	Graphs     int64 `json:"graphs"`

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -49,30 +48,6 @@ func WithGraphMinRows(n int) Option {
 // annReloptions is how pg_class.reloptions spells the build parameters, sorted for comparison.
 var annReloptions = slices.Sorted(slices.Values([]string{fmt.Sprintf("m=%d", HNSWM), fmt.Sprintf("ef_construction=%d", HNSWEfConstruction)}))
 
-// maxIdentifier is Postgres's identifier length; longer names are silently truncated, which
-// would let two long embedder names share one index name.
-const maxIdentifier = 63
-
-// indexName is the shared per-embedder HNSW index of earlier versions, which walked one graph
-// for every project under a project filter: readable when it fits, otherwise cut and suffixed
-// with a hash of the full embedder name. IndexScopes retires it.
-func indexName(embedder string) string {
-	name := "memories_ann_" + strings.NewReplacer(".", "_", "-", "_").Replace(embedder)
-	if len(name) <= maxIdentifier {
-		return name
-	}
-	return name[:maxIdentifier-9] + "_" + embedderHash(embedder)
-}
-
-// sharedRebuildName is where earlier versions rebuilt the shared index; a leftover is retired too.
-func sharedRebuildName(embedder string) string { return "memories_ann_next_" + embedderHash(embedder) }
-
-func embedderHash(embedder string) string {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(embedder))
-	return fmt.Sprintf("%08x", h.Sum32())
-}
-
 // graphPrefix starts the name of every scope graph.
 const graphPrefix = "memories_graph_"
 
@@ -93,7 +68,7 @@ func graphNameSQL(embedder string) string {
 
 // graphDDL creates a scope graph. Its predicate is the one NearestSQL repeats per scope.
 func graphDDL(name, embedder string, dimensions int, scope store.ScopeRef) string {
-	return fmt.Sprintf(`CREATE INDEX CONCURRENTLY %s ON memories USING hnsw ((%s) vector_cosine_ops) WITH (m = %d, ef_construction = %d)
+	return fmt.Sprintf(`CREATE INDEX CONCURRENTLY %s ON memory_vectors USING hnsw ((%s) vector_cosine_ops) WITH (m = %d, ef_construction = %d)
 		WHERE embedder = '%s' AND scope = '%s' AND scope_key = %s AND NOT ann_deferred`,
 		name, vecExpr(dimensions), HNSWM, HNSWEfConstruction, embedder, scopeLiteral(scope.Scope), quoteLiteral(scope.Key))
 }
@@ -146,7 +121,7 @@ func (s *Store) graphStates(ctx context.Context) (map[string]func(dimensions int
 func (s *Store) readGraphStates(ctx context.Context) (map[string]func(int) annIndexState, error) {
 	rows, err := s.pool.Query(ctx, `SELECT c.relname, i.indisvalid, coalesce(c.reloptions, '{}'), pg_get_indexdef(c.oid)
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		WHERE i.indrelid = to_regclass('memories') AND c.relname LIKE $1`, graphPrefix+"%")
+		WHERE i.indrelid = to_regclass('memory_vectors') AND c.relname LIKE $1`, graphPrefix+"%")
 	if err != nil {
 		return nil, fmt.Errorf("look up scope graphs: %w", err)
 	}
@@ -186,9 +161,8 @@ func (s *Store) EnsureVectorIndex(ctx context.Context, embedder string, dimensio
 }
 
 // IndexScopes gives every scope holding at least the graph size of rows of an ensured embedder
-// (EnsureVectorIndex) its own HNSW graph, rebuilds graphs that are invalid or were built with
-// other parameters, and then retires the embedder's shared graph of earlier versions. Hosts
-// run it in the background; it returns how many graphs it built.
+// (EnsureVectorIndex) its own HNSW graph and rebuilds graphs that are invalid or were built
+// with other parameters. Hosts run it in the background; it returns how many graphs it built.
 //
 // Graphs are built with CREATE INDEX CONCURRENTLY, so writes go on meanwhile, and a rebuilt
 // graph is built under another name and swapped in. Hosts sharing the database each take a
@@ -217,10 +191,6 @@ func (s *Store) IndexScopes(ctx context.Context) (int, error) {
 	}
 	built := 0
 	var errs []error
-	complete := map[string]bool{}
-	for _, e := range embedders {
-		complete[e.name] = true
-	}
 	for _, scope := range scopes {
 		todo := slices.DeleteFunc(slices.Clone(embedders), func(e ensured) bool {
 			st, ok := states[GraphName(e.name, scope)]
@@ -247,18 +217,10 @@ func (s *Store) IndexScopes(ctx context.Context) (int, error) {
 			did, err := s.buildGraph(ctx, e.name, e.dimensions, scope, state)
 			if err != nil {
 				errs = append(errs, err)
-				complete[e.name] = false
 				continue
 			}
 			if did {
 				built++
-			}
-		}
-	}
-	for _, e := range embedders {
-		if complete[e.name] {
-			if err := s.retireShared(ctx, e.name); err != nil {
-				errs = append(errs, err)
 			}
 		}
 	}
@@ -295,7 +257,7 @@ func (s *Store) scopes(ctx context.Context) ([]store.ScopeRef, error) {
 func (s *Store) buildGraph(ctx context.Context, embedder string, dimensions int, scope store.ScopeRef, state annIndexState) (bool, error) {
 	if state == annMissing {
 		var enough bool
-		if err := s.pool.QueryRow(ctx, `SELECT count(*) >= $4 FROM (SELECT 1 FROM memories
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) >= $4 FROM (SELECT 1 FROM memory_vectors
 			WHERE scope = $1 AND scope_key = $2 AND embedder = $3 LIMIT $4) r`, string(scope.Scope), scope.Key, embedder, s.graphMinRows).Scan(&enough); err != nil {
 			return false, fmt.Errorf("graph for %s in %s %q: count rows: %w", embedder, scope.Scope, scope.Key, err)
 		}
@@ -356,25 +318,6 @@ func (s *Store) buildGraph(ctx context.Context, embedder string, dimensions int,
 	return true, nil
 }
 
-// retireShared drops the embedder's shared graph of earlier versions once every large scope
-// has a graph of its own: it only slows the scopes that are scanned exactly (the planner walks
-// it under their filter) and costs a graph insertion per row.
-func (s *Store) retireShared(ctx context.Context, embedder string) error {
-	for _, name := range []string{indexName(embedder), sharedRebuildName(embedder)} {
-		var exists bool
-		if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
-			return fmt.Errorf("retire shared graph %s: %w", name, err)
-		}
-		if !exists {
-			continue
-		}
-		if _, err := s.pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+name); err != nil {
-			return fmt.Errorf("retire shared graph %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
 // releaseAdvisory drops the session's advisory locks before the connection goes back to the
 // pool; if that fails the connection is closed, which releases them too.
 func releaseAdvisory(conn *pgxpool.Conn) {
@@ -409,8 +352,8 @@ func (s *Store) IndexDeferred(ctx context.Context, limit int) (int, error) {
 		var b pgx.Batch
 		b.Queue(`SELECT set_config('synchronous_commit', 'off', true)`)
 		var n int
-		b.Queue(`UPDATE memories SET ann_deferred = false WHERE id IN (
-			SELECT id FROM memories WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED)`, chunk).Exec(func(tag pgconn.CommandTag) error {
+		b.Queue(`UPDATE memory_vectors SET ann_deferred = false WHERE (memory_id, embedder) IN (
+			SELECT memory_id, embedder FROM memory_vectors WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED)`, chunk).Exec(func(tag pgconn.CommandTag) error {
 			n = int(tag.RowsAffected())
 			return nil
 		})
@@ -444,26 +387,34 @@ func (s *Store) indexEach(ctx context.Context, limit int) (int, []string, error)
 	taken := 0
 	var refused []string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id FROM memories WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		rows, err := tx.Query(ctx, `SELECT memory_id, embedder FROM memory_vectors WHERE ann_deferred AND ann_error IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
 		if err != nil {
 			return err
 		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		type key struct {
+			id       uuid.UUID
+			embedder string
+		}
+		keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (key, error) {
+			var k key
+			err := row.Scan(&k.id, &k.embedder)
+			return k, err
+		})
 		if err != nil {
 			return err
 		}
-		for _, id := range ids {
+		for _, k := range keys {
 			err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-				_, err := sp.Exec(ctx, `UPDATE memories SET ann_deferred = false WHERE id = $1`, id)
+				_, err := sp.Exec(ctx, `UPDATE memory_vectors SET ann_deferred = false WHERE memory_id = $1 AND embedder = $2`, k.id, k.embedder)
 				return err
 			})
 			if rowRefused(ctx, err) {
 				var pgErr *pgconn.PgError
 				errors.As(err, &pgErr)
-				if _, err := tx.Exec(ctx, `UPDATE memories SET ann_error = $2 WHERE id = $1`, id, pgErr.Message); err != nil {
+				if _, err := tx.Exec(ctx, `UPDATE memory_vectors SET ann_error = $3 WHERE memory_id = $1 AND embedder = $2`, k.id, k.embedder, pgErr.Message); err != nil {
 					return err
 				}
-				refused = append(refused, fmt.Sprintf("memory %s (%s)", id, pgErr.Message))
+				refused = append(refused, fmt.Sprintf("memory %s (%s)", k.id, pgErr.Message))
 			} else if err != nil {
 				return err
 			}

@@ -118,7 +118,7 @@ func TestScopeGraphRebuildsStale(t *testing.T) {
 	scope := store.Project("project-a")
 	b.seed(t, scope, graphMin)
 	name := graphOf(scope)
-	_, err := b.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON memories USING hnsw ((embedding::vector(%d)) vector_cosine_ops)
+	_, err := b.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON memory_vectors USING hnsw ((embedding::vector(%d)) vector_cosine_ops)
 		WHERE embedder = '%s' AND scope = 'project' AND scope_key = 'project-a' AND NOT ann_deferred`, name, storetest.Dims, storetest.Embedder))
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{name: " valid=true"}, annIndexes(t, b.pool))
@@ -217,26 +217,9 @@ func TestScopeGraphsBuiltByHostsAtOnce(t *testing.T) {
 	require.Equal(t, map[string]string{graphOf(scope): current}, annIndexes(t, b.pool))
 }
 
-// TestSharedGraphIsRetired: the one graph per embedder of earlier versions, walked by every
-// project under a filter, is dropped once every large scope has a graph of its own.
-func TestSharedGraphIsRetired(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	b := setupGraphs(t)
-	scope := store.Project("p")
-	b.seed(t, scope, graphMin)
-	const shared = "memories_ann_suite_v1_16"
-	_, err := b.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON memories USING hnsw ((embedding::vector(%d)) vector_cosine_ops)
-		WHERE embedder = '%s' AND NOT ann_deferred`, shared, storetest.Dims, storetest.Embedder))
-	require.NoError(t, err)
-	_, err = b.store.IndexScopes(ctx)
-	require.NoError(t, err)
-	require.Equal(t, map[string]string{graphOf(scope): current}, annIndexes(t, b.pool))
-}
-
 // TestWritesJoinTheirGraphInTheBackground: a write to a scope with a graph skips the graph
 // insertion (the background indexer does it) and is found by the very next search; a write
-// to a smaller scope is simply stored. A fold defers the rewritten row the same way.
+// to a smaller scope is simply stored. A fold that keeps the text leaves the vector alone.
 func TestWritesJoinTheirGraphInTheBackground(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -248,7 +231,7 @@ func TestWritesJoinTheirGraphInTheBackground(t *testing.T) {
 
 	deferred := func(id fmt.Stringer) bool {
 		var d bool
-		require.NoError(t, b.pool.QueryRow(ctx, `SELECT ann_deferred FROM memories WHERE id = $1`, id.String()).Scan(&d))
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT ann_deferred FROM memory_vectors WHERE memory_id = $1`, id.String()).Scan(&d))
 		return d
 	}
 	nearestIs := func(scope store.ScopeRef, v store.Vector, want fmt.Stringer) {
@@ -279,7 +262,7 @@ func TestWritesJoinTheirGraphInTheBackground(t *testing.T) {
 		_, err := tx.Fold(ctx, store.FoldParams{ID: m.ID, Kind: m.Kind, DedupedCount: 1, Before: m.Text, After: m.Text})
 		return err
 	}))
-	require.True(t, deferred(m.ID), "a fold rewrites the row; its graph insertion waits for the indexer too")
+	require.False(t, deferred(m.ID), "the vector, in memory_vectors, is not rewritten: it stays in its graph")
 	nearestIs(large, v, m.ID)
 }
 
@@ -303,7 +286,7 @@ func TestImportsDeferOnlyWhereAGraphIs(t *testing.T) {
 	}
 	deferred := func(scope store.ScopeRef) int {
 		var n int
-		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE scope_key = $1 AND ann_deferred`, scope.Key).Scan(&n))
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memory_vectors WHERE scope_key = $1 AND ann_deferred`, scope.Key).Scan(&n))
 		return n
 	}
 	_, err := b.store.Import(ctx, append(records(large, 0, graphMin), records(small, 0, 5)...))
@@ -314,7 +297,7 @@ func TestImportsDeferOnlyWhereAGraphIs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, built)
 	var indexed int
-	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE scope_key = 'large' AND NOT ann_deferred`).Scan(&indexed))
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM memory_vectors WHERE scope_key = 'large' AND NOT ann_deferred`).Scan(&indexed))
 	require.Equal(t, graphMin, indexed, "the graph holds every imported row")
 
 	later := append(records(large, graphMin, 3), records(small, 5, 3)...)
@@ -344,7 +327,7 @@ func TestNearestPathFollowsScopeSize(t *testing.T) {
 	b.seed(t, store.Global, 20)
 	_, err := b.store.IndexScopes(ctx)
 	require.NoError(t, err)
-	_, err = b.pool.Exec(ctx, "ANALYZE memories")
+	_, err = b.pool.Exec(ctx, "ANALYZE memories, memory_vectors")
 	require.NoError(t, err)
 
 	explain := func(scope store.ScopeRef) []string {
@@ -375,12 +358,12 @@ func TestNearestPathFollowsScopeSize(t *testing.T) {
 	}
 	for _, plan := range explain(large) {
 		require.Contains(t, plan, "Index Scan using "+graphOf(large), plan)
-		require.Contains(t, plan, "memories_ann_deferred", "the exact scan of deferred rows reads the empty partial index, not the table")
+		require.Contains(t, plan, "memory_vectors_deferred", "the exact scan of deferred rows reads the empty partial index, not the table")
 		lines := strings.Split(plan, "\n")
 		var keyed int
 		for i, line := range lines[:len(lines)-1] {
-			if strings.Contains(line, " memories_ann_deferred") {
-				require.Contains(t, strings.TrimSpace(lines[i+1]), "Index Cond: ((scope = ", "each scope reads only its own deferred rows:\n%s", plan)
+			if strings.Contains(line, " memory_vectors_deferred") {
+				require.Contains(t, strings.TrimSpace(lines[i+1]), "Index Cond: ((embedder = ", "each scope reads only its own deferred rows:\n%s", plan)
 				keyed++
 			}
 		}

@@ -73,22 +73,22 @@ func TestMigration0004KeepsExistingFacts(t *testing.T) {
 	require.Equal(t, 3, hist)
 
 	// Facts keep the one-live-text rule; journal entries may repeat; one live goal per project.
-	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'use  PNPM.', $1, 'e', '[1,1,0]', 4)`, hash("Use pnpm."))
+	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+		VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'use  PNPM.', $1, 'e', 4)`, hash("Use pnpm."))
 	require.ErrorContains(t, err, "memories_live_text")
 	for range 2 {
-		_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-			VALUES (gen_random_uuid(), 'project', 'p', 'journal', 'Use pnpm.', $1, 'e', '[1,1,0]', 5)`, hash("Use pnpm."))
+		_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+			VALUES (gen_random_uuid(), 'project', 'p', 'journal', 'Use pnpm.', $1, 'e', 5)`, hash("Use pnpm."))
 		require.NoError(t, err)
 	}
-	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'project', 'p', 'goal', 'G1', $1, 'e', '[1,1,1]', 6)`, hash("G1"))
+	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+		VALUES (gen_random_uuid(), 'project', 'p', 'goal', 'G1', $1, 'e', 6)`, hash("G1"))
 	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'project', 'p', 'goal', 'G2', $1, 'e', '[1,1,1]', 7)`, hash("G2"))
+	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+		VALUES (gen_random_uuid(), 'project', 'p', 'goal', 'G2', $1, 'e', 7)`, hash("G2"))
 	require.ErrorContains(t, err, "memories_live_document")
-	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'global', '', 'plan', 'P', $1, 'e', '[1,1,1]', 8)`, hash("P"))
+	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+		VALUES (gen_random_uuid(), 'global', '', 'plan', 'P', $1, 'e', 8)`, hash("P"))
 	require.ErrorContains(t, err, "memories_layer_in_project")
 
 	again, err := migrate.Up(ctx, pool)

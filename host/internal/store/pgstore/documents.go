@@ -128,15 +128,17 @@ func writeDocument(ctx context.Context, tx pgx.Tx, w store.DocumentWrite, base *
 		return store.Memory{}, err
 	}
 	var m store.Memory
-	b.Queue(`UPDATE memories SET text = $2, text_hash = $3, embedder = $4, embedding = $5::vector, agent = $6,
-			session_id = $7, source = $8, updated_at = $9, seq = next_change_seq()
+	b.Queue(`UPDATE memories SET text = $2, text_hash = $3, embedder = $4, agent = $5,
+			session_id = $6, source = $7, updated_at = $8, seq = next_change_seq()
 		WHERE id = $1 RETURNING `+documentColumns,
-		cur.ID, w.Text, TextHash(w.Text), w.Vector.Embedder, vectorText(w.Vector.Values), w.Provenance.Agent,
+		cur.ID, w.Text, TextHash(w.Text), w.Vector.Embedder, w.Provenance.Agent,
 		w.Provenance.Session, w.Provenance.Source, now,
 	).QueryRow(func(row pgx.Row) error {
 		m, err = scanDocument(row)
 		return err
 	})
+	// The new text dropped the old one's vectors (migration 0012's trigger).
+	queuePutVector(&b, cur.ID, w.Text, w.Vector)
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 		return m, fmt.Errorf("update %s: %w", w.Kind, err)
 	}
@@ -161,12 +163,13 @@ func insertDocument(ctx context.Context, tx pgx.Tx, w store.DocumentWrite, detai
 		return m, err
 	}
 	b.Queue(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, importance, confidence, pinned,
-			agent, session_id, source, embedder, embedding, metadata, created_at, updated_at, seq)
-		VALUES ($1, 'project', $2, $3, $4, $5, $6, $6, false, $7, $8, $9, $10, $11::vector, '{}', $12, $12, next_change_seq())
+			agent, session_id, source, embedder, metadata, created_at, updated_at, seq)
+		VALUES ($1, 'project', $2, $3, $4, $5, $6, $6, false, $7, $8, $9, $10, '{}', $11, $11, next_change_seq())
 		RETURNING seq`,
 		m.ID, m.ScopeKey, string(m.Kind), m.Text, TextHash(m.Text), documentWeight, m.Provenance.Agent,
-		m.Provenance.Session, m.Provenance.Source, m.Embedder, vectorText(w.Vector.Values), now,
+		m.Provenance.Session, m.Provenance.Source, m.Embedder, now,
 	).QueryRow(func(row pgx.Row) error { return row.Scan(&m.Seq) })
+	queuePutVector(&b, m.ID, m.Text, w.Vector)
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 		if isUniqueViolation(err) {
 			return m, fmt.Errorf("insert %s: %w: the project already has a live %s", w.Kind, store.ErrConflict, w.Kind)

@@ -93,6 +93,15 @@ func vectorText(v []float32) string {
 const memoryColumns = `id, scope, scope_key, kind, text, importance, confidence, pinned, hit_count, last_hit_at,
 	agent, session_id, source, embedder, metadata, created_at, updated_at, archived_at, archived_reason, seq`
 
+// qualifiedMemoryColumns is memoryColumns read from memories as m, for queries that join it.
+var qualifiedMemoryColumns = func() string {
+	cols := strings.Split(memoryColumns, ",")
+	for i, c := range cols {
+		cols[i] = "m." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}()
+
 // metadata is the JSON shape of memories.metadata.
 type metadata struct {
 	DedupedCount int            `json:"deduped_count,omitempty"`
@@ -158,20 +167,21 @@ func (s *Store) GetMany(ctx context.Context, ids []uuid.UUID, similarTo *store.V
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	sim, args := "NULL::float8", []any{uuidArray(ids)}
+	sim, join, args := "NULL::float8", "", []any{uuidArray(ids)}
 	if similarTo != nil && !similarTo.IsZero() {
 		if err := checkVector(*similarTo); err != nil {
 			return nil, err
 		}
-		// CASE keeps the cast away from rows of other embedders, whose widths differ; NULLIF
-		// turns the NaN of a row holding a zero vector into "unknown".
-		sim = fmt.Sprintf("CASE WHEN embedder = '%s' AND ann_error IS NULL THEN NULLIF(1 - (%s <=> $2::vector(%d)), 'NaN') END", similarTo.Embedder, vecExpr(similarTo.Dimensions), similarTo.Dimensions)
+		// Only the embedder's own vectors are joined (a row without one has no similarity);
+		// NULLIF turns the NaN of a row holding a zero vector into "unknown".
+		join = fmt.Sprintf(" LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.embedder = '%s' AND v.ann_error IS NULL", similarTo.Embedder)
+		sim = fmt.Sprintf("NULLIF(1 - (v.%s <=> $2::vector(%d)), 'NaN')", vecExpr(similarTo.Dimensions), similarTo.Dimensions)
 		args = append(args, vectorText(similarTo.Values))
 	}
 	var out []store.Loaded
 	b := &pgx.Batch{}
 	b.Queue(genericPlansSQL)
-	b.Queue(`SELECT `+memoryColumns+`, `+sim+` FROM memories WHERE id = ANY($1)`, args...).Query(func(rows pgx.Rows) error {
+	b.Queue(`SELECT `+qualifiedMemoryColumns+`, `+sim+` FROM memories m`+join+` WHERE m.id = ANY($1)`, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var l store.Loaded
 			m, err := scanMemory(scanExtra{rows, []any{&l.Similarity}})
@@ -422,20 +432,20 @@ func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 	err := s.pool.QueryRow(ctx, `WITH graphs AS (
 			SELECT count(*) AS n, COALESCE(sum(pg_relation_size(c.oid)), 0)::bigint AS bytes
 			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			WHERE i.indrelid = 'memories'::regclass AND i.indisvalid AND c.relname LIKE $1)
+			WHERE i.indrelid = 'memory_vectors'::regclass AND i.indisvalid AND c.relname LIKE $1)
 		SELECT
 		count(*) FILTER (WHERE archived_at IS NULL),
 		count(*) FILTER (WHERE archived_at IS NOT NULL),
 		count(DISTINCT scope_key) FILTER (WHERE scope = 'project'),
 		count(*) FILTER (WHERE scope = 'global' AND archived_at IS NULL),
-		count(*) FILTER (WHERE ann_deferred AND ann_error IS NULL),
-		pg_table_size('memories'), (SELECT n FROM graphs), (SELECT bytes FROM graphs),
+		(SELECT count(*) FROM memory_vectors WHERE ann_deferred AND ann_error IS NULL),
+		pg_table_size('memories') + pg_table_size('memory_vectors'), (SELECT n FROM graphs), (SELECT bytes FROM graphs),
 		pg_size_bytes(current_setting('shared_buffers'))
 		FROM memories`, graphPrefix+"%").Scan(&c.Live, &c.Archived, &c.Projects, &c.Global, &c.ANNDeferred, &c.TableBytes, &c.Graphs, &c.GraphBytes, &c.SharedBuffers)
 	if err != nil {
 		return c, fmt.Errorf("count memories: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT embedder, count(*) FROM memories WHERE archived_at IS NULL GROUP BY embedder`)
+	rows, err := s.pool.Query(ctx, `SELECT embedder, count(*) FROM memory_vectors WHERE NOT archived GROUP BY embedder`)
 	if err != nil {
 		return c, fmt.Errorf("count memories by embedder: %w", err)
 	}

@@ -22,13 +22,13 @@ const (
 
 func seedProjects(t *testing.T, ctx context.Context, run func(sql string, args ...any)) {
 	t.Helper()
-	run(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq, archived_at, created_at, updated_at)
+	run(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq, archived_at, created_at, updated_at)
 		SELECT gen_random_uuid(), 'project', 'github.com/acme/p' || (i % $1),
 			CASE WHEN i % 10 = 0 THEN 'journal' ELSE 'fact' END, 'note ' || i, sha256(('note ' || i)::bytea),
-			'e', '[1,1,1]', i, CASE WHEN i % 7 = 0 THEN now() END, ts, ts
+			'e', i, CASE WHEN i % 7 = 0 THEN now() END, ts, ts
 		FROM generate_series(1, $2::int) i, LATERAL (SELECT now() - make_interval(secs => i)) t(ts)`, projects, projects*perProject)
-	run(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'global', '', 'fact', 'a global note', sha256('a global note'), 'e', '[1,1,1]', 0)`)
+	run(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+		VALUES (gen_random_uuid(), 'global', '', 'fact', 'a global note', sha256('a global note'), 'e', 0)`)
 	run(`INSERT INTO memory_history (memory_id, scope, scope_key, event, after_text, created_at)
 		SELECT id, scope, scope_key, 'add', text, created_at FROM memories ORDER BY created_at`)
 	// A project with nothing but a pending proposal, and one with nothing but a map.

@@ -23,8 +23,13 @@ func (s *Store) Export(ctx context.Context, scope store.ScopeRef, fn func(store.
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var args []any
 		filter := scopeFilter([]store.ScopeRef{scope}, &args)
-		if _, err := tx.Exec(ctx, `DECLARE export_memories NO SCROLL CURSOR FOR SELECT `+memoryColumns+`, embedding::text, vector_dims(embedding)
-			FROM memories WHERE `+filter+` ORDER BY created_at, id`, args...); err != nil {
+		// One vector per memory goes out: the one its text was written with, else its newest
+		// (re-embedded) one; an importing host re-embeds what it lacks.
+		if _, err := tx.Exec(ctx, `DECLARE export_memories NO SCROLL CURSOR FOR SELECT `+qualifiedMemoryColumns+`,
+				v.embedder, v.embedding::text, vector_dims(v.embedding)
+			FROM memories m LEFT JOIN LATERAL (SELECT embedder, embedding FROM memory_vectors WHERE memory_id = m.id
+				ORDER BY embedder = m.embedder DESC, created_at DESC LIMIT 1) v ON true
+			WHERE `+filter+` ORDER BY m.created_at, m.id`, args...); err != nil {
 			return fmt.Errorf("read memories: %w", err)
 		}
 		for {
@@ -53,14 +58,19 @@ func fetchExportPage(ctx context.Context, tx pgx.Tx) ([]store.ExportRecord, erro
 	recs := make([]store.ExportRecord, 0, exportPage)
 	for rows.Next() {
 		var rec store.ExportRecord
-		var vec string
-		m, err := scanMemory(scanExtra{rows, []any{&vec, &rec.Vector.Dimensions}})
+		var embedder, vec *string
+		var dims *int
+		m, err := scanMemory(scanExtra{rows, []any{&embedder, &vec, &dims}})
 		if err != nil {
 			return nil, fmt.Errorf("read memories: %w", err)
 		}
+		if vec == nil {
+			// Every write stores a vector with its text; saying so beats an export missing a row.
+			return nil, fmt.Errorf("memory %s holds no vector to export", m.ID)
+		}
 		rec.Memory = m
-		rec.Vector.Embedder = m.Embedder
-		if rec.Vector.Values, err = parseVector(vec); err != nil {
+		rec.Vector.Embedder, rec.Vector.Dimensions = *embedder, *dims
+		if rec.Vector.Values, err = parseVector(*vec); err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
 		recs = append(recs, rec)
@@ -139,13 +149,19 @@ var importColumns = []string{"id", "scope", "scope_key", "kind", "text", "text_h
 	"last_hit_at", "agent", "session_id", "source", "embedder", "embedding", "metadata", "created_at", "updated_at",
 	"archived_at", "archived_reason"}
 
+// importVectorsSQL stores the vectors of the memories a batch inserted, each deferred when its
+// scope has a graph (see ImportBatches).
+var importVectorsSQL = `INSERT INTO memory_vectors (memory_id, embedder, scope, scope_key, kind, archived, embedding, ann_deferred)
+	SELECT i.id, i.embedder, i.scope, i.scope_key, i.kind, n.archived, i.embedding::vector, to_regclass(` + graphNameSQL("i.embedder") + `) IS NOT NULL
+	FROM import_memories i JOIN (SELECT id AS inserted, archived FROM import_inserted) n ON n.inserted = i.id`
+
 // importInsertColumns and importSelect move a staged row into memories, up to its archived
-// state, seq and ann_deferred, which each insert sets.
+// state and seq, which each insert sets.
 const (
 	importInsertColumns = `id, scope, scope_key, kind, text, text_hash, importance, confidence, pinned, hit_count,
-		last_hit_at, agent, session_id, source, embedder, embedding, metadata, created_at, updated_at, archived_at, archived_reason, seq, ann_deferred`
+		last_hit_at, agent, session_id, source, embedder, metadata, created_at, updated_at, archived_at, archived_reason, seq`
 	importSelect = `i.id, i.scope, i.scope_key, i.kind, i.text, i.text_hash, i.importance, i.confidence, i.pinned, i.hit_count,
-		i.last_hit_at, i.agent, i.session_id, i.source, i.embedder, i.embedding::vector, i.metadata, i.created_at, i.updated_at`
+		i.last_hit_at, i.agent, i.session_id, i.source, i.embedder, i.metadata, i.created_at, i.updated_at`
 )
 
 // ImportBatches implements store.Store. Every batch goes in with COPY into a temporary staging
@@ -161,7 +177,7 @@ func (s *Store) ImportBatches(ctx context.Context, batches iter.Seq2[[]store.Exp
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE import_memories (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP;
 			ALTER TABLE import_memories ALTER COLUMN seq DROP NOT NULL;
-			ALTER TABLE import_memories ALTER COLUMN embedding TYPE text;
+			ALTER TABLE import_memories ADD COLUMN embedding text;
 			CREATE TEMP TABLE import_history (ord integer, memory_id uuid, scope text, scope_key text, event text,
 				before_text text, after_text text, actor text, detail jsonb, created_at timestamptz) ON COMMIT DROP;
 			CREATE TEMP TABLE import_inserted (id uuid, scope text, scope_key text, text text, archived boolean) ON COMMIT DROP`); err != nil {
@@ -236,7 +252,7 @@ func importBatch(ctx context.Context, tx pgx.Tx, records []store.ExportRecord) (
 				CASE WHEN i.archived_at IS NULL AND i.nth > 1 THEN now() ELSE i.archived_at END,
 				CASE WHEN i.archived_at IS NULL AND i.nth > 1 THEN 'import: duplicate of another live memory in the same import'
 					ELSE i.archived_reason END,
-				0, to_regclass(`+graphNameSQL("i.embedder")+`) IS NOT NULL
+				0
 			FROM (SELECT *, row_number() OVER (PARTITION BY scope, scope_key, `+importDuplicateKey+`, archived_at IS NULL ORDER BY created_at, id) AS nth
 				FROM import_memories) i
 			ON CONFLICT DO NOTHING
@@ -254,7 +270,7 @@ func importBatch(ctx context.Context, tx pgx.Tx, records []store.ExportRecord) (
 				SELECT `+importSelect+`, now(),
 					CASE WHEN i.kind IN ('goal', 'plan') THEN 'import: the project already has a live ' || i.kind
 						ELSE 'import: duplicate of a live memory with the same text' END,
-					0, true
+					0
 				FROM import_memories i
 				WHERE NOT EXISTS (SELECT 1 FROM import_inserted n WHERE n.id = i.id)
 					AND NOT (SELECT EXISTS (SELECT 1 FROM memories m WHERE m.id = i.id))
@@ -265,6 +281,9 @@ func importBatch(ctx context.Context, tx pgx.Tx, records []store.ExportRecord) (
 			return 0, fmt.Errorf("insert duplicates archived: %w", err)
 		}
 		inserted += int(tag.RowsAffected())
+	}
+	if _, err := tx.Exec(ctx, importVectorsSQL); err != nil {
+		return 0, fmt.Errorf("insert vectors: %w", err)
 	}
 	if err := importHistory(ctx, tx, records); err != nil {
 		return 0, err

@@ -24,7 +24,8 @@ const DefaultEfSearch = 100
 const resortWindow = 40
 
 // NearestSQL renders the ANN query for q, for Nearest and for EXPLAIN tests. Its one argument
-// is the vector's text form.
+// is the vector's text form. It reads memory_vectors alone, and only the rows of q's embedder:
+// vectors of different embedders are never compared.
 //
 // Each scope asked for is searched on its own, because each may take a different access path
 // (annindex.go): a scope that has grown past the graph size has an HNSW graph of its own,
@@ -61,7 +62,7 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 		common[1] = "kind IN (" + strings.Join(kinds, ", ") + ")"
 	}
 	if !q.IncludeArchived {
-		common = append(common, "archived_at IS NULL")
+		common = append(common, "NOT archived")
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -73,10 +74,10 @@ func NearestSQL(q store.VectorQuery) (string, []any) {
 	for i, ref := range q.Scopes {
 		cond := scopeCond(ref)
 		ctes = append(ctes, fmt.Sprintf(`s%d AS MATERIALIZED (
-		SELECT id, %s AS distance FROM memories WHERE %s AND %s AND NOT ann_deferred
+		SELECT memory_id AS id, %s AS distance FROM memory_vectors WHERE %s AND %s AND NOT ann_deferred
 		ORDER BY %s LIMIT %d)`, i, expr, filter, cond, expr, window),
 			fmt.Sprintf(`d%d AS MATERIALIZED (
-		SELECT id, %s AS distance FROM memories WHERE %s AND %s AND ann_deferred AND ann_error IS NULL
+		SELECT memory_id AS id, %s AS distance FROM memory_vectors WHERE %s AND %s AND ann_deferred AND ann_error IS NULL
 		ORDER BY distance LIMIT %d)`, i, expr, filter, cond, limit))
 		parts = append(parts, fmt.Sprintf("SELECT * FROM s%d", i), fmt.Sprintf("SELECT * FROM d%d", i))
 	}

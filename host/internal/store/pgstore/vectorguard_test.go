@@ -23,10 +23,12 @@ func poison(t *testing.T, pool *pgxpool.Pool) uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
 	id := uuid.Must(uuid.NewV7())
-	_, err := pool.Exec(ctx, `ALTER TABLE memories DISABLE TRIGGER memories_check_dimensions;
-		INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq, ann_deferred)
-		VALUES ('`+id.String()+`', 'project', 'p', 'fact', 'poisoned', '\x00', '`+storetest.Embedder+`', '[1,0,0]', 1, true);
-		ALTER TABLE memories ENABLE TRIGGER memories_check_dimensions`)
+	_, err := pool.Exec(ctx, `ALTER TABLE memory_vectors DISABLE TRIGGER memory_vectors_check_dimensions;
+		INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+		VALUES ('`+id.String()+`', 'project', 'p', 'fact', 'poisoned', '\x00', '`+storetest.Embedder+`', 1);
+		INSERT INTO memory_vectors (memory_id, embedder, scope, scope_key, kind, embedding, ann_deferred)
+		VALUES ('`+id.String()+`', '`+storetest.Embedder+`', 'project', 'p', 'fact', '[1,0,0]', true);
+		ALTER TABLE memory_vectors ENABLE TRIGGER memory_vectors_check_dimensions`)
 	require.NoError(t, err)
 	return id
 }
@@ -71,7 +73,7 @@ func TestIndexDeferredSetsAsideARowItCannotIndex(t *testing.T) {
 	var indexed int
 	var reason string
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE NOT ann_deferred),
-		max(ann_error) FROM memories`).Scan(&indexed, &reason))
+		max(ann_error) FROM memory_vectors`).Scan(&indexed, &reason))
 	require.Equal(t, 50, indexed)
 	require.Equal(t, "expected 16 dimensions, not 3", reason)
 
@@ -98,18 +100,18 @@ func TestTheStoreRefusesAVectorOfAnotherWidth(t *testing.T) {
 	pool, _ := testdb.Migrated(t)
 	s := pgstore.New(pool)
 	require.NoError(t, s.EnsureVectorIndex(ctx, storetest.Embedder, storetest.Dims))
-	_, err := pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'narrow', '\x00', $1, '[1,0,0]', 1)`, storetest.Embedder)
-	require.ErrorContains(t, err, "embedding has 3 dimensions; embedder suite-v1-16 stores 16 dimensions")
-
 	m, err := storetest.Insert(ctx, s, storetest.NewWrite("p", "a fact", storetest.Vec(0, 0)))
 	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `UPDATE memories SET embedding = '[1,0]' WHERE id = $1`, m.ID)
+	_, err = pool.Exec(ctx, `INSERT INTO memory_vectors (memory_id, embedder, scope, scope_key, kind, embedding)
+		VALUES ($1, 'suite-v1-16', 'project', 'p', 'fact', '[1,0,0]')
+		ON CONFLICT (memory_id, embedder) DO UPDATE SET embedding = EXCLUDED.embedding`, m.ID)
+	require.ErrorContains(t, err, "embedding has 3 dimensions; embedder suite-v1-16 stores 16 dimensions")
+	_, err = pool.Exec(ctx, `UPDATE memory_vectors SET embedding = '[1,0]' WHERE memory_id = $1`, m.ID)
 	require.ErrorContains(t, err, "embedding has 2 dimensions")
 
 	// A new embedder registers with its first vector; the plugin cannot change width later.
-	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'dense', '\x01', 'dense-v1', '[1,0,0,0]', 1)`)
+	_, err = pool.Exec(ctx, `INSERT INTO memory_vectors (memory_id, embedder, scope, scope_key, kind, embedding)
+		VALUES ($1, 'dense-v1', 'project', 'p', 'fact', '[1,0,0,0]')`, m.ID)
 	require.NoError(t, err)
 	dims, err := s.VectorDimensions(ctx)
 	require.NoError(t, err)
@@ -157,6 +159,13 @@ func TestMigration0003SetsAsideRowsThatPoisonedADatabase(t *testing.T) {
 	require.Equal(t, map[string]int{storetest.Embedder: 16}, dims, "the index says 16, though most rows say 3")
 	var setAside int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM memories
+		WHERE ann_deferred AND ann_error = 'vector has 3 dimensions; embedder suite-v1-16 stores 16'`).Scan(&setAside))
+	require.Equal(t, 5, setAside)
+	// Later migrations keep them aside (0012 moves them to memory_vectors with their reason).
+	for v := 4; v <= all[len(all)-1].Version; v++ {
+		apply(v)
+	}
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM memory_vectors
 		WHERE ann_deferred AND ann_error = 'vector has 3 dimensions; embedder suite-v1-16 stores 16'`).Scan(&setAside))
 	require.Equal(t, 5, setAside)
 	n, err := s.IndexDeferred(ctx, 100)

@@ -190,20 +190,38 @@ const recentCandidates = 5
 
 // candidatesSQL loads a write's fold candidates — the ids the caller chose ($1) and the
 // scope's newest facts — that are live facts of the scope ($2, $3) holding a vector of the
-// embedder ($4), with their cosine to the write's vector ($5), most similar first. CASE keeps
-// the cast away from rows of other embedders (their widths differ) whatever order the planner
-// gives the filters, and a zero vector's NaN cosine drops its row.
+// embedder ($4), with their cosine to the write's vector ($5), most similar first. Only that
+// embedder's vectors are read (the join's key), so every cast meets vectors of one width, and a
+// zero vector's NaN cosine drops its row.
 func candidatesSQL(v store.Vector) string {
 	return `SELECT * FROM (
-		SELECT ` + memoryColumns + `, CASE WHEN embedder = $4 THEN 1 - (` + vecExpr(v.Dimensions) + fmt.Sprintf(` <=> $5::vector(%d)) END`, v.Dimensions) + ` AS similarity
-		FROM memories WHERE id IN (
+		SELECT ` + qualifiedMemoryColumns + `, 1 - (v.` + vecExpr(v.Dimensions) + fmt.Sprintf(` <=> $5::vector(%d))`, v.Dimensions) + ` AS similarity
+		FROM memories m JOIN memory_vectors v ON v.memory_id = m.id AND v.embedder = $4 AND v.ann_error IS NULL
+		WHERE m.id IN (
 			SELECT unnest($1::uuid[])
 			UNION
 			SELECT id FROM (SELECT id FROM memories WHERE scope = $2 AND scope_key = $3 AND archived_at IS NULL AND ` + factKinds + `
 				ORDER BY created_at DESC, id DESC LIMIT ` + strconv.Itoa(recentCandidates) + `) recent
-		) AND scope = $2 AND scope_key = $3 AND embedder = $4
-			AND archived_at IS NULL AND ann_error IS NULL AND ` + factKinds + `
+		) AND m.scope = $2 AND m.scope_key = $3
+			AND m.archived_at IS NULL AND m.` + factKinds + `
 	) c WHERE similarity <> 'NaN' ORDER BY similarity DESC`
+}
+
+// putVectorSQL stores a vector of embedder $2 for memory $1 ($3, its text form), replacing the
+// one that embedder held, if the memory's text still has the hash $4 the vector was computed
+// from: a vector always embeds its memory's current text, whoever changed the text meanwhile. In a scope with a graph of its own the row joins it later, through
+// the background indexer (IndexDeferred): a graph insertion costs milliseconds, and until then
+// Nearest finds the row by its exact scan of deferred rows, so the vector is searchable as soon
+// as it commits.
+var putVectorSQL = `INSERT INTO memory_vectors (memory_id, embedder, scope, scope_key, kind, archived, embedding, ann_deferred)
+	SELECT id, $2, scope, scope_key, kind, archived_at IS NOT NULL, $3::vector, to_regclass(` + graphNameSQL("$2::text") + `) IS NOT NULL
+	FROM memories WHERE id = $1 AND text_hash = $4
+	ON CONFLICT (memory_id, embedder) DO UPDATE SET embedding = EXCLUDED.embedding, ann_deferred = EXCLUDED.ann_deferred,
+		ann_error = NULL, created_at = now()`
+
+// queuePutVector adds v, the vector of text, to a batch that leaves memory id holding text.
+func queuePutVector(b *pgx.Batch, id uuid.UUID, text string, v store.Vector) {
+	b.Queue(putVectorSQL, id, v.Embedder, vectorText(v.Values), TextHash(text))
 }
 
 // Insert implements store.ScopeTx: the row, its add entry and COMMIT go in one batch.
@@ -228,17 +246,14 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 	if err := queueHistory(b, m, store.EventAdd, nil, &after, w.Actor, provenanceDetail(w.Provenance), now); err != nil {
 		return m, err
 	}
-	// In a scope with a graph of its own the row joins it later, through the background indexer
-	// (IndexDeferred): a graph insertion costs milliseconds, and until then Nearest finds the row
-	// by its exact scan of deferred rows, so the write is searchable as soon as it commits.
 	b.Queue(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, importance, confidence, pinned,
-			agent, session_id, source, embedder, embedding, metadata, created_at, updated_at, ann_deferred, seq)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::vector, '{}', $15, $15, to_regclass($16) IS NOT NULL, next_change_seq())
+			agent, session_id, source, embedder, metadata, created_at, updated_at, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, '{}', $14, $14, next_change_seq())
 		RETURNING seq`,
 		m.ID, string(m.Scope), m.ScopeKey, string(m.Kind), m.Text, TextHash(m.Text), m.Importance, m.Confidence, m.Pinned,
-		m.Provenance.Agent, m.Provenance.Session, m.Provenance.Source, m.Embedder, vectorText(w.Vector.Values), now,
-		GraphName(m.Embedder, t.scope),
+		m.Provenance.Agent, m.Provenance.Session, m.Provenance.Source, m.Embedder, now,
 	).QueryRow(func(row pgx.Row) error { return row.Scan(&m.Seq) })
+	queuePutVector(b, m.ID, m.Text, w.Vector)
 	if err := t.send(ctx, b, true); err != nil {
 		if isUniqueViolation(err) {
 			return m, fmt.Errorf("insert memory: %w: the same text is live", store.ErrConflict)
@@ -266,18 +281,16 @@ func (t *scopeTx) Fold(ctx context.Context, p store.FoldParams) (store.Memory, e
 	// $1..$9: the row and the time; $10..$14: the entry (event, before, after, actor, detail).
 	args := append([]any{p.ID, string(t.scope.Scope), t.scope.Key, string(p.Kind), p.Importance, p.Confidence, p.Pinned, meta, now}, entry[3:8]...)
 	set := `kind = $4, importance = $5, confidence = $6, pinned = $7, metadata = $8, updated_at = $9, seq = next_change_seq()`
-	embedder := "embedder"
-	if r := p.Replacement; r != nil {
+	r := p.Replacement
+	if r != nil {
 		if err := checkVector(r.Vector); err != nil {
 			return store.Memory{}, err
 		}
-		args = append(args, r.Text, TextHash(r.Text), r.Vector.Embedder, vectorText(r.Vector.Values), r.Provenance.Agent, r.Provenance.Session, r.Provenance.Source)
-		set += `, text = $15, text_hash = $16, embedder = $17, embedding = $18::vector, agent = $19, session_id = $20, source = $21`
-		embedder = "$17"
+		// A new text drops the vectors of the old one (migration 0012's trigger); the new
+		// vector follows the update in the same batch.
+		args = append(args, r.Text, TextHash(r.Text), r.Vector.Embedder, r.Provenance.Agent, r.Provenance.Session, r.Provenance.Source)
+		set += `, text = $15, text_hash = $16, embedder = $17, agent = $18, session_id = $19, source = $20`
 	}
-	// Any fold rewrites the row (a new change seq at least), which would put it into its scope's
-	// graph again on the write's time: defer that to the background indexer, as Insert does.
-	set += `, ann_deferred = ann_deferred OR to_regclass(` + graphNameSQL(embedder) + `) IS NOT NULL`
 	b := t.batch()
 	var m store.Memory
 	b.Queue(`WITH folded AS (
@@ -292,6 +305,9 @@ func (t *scopeTx) Fold(ctx context.Context, p store.FoldParams) (store.Memory, e
 		m, err = scanMemory(row)
 		return err
 	})
+	if r != nil {
+		queuePutVector(b, p.ID, r.Text, r.Vector)
+	}
 	if err := t.send(ctx, b, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return m, fmt.Errorf("fold into %s: not a live memory of the locked scope: %w", p.ID, err)
