@@ -14,6 +14,10 @@ type Maintenance struct {
 	Purge    MaintenancePurge    `koanf:"purge"`
 	Journal  MaintenanceJournal  `koanf:"journal"`
 	Dormancy MaintenanceDormancy `koanf:"dormancy"`
+
+	// The jobs that ask worker chains (consolidate.go).
+	Consolidate MaintenanceConsolidate `koanf:"consolidate"`
+	Conflicts   MaintenanceConflicts   `koanf:"conflicts"`
 }
 
 // MaintenanceDormancy archives the never-retrieved facts of projects with no git activity for
@@ -66,6 +70,9 @@ func defaultMaintenance() Maintenance {
 		Purge:    MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Journal:  MaintenanceJournal{Enabled: false, Every: day, OlderThan: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Dormancy: MaintenanceDormancy{Enabled: true, Every: day, After: 60 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+
+		Consolidate: defaultConsolidate(),
+		Conflicts:   defaultConflicts(),
 	}
 }
 
@@ -88,6 +95,8 @@ func (m Maintenance) validate(v *validator) {
 	v.duration("maintenance.dormancy.after", m.Dormancy.After, time.Second, 100*365*day)
 	v.intRange("maintenance.dormancy.max_rows", m.Dormancy.MaxRows, 1, 1000000)
 	v.duration("maintenance.dormancy.max_duration", m.Dormancy.MaxDuration, time.Second, 24*time.Hour)
+	m.Consolidate.validate(v)
+	m.Conflicts.validate(v)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").
