@@ -81,6 +81,7 @@ func Register(r gin.IRouter, o Options) {
 	admin := authed.Group("", a.require(auth.ScopeAdmin))
 	if o.Brain != nil {
 		a.registerProjects(read, write, admin)
+		a.registerConflicts(read, admin)
 	}
 	if o.Workers != nil {
 		a.registerWorkers(admin)

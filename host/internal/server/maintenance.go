@@ -37,7 +37,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 			Job:     maintenance.Dormancy{Store: c.Store, After: do.After},
 			Enabled: do.Enabled, Every: do.Every,
 			Budget: maintenance.Budget{MaxRows: do.MaxRows, MaxDuration: do.MaxDuration},
-		}, consolidateJob(c, cfg.Maintenance.Consolidate)},
+		}, consolidateJob(c, cfg.Maintenance.Consolidate), conflictsJob(c, cfg.Maintenance.Conflicts)},
 	})
 	if err != nil {
 		return err
