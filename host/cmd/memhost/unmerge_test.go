@@ -14,7 +14,8 @@ import (
 )
 
 // TestMemoryUnmerge: `memhost memory unmerge ID` restores what consolidation merged into a
-// memory, through the running host, by short id.
+// memory, through the running host, by short id; project health counts the merge and a
+// superseded fact.
 func TestMemoryUnmerge(t *testing.T) {
 	t.Parallel()
 	ln := httptest.NewUnstartedServer(nil)
@@ -38,7 +39,18 @@ func TestMemoryUnmerge(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "merged into "+a.ID.String(), got.ArchivedReason)
 
-	out, err := run(t, "memory", "unmerge", shortid.Of(a.ID), "--config", cfg, "--project", cliProject, "--token", token)
+	c, err := core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys ran through Jenkins"})
+	require.NoError(t, err)
+	_, changed, err := core.Store.Supersede(ctx, c.ID, a.ID, "maintenance:conflicts", nil)
+	require.NoError(t, err)
+	require.True(t, changed)
+	out, err := run(t, "project", "health", "--config", cfg, "--project", cliProject)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "merges:     1 (1 this week)")
+	require.Contains(t, out, "superseded: 1 facts")
+	require.Contains(t, out, "archived:   1 merged into\n", "one line for every survivor's merges")
+
+	out, err = run(t, "memory", "unmerge", shortid.Of(a.ID), "--config", cfg, "--project", cliProject, "--token", token)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "memory "+a.ID.String()+" unmerged")
 	got, err = core.Store.Get(ctx, b.ID)

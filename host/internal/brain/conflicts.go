@@ -136,20 +136,34 @@ func (s *Service) ConflictID(ctx context.Context, a memory.Access, ref string) (
 	return uuid.Nil, fieldErr("id", "%q matches more than one conflict; pass more digits or the whole id", strings.TrimSpace(ref))
 }
 
-// AcceptConflict closes an open conflict as real; archive, when set, must be one of its two
-// memories and is archived with reason "conflict <id>" (restorable until purge). Needs the
-// admin grant.
-func (s *Service) AcceptConflict(ctx context.Context, a memory.Access, id uuid.UUID, archive *uuid.UUID) (ConflictView, error) {
+// AcceptConflict closes an open conflict as real; archive, when not "", names one of its two
+// memories (whole or short id), which is archived with reason "conflict <id>" (restorable
+// until purge). Needs the admin grant.
+func (s *Service) AcceptConflict(ctx context.Context, a memory.Access, id uuid.UUID, archive string) (ConflictView, error) {
 	return s.decideConflict(ctx, a, id, store.ConflictAccepted, archive)
+}
+
+// sideOf resolves ref to one of c's two memories.
+func sideOf(c store.Conflict, ref string) (uuid.UUID, error) {
+	r, err := shortid.Parse("memory", ref)
+	if err != nil {
+		return uuid.Nil, fieldErr("archive", "%s", err.Error())
+	}
+	for _, m := range []uuid.UUID{c.MemoryA, c.MemoryB} {
+		if r.Whole() && r.ID == m || !r.Whole() && strings.HasSuffix(strings.ReplaceAll(m.String(), "-", ""), r.Digits) {
+			return m, nil
+		}
+	}
+	return uuid.Nil, fieldErr("archive", "%q is not one of conflict %s's memories (%s, %s)", strings.TrimSpace(ref), c.ID, c.MemoryA, c.MemoryB)
 }
 
 // DismissConflict closes an open conflict as no conflict: the pair is never flagged again.
 // Needs the admin grant.
 func (s *Service) DismissConflict(ctx context.Context, a memory.Access, id uuid.UUID) (ConflictView, error) {
-	return s.decideConflict(ctx, a, id, store.ConflictDismissed, nil)
+	return s.decideConflict(ctx, a, id, store.ConflictDismissed, "")
 }
 
-func (s *Service) decideConflict(ctx context.Context, a memory.Access, id uuid.UUID, status store.ConflictStatus, archive *uuid.UUID) (ConflictView, error) {
+func (s *Service) decideConflict(ctx context.Context, a memory.Access, id uuid.UUID, status store.ConflictStatus, archiveRef string) (ConflictView, error) {
 	if !a.Admin {
 		return ConflictView{}, forbidden("forbidden: deciding a conflict needs a token with the admin scope")
 	}
@@ -160,13 +174,16 @@ func (s *Service) decideConflict(ctx context.Context, a memory.Access, id uuid.U
 	if c.Status != store.ConflictOpen {
 		return ConflictView{}, conflict("conflict: conflict %s was already %s by %s", id, c.Status, c.DecidedBy)
 	}
-	if archive != nil {
-		if *archive != c.MemoryA && *archive != c.MemoryB {
-			return ConflictView{}, fieldErr("archive", "memory %s is not one of conflict %s's (%s, %s)", *archive, id, c.MemoryA, c.MemoryB)
-		}
-		if _, err := s.mem.Archive(ctx, a, *archive, "conflict "+id.String()); err != nil {
+	var archive *uuid.UUID
+	if archiveRef != "" {
+		m, err := sideOf(c, archiveRef)
+		if err != nil {
 			return ConflictView{}, err
 		}
+		if _, err := s.mem.Archive(ctx, a, m, "conflict "+id.String()); err != nil {
+			return ConflictView{}, err
+		}
+		archive = &m
 	}
 	c, err = s.st.DecideConflict(ctx, a.Project, id, status, a.Actor, archive)
 	if errors.Is(err, store.ErrConflictDecided) {

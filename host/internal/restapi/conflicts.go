@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/memory"
@@ -55,15 +54,7 @@ func (a *api) conflictAccept(ctx context.Context, acc memory.Access, c *gin.Cont
 			return nil, 0, err
 		}
 	}
-	var archive *uuid.UUID
-	if b.Archive != "" {
-		m, err := a.Service.Lookup(ctx, acc, b.Archive)
-		if err != nil {
-			return nil, 0, err
-		}
-		archive = &m
-	}
-	v, err := a.Brain.AcceptConflict(ctx, acc, id, archive)
+	v, err := a.Brain.AcceptConflict(ctx, acc, id, b.Archive)
 	return v, 0, err
 }
 
