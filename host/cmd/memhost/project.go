@@ -44,6 +44,7 @@ func projectCmd() *cobra.Command {
 		},
 	})
 	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journalCmd(), projectLifecycleCmd(true), projectLifecycleCmd(false))
+	c.AddCommand(conflictsCmd())
 	return c
 }
 
@@ -320,6 +321,14 @@ func printHealth(out io.Writer, h brain.HealthView) {
 	}
 	fmt.Fprintf(out, "journal:    %d entries (%d this week)\n", h.Journal.Total, h.Journal.ThisWeek)
 	fmt.Fprintf(out, "folds:      %d (%d this week)\n", h.Folds.Total, h.Folds.ThisWeek)
+	fmt.Fprintf(out, "merges:     %d (%d this week)\n", h.Merges.Total, h.Merges.ThisWeek)
+	fmt.Fprintf(out, "superseded: %d facts\n", h.Superseded)
+	conflicts := fmt.Sprintf("%d open", h.Conflicts.Count)
+	if h.Conflicts.OldestAt != nil {
+		conflicts += fmt.Sprintf(", oldest waiting %s", age(time.Duration(h.Conflicts.OldestAgeSeconds)*time.Second))
+	}
+	fmt.Fprintf(out, "conflicts:  %s\n", conflicts)
+	fmt.Fprintf(out, "llm:        %d calls, %d tokens this week (all projects)\n", h.LLM.Calls, h.LLM.Tokens)
 	pending := fmt.Sprintf("%d pending", h.Proposals.Count)
 	if h.Proposals.OldestAt != nil {
 		pending += fmt.Sprintf(", oldest waiting %s", age(time.Duration(h.Proposals.OldestAgeSeconds)*time.Second))

@@ -56,6 +56,26 @@ type HealthView struct {
 	// reason, "" when none was given): what maintenance and people set aside, restorable
 	// until purged.
 	Archived map[string]int64 `json:"archived_by_reason"`
+	// Merges counts consolidation's merges; Superseded the live facts the conflicts job found
+	// replaced; Conflicts the open conflicts of the inbox; LLM the worker calls and tokens of
+	// the last seven days, every project's (docs/maintenance.md).
+	Merges     Count         `json:"merges"`
+	Superseded int64         `json:"superseded_facts"`
+	Conflicts  OpenConflicts `json:"open_conflicts"`
+	LLM        LLMUse        `json:"llm_this_week"`
+}
+
+// OpenConflicts counts the conflicts inbox's open conflicts.
+type OpenConflicts struct {
+	Count            int64      `json:"count"`
+	OldestAt         *time.Time `json:"oldest_at,omitempty"`
+	OldestAgeSeconds int64      `json:"oldest_age_seconds,omitempty"`
+}
+
+// LLMUse is what the worker chains were asked, host-wide.
+type LLMUse struct {
+	Calls  int64 `json:"calls"`
+	Tokens int64 `json:"tokens"`
 }
 
 // Health reads the project's health snapshot.
@@ -74,6 +94,11 @@ func (s *Service) Health(ctx context.Context, a memory.Access) (HealthView, erro
 		Archived: h.ArchivedByReason}
 	if h.OldestPending != nil {
 		v.Proposals.OldestAgeSeconds = int64(now.Sub(*h.OldestPending).Seconds())
+	}
+	v.Merges, v.Superseded, v.LLM = Count{h.Merges, h.MergesSince}, h.Superseded, LLMUse{h.LLMCalls, h.LLMTokens}
+	v.Conflicts = OpenConflicts{Count: h.OpenConflicts, OldestAt: h.OldestConflict}
+	if h.OldestConflict != nil {
+		v.Conflicts.OldestAgeSeconds = int64(now.Sub(*h.OldestConflict).Seconds())
 	}
 	for _, m := range h.TopHit {
 		v.TopHit = append(v.TopHit, HitFact{ID: m.ID, Kind: m.Kind, Text: m.Text, HitCount: m.HitCount})

@@ -30,6 +30,7 @@ type Store interface {
 	Spawn(ctx context.Context, q store.SpawnQuery) (store.SpawnRows, error)
 	Health(ctx context.Context, key string, since time.Time) (store.Health, error)
 	KnownTexts(ctx context.Context, key string, texts []string) (map[string]bool, error)
+	ConflictStore
 }
 
 // Config tunes the brain.

@@ -15,6 +15,10 @@ type Maintenance struct {
 	Journal  MaintenanceJournal  `koanf:"journal"`
 	Dormancy MaintenanceDormancy `koanf:"dormancy"`
 	Reembed  MaintenanceReembed  `koanf:"reembed"`
+
+	// The jobs that ask worker chains (consolidate.go).
+	Consolidate MaintenanceConsolidate `koanf:"consolidate"`
+	Conflicts   MaintenanceConflicts   `koanf:"conflicts"`
 }
 
 // MaintenanceReembed embeds, with the active embedder, the memories that hold no vector of it
@@ -87,6 +91,9 @@ func defaultMaintenance() Maintenance {
 		Dormancy: MaintenanceDormancy{Enabled: true, Every: day, After: 60 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Reembed: MaintenanceReembed{Enabled: true, Every: 5 * time.Minute, MaxRows: 100000, MaxDuration: 10 * time.Minute,
 			Batch: 64, BackoffMin: time.Minute, BackoffMax: 30 * time.Minute},
+
+		Consolidate: defaultConsolidate(),
+		Conflicts:   defaultConflicts(),
 	}
 }
 
@@ -119,6 +126,8 @@ func (m Maintenance) validate(v *validator) {
 	if m.Reembed.BackoffMax < m.Reembed.BackoffMin {
 		v.add("maintenance.reembed.backoff_max", fmt.Sprintf("%s is shorter than maintenance.reembed.backoff_min (%s)", m.Reembed.BackoffMax, m.Reembed.BackoffMin))
 	}
+	m.Consolidate.validate(v)
+	m.Conflicts.validate(v)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").

@@ -11,7 +11,8 @@ import (
 
 // Journal archives journal entries older than OlderThan (or the run's OlderThan), with reason
 // "journal prune": the operator's bulk prune (`memhost project journal prune`), and a periodic
-// job when enabled. Pinned entries are kept; the rule is pgstore's oldJournal.
+// job when enabled. Pinned entries, and entries an open conflict references, are kept; the
+// rule is pgstore's oldJournal.
 type Journal struct {
 	Store     *pgstore.Store
 	OlderThan time.Duration

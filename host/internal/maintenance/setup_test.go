@@ -46,10 +46,16 @@ type env struct {
 // running (searches and gets record retrievals through it).
 func setup(t *testing.T) env {
 	t.Helper()
+	return setupWith(t, memory.DefaultConfig())
+}
+
+// setupWith is setup with the memory service configured by cfg.
+func setupWith(t *testing.T, cfg memory.Config) env {
+	t.Helper()
 	pool, _ := testdb.Migrated(t)
 	st := pgstore.New(pool)
 	emb := embeddertest.Launch(t, testplugins.BM25(t))
-	svc := memory.New(st, lexical.New(), memory.Fixed(emb), func(s string) (string, int) { return s, 0 }, memory.DefaultConfig())
+	svc := memory.New(st, lexical.New(), memory.Fixed(emb), func(s string) (string, int) { return s, 0 }, cfg)
 	g := lifecycle.NewGroup(nil, lifecycle.Func("hit recorder", svc.RecordHits))
 	require.NoError(t, g.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })

@@ -115,6 +115,9 @@ func briefMemory(v memory.View) string {
 	if v.ArchivedAt != nil && v.ArchivedReason != "" {
 		fmt.Fprintf(&b, " Archived: %s.", oneLine(v.ArchivedReason))
 	}
+	if v.SupersededBy != nil {
+		fmt.Fprintf(&b, " Superseded by memory %s.", shortid.Of(*v.SupersededBy))
+	}
 	for _, m := range v.MergedFrom {
 		fmt.Fprintf(&b, "\n- folded in: %s", oneLine(m.Text))
 	}
@@ -170,6 +173,9 @@ func flags(v memory.View) string {
 	}
 	if v.ArchivedAt != nil {
 		f += ", archived"
+	}
+	if v.SupersededBy != nil {
+		f += ", superseded"
 	}
 	return f
 }

@@ -169,6 +169,7 @@ func (t *projectTools) register(srv *mcp.Server) {
 		Description: "The project's goal, plan, map, key memories and recent journal, within a token budget. Call it once at the start unless your CLI showed it.",
 		Annotations: annotated(read, "Load the project context"),
 	}, auth.ScopeRead, false, t.loadContext)
+	t.registerConflicts(srv)
 }
 
 func annotated(base *mcp.ToolAnnotations, title string) *mcp.ToolAnnotations {

@@ -29,6 +29,13 @@ func (s *Service) EmbedDocument(ctx context.Context, text string) (store.Vector,
 	return s.embed(ctx, e, info, embedder.PurposeDocument, text)
 }
 
+// ActiveEmbedder names the active embedder: the one whose vectors searches, folds and
+// consolidation compare.
+func (s *Service) ActiveEmbedder(ctx context.Context) (string, error) {
+	_, info, err := s.active(ctx)
+	return info.Name, err
+}
+
 // Indexed applies a row written outside Store to this host's lexical index, so the host
 // finds its own write at once (other hosts follow the change feed).
 func (s *Service) Indexed(m store.Memory) { s.index.Apply(changeOf(m)) }

@@ -391,7 +391,10 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 func demoteSuperseded(hits []SearchHit, ix *lexical.Index, scope store.ScopeRef) []SearchHit {
 	st := make([]rank.Statement, len(hits))
 	for i, h := range hits {
-		st[i] = rank.Statement{Text: h.Text, Written: h.UpdatedAt}
+		st[i] = rank.Statement{Text: h.Text, Written: h.UpdatedAt, ID: h.ID.String()}
+		if h.SupersededBy != nil {
+			st[i].SupersededBy = h.SupersededBy.String()
+		}
 	}
 	order := rank.DemoteSuperseded(st, func(t string) float64 { return ix.IDF(scope, t) })
 	out := make([]SearchHit, len(hits))

@@ -31,6 +31,8 @@ type View struct {
 	UpdatedAt      time.Time      `json:"updated_at"`
 	ArchivedAt     *time.Time     `json:"archived_at,omitempty"`
 	ArchivedReason string         `json:"archived_reason,omitempty"`
+	// SupersededBy is the memory that replaced this one (the conflicts job's finding).
+	SupersededBy *uuid.UUID `json:"superseded_by,omitempty"`
 }
 
 // ViewOf converts a stored memory.
@@ -41,6 +43,7 @@ func ViewOf(m store.Memory) View {
 		HitCount: m.HitCount, LastHitAt: m.LastHitAt, Agent: m.Provenance.Agent, Session: m.Provenance.Session,
 		Source: m.Provenance.Source, Embedder: m.Embedder, DedupedCount: m.DedupedCount, MergedFrom: m.MergedFrom,
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, ArchivedAt: m.ArchivedAt, ArchivedReason: m.ArchivedReason,
+		SupersededBy: m.SupersededBy,
 	}
 }
 

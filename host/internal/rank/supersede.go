@@ -14,6 +14,9 @@ type Statement struct {
 	// Written is when the statement was last written (created, updated or folded into); a
 	// use does not make a statement newer.
 	Written time.Time
+	// ID names the statement, and SupersededBy the statement it was found replaced by (the
+	// conflicts job's stored finding; "" when none): a stored supersession needs no cue.
+	ID, SupersededBy string
 }
 
 // SupersedeWindow is how many of the best-ranked statements DemoteSuperseded compares. A
@@ -42,7 +45,9 @@ var changeCues = map[string]bool{
 // that a newer one below it supersedes moves to directly below it (below the earliest, when
 // several do, so a chain of changes reads newest first). The newer statement supersedes the older when it
 // reports a change (changeCues) and repeats at least a quarter of the older one's terms by
-// IDF weight (idf gives a term's weight in the memories' scope). No model is involved.
+// IDF weight (idf gives a term's weight in the memories' scope), or when the older one is
+// stored as superseded by it (Statement.SupersededBy, which the conflicts job's worker chain
+// found): that link wins over the lexical rule.
 //
 // It returns the new order as indices into ranked; statements past the window keep their
 // places. The superseded statement stays in the results, right below what replaced it, so an
@@ -57,6 +62,10 @@ func DemoteSuperseded(ranked []Statement, idf func(term string) float64) []int {
 	}
 	for i := range n {
 		below[i] = -1
+		if j := storedSuccessor(ranked, i, n); j >= 0 {
+			below[i] = j
+			continue
+		}
 		for j := i + 1; j < n; j++ {
 			// The earliest successor: a chain of changes ranks newest first.
 			earliest := below[i] < 0 || ranked[j].Written.Before(ranked[below[i]].Written)
@@ -86,6 +95,20 @@ func DemoteSuperseded(ranked []Statement, idf func(term string) float64) []int {
 		order = append(order, i)
 	}
 	return order
+}
+
+// storedSuccessor is the statement below i within the first n that ranked[i] is stored as
+// superseded by, or -1.
+func storedSuccessor(ranked []Statement, i, n int) int {
+	if ranked[i].SupersededBy == "" {
+		return -1
+	}
+	for j := i + 1; j < n; j++ {
+		if ranked[j].ID == ranked[i].SupersededBy {
+			return j
+		}
+	}
+	return -1
 }
 
 func termSet(text string) map[string]bool {

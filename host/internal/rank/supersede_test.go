@@ -104,3 +104,17 @@ func TestDemoteSupersededFollowsChains(t *testing.T) {
 	)
 	require.Equal(t, []int{2, 1, 0}, rank.DemoteSuperseded(st, flatIDF), "newest first, each below the one that replaced it")
 }
+
+// TestDemoteSupersededHonoursStoredSupersession: a statement stored as superseded by another
+// moves directly below it, though neither reports a change nor shares its words, and whichever
+// is newer; without the link the order stays.
+func TestDemoteSupersededHonoursStoredSupersession(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	st := statements(now, "Releases ship on Fridays.", "Maintainers must use 2FA.", "Deploy windows are Tuesday mornings.")
+	require.Equal(t, []int{0, 1, 2}, rank.DemoteSuperseded(st, flatIDF))
+	st[0].ID, st[2].ID = "a", "c"
+	st[0].SupersededBy = "c"
+	st[2].Written = now.Add(-30 * 24 * time.Hour) // older than what it replaced: the link still decides
+	require.Equal(t, []int{1, 2, 0}, rank.DemoteSuperseded(st, flatIDF))
+}

@@ -75,11 +75,13 @@ func Register(r gin.IRouter, o Options) {
 	write.POST("/memories", limitWrites, a.store)
 	write.POST("/memories/:id/archive", limitWrites, changeByID(a, a.archive))
 	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
+	write.POST("/memories/:id/unmerge", limitWrites, changeByID(a, a.unmerge))
 	write.PUT("/memories/:id/pin", limitWrites, changeByID(a, a.pin(true)))
 	write.DELETE("/memories/:id/pin", limitWrites, changeByID(a, a.pin(false)))
 	admin := authed.Group("", a.require(auth.ScopeAdmin))
 	if o.Brain != nil {
 		a.registerProjects(read, write, admin)
+		a.registerConflicts(read, admin)
 	}
 	if o.Workers != nil {
 		a.registerWorkers(admin)
@@ -393,6 +395,11 @@ func (a *api) archive(ctx context.Context, acc memory.Access, id uuid.UUID, b *a
 
 func (a *api) restore(ctx context.Context, acc memory.Access, id uuid.UUID, _ *place) (any, error) {
 	return a.Service.Restore(ctx, acc, id)
+}
+
+// unmerge undoes what consolidation merged into a memory (docs/maintenance.md).
+func (a *api) unmerge(ctx context.Context, acc memory.Access, id uuid.UUID, _ *place) (any, error) {
+	return a.Service.Unmerge(ctx, acc, id)
 }
 
 func (a *api) pin(pinned bool) func(context.Context, memory.Access, uuid.UUID, *place) (any, error) {

@@ -43,7 +43,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 		}, {
 			Job: c.Reembed, Enabled: re.Enabled, Every: re.Every,
 			Budget: maintenance.Budget{MaxRows: re.MaxRows, MaxDuration: re.MaxDuration},
-		}},
+		}, consolidateJob(c, cfg.Maintenance.Consolidate), conflictsJob(c, cfg.Maintenance.Conflicts)},
 	})
 	if err != nil {
 		return err

@@ -108,4 +108,13 @@ type Health struct {
 	GoalUpdatedAt, PlanUpdatedAt *time.Time
 	MapGeneratedAt               *time.Time // nil: the project has no map
 	TopHit                       []Memory
+
+	// Maintenance's work (docs/maintenance.md): consolidation merges, facts marked
+	// superseded, open conflicts, and the LLM calls and tokens of every project this week
+	// (worker_calls keeps no project).
+	Merges, MergesSince int64
+	Superseded          int64
+	OpenConflicts       int64
+	OldestConflict      *time.Time
+	LLMCalls, LLMTokens int64
 }

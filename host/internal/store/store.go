@@ -81,6 +81,13 @@ type Store interface {
 	// VectorDimensions returns the width every stored vector of each embedder has; the store
 	// refuses a vector of another width.
 	VectorDimensions(ctx context.Context) (map[string]int, error)
+	// Merge is a consolidation merge (MergeParams), in one transaction under the scope's lock:
+	// the absorbed are archived "merged into <survivor>", their texts kept in its merged_from.
+	Merge(ctx context.Context, p MergeParams) (survivor Memory, absorbed []Memory, err error)
+	// PendingUnmerge reads what unmerging survivor would restore.
+	PendingUnmerge(ctx context.Context, survivor Memory) (MergeUndo, error)
+	// Unmerge restores what a survivor absorbed and, if asked, its prior text.
+	Unmerge(ctx context.Context, p UnmergeParams) (survivor Memory, restored []Memory, err error)
 }
 
 // ScopeTx is what a write may do under its scope's lock; every method works in that scope

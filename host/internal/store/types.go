@@ -104,6 +104,9 @@ type Memory struct {
 	ArchivedAt     *time.Time
 	ArchivedReason string
 	Seq            int64
+	// SupersededBy links a fact the conflicts job found clearly replaced to its successor:
+	// still live, ranked below it, shown as superseded.
+	SupersededBy *uuid.UUID
 	// Version numbers a goal's or plan's texts: 1 when first set, one more per change. Only
 	// document reads fill it in; it is 0 on every other row.
 	Version int64

@@ -31,7 +31,9 @@ func (s *Store) Health(ctx context.Context, key string, since time.Time) (store.
 		QueryRow(func(row pgx.Row) error {
 			return row.Scan(&h.Facts, &h.FactsSince, &h.Journal, &h.JournalSince, &h.NeverHit, &h.GoalUpdatedAt, &h.PlanUpdatedAt)
 		})
-	b.Queue(`SELECT coalesce(archived_reason, ''), count(*) FROM memories
+	// One reason per kind of archive: "merged into <id>" and "conflict <id>" name a memory
+	// each, and would list one line per survivor or conflict.
+	b.Queue(`SELECT regexp_replace(coalesce(archived_reason, ''), '^(merged into|conflict) [0-9a-f-]{36}$', '\1'), count(*) FROM memories
 		WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NOT NULL GROUP BY 1`, key).
 		Query(func(rows pgx.Rows) error {
 			h.ArchivedByReason = map[string]int64{}
@@ -45,9 +47,15 @@ func (s *Store) Health(ctx context.Context, key string, since time.Time) (store.
 			}
 			return rows.Err()
 		})
-	b.Queue(`SELECT count(*), count(*) FILTER (WHERE created_at >= $2) FROM memory_history
-		WHERE scope = 'project' AND scope_key = $1 AND event = 'fold'`, key, since).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&h.Folds, &h.FoldsSince) })
+	b.Queue(`SELECT count(*) FILTER (WHERE event = 'fold'), count(*) FILTER (WHERE event = 'fold' AND created_at >= $2),
+			count(*) FILTER (WHERE event = 'merge'), count(*) FILTER (WHERE event = 'merge' AND created_at >= $2)
+		FROM memory_history WHERE scope = 'project' AND scope_key = $1 AND event IN ('fold', 'merge')`, key, since).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&h.Folds, &h.FoldsSince, &h.Merges, &h.MergesSince) })
+	b.Queue(`SELECT (SELECT count(*) FROM memories WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NULL AND superseded_by IS NOT NULL),
+			count(*), min(created_at) FROM memory_conflicts WHERE scope_key = $1 AND status = 'open'`, key).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&h.Superseded, &h.OpenConflicts, &h.OldestConflict) })
+	b.Queue(`SELECT count(*), coalesce(sum(input_tokens + output_tokens), 0) FROM worker_calls WHERE started_at >= $1`, since).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&h.LLMCalls, &h.LLMTokens) })
 	b.Queue(`SELECT count(*), min(created_at), (SELECT generated_at FROM project_maps WHERE scope_key = $1)
 		FROM proposals WHERE scope_key = $1 AND status = 'pending'`, key).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&h.PendingProposals, &h.OldestPending, &h.MapGeneratedAt) })

@@ -127,8 +127,10 @@ func (s *Store) LastWindows(ctx context.Context) (map[string]time.Time, error) {
 	return out, rows.Err()
 }
 
-// oldJournal is the journal prune rule: a live, unpinned journal entry created before @cutoff.
-const oldJournal = `archived_at IS NULL AND NOT pinned AND kind = 'journal' AND created_at < @cutoff`
+// oldJournal is the journal prune rule: a live, unpinned journal entry created before @cutoff
+// that no open conflict references (the operator deciding it needs to read the entry).
+const oldJournal = `archived_at IS NULL AND NOT pinned AND kind = 'journal' AND created_at < @cutoff
+	AND NOT EXISTS (SELECT 1 FROM memory_conflicts c WHERE c.status = 'open' AND memories.id IN (c.memory_a, c.memory_b))`
 
 // OldJournal returns up to limit journal entries older than cutoff (oldJournal), oldest first;
 // project "" means every project.

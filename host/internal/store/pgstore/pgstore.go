@@ -91,7 +91,7 @@ func vectorText(v []float32) string {
 
 // memoryColumns is the select list scanMemory reads.
 const memoryColumns = `id, scope, scope_key, kind, text, importance, confidence, pinned, hit_count, last_hit_at,
-	agent, session_id, source, embedder, metadata, created_at, updated_at, archived_at, archived_reason, seq`
+	agent, session_id, source, embedder, metadata, created_at, updated_at, archived_at, archived_reason, seq, superseded_by`
 
 // qualifiedMemoryColumns is memoryColumns read from memories as m, for queries that join it.
 var qualifiedMemoryColumns = func() string {
@@ -117,7 +117,7 @@ func scanMemory(row pgx.Row, extra ...any) (store.Memory, error) {
 	var importance, confidence float32
 	dest := []any{&m.ID, &scope, &m.ScopeKey, &kind, &m.Text, &importance, &confidence, &m.Pinned, &m.HitCount, &m.LastHitAt,
 		&m.Provenance.Agent, &m.Provenance.Session, &m.Provenance.Source, &m.Embedder, &meta, &m.CreatedAt, &m.UpdatedAt,
-		&m.ArchivedAt, &reason, &m.Seq}
+		&m.ArchivedAt, &reason, &m.Seq, &m.SupersededBy}
 	err := row.Scan(append(dest, extra...)...)
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

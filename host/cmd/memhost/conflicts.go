@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/brain"
+)
+
+// conflictsCmd is `memhost project conflicts`: the conflicts inbox the conflicts job fills,
+// built like the proposals inbox (`memhost project inbox`).
+func conflictsCmd() *cobra.Command {
+	list := func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
+		status, _ := cmd.Flags().GetString("status")
+		page, err := b.Conflicts(cmd.Context(), operator(key), brain.ConflictsRequest{Status: status})
+		if err != nil {
+			return err
+		}
+		full, _ := cmd.Flags().GetBool("full")
+		printConflicts(cmd.OutOrStdout(), page, status, full)
+		return nil
+	}
+	c := brainCmd("conflicts", "The conflicts inbox: pairs of the project's memories that contradict each other, waiting for you", cobra.NoArgs, list)
+	ls := brainCmd("list", "List conflicts, newest first", cobra.NoArgs, list)
+	for _, cmd := range []*cobra.Command{c, ls} {
+		cmd.Flags().String("status", "", "open (default), accepted, dismissed or all")
+		cmd.Flags().Bool("full", false, "show whole ids instead of short ones")
+	}
+	c.AddCommand(ls)
+	c.AddCommand(brainCmd("show ID", "Show a conflict: both statements, the evidence and its severity", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
+			id, err := b.ConflictID(cmd.Context(), operator(key), args[0])
+			if err != nil {
+				return err
+			}
+			v, err := b.Conflict(cmd.Context(), operator(key), id)
+			if err != nil {
+				return err
+			}
+			printConflict(cmd.OutOrStdout(), v)
+			return nil
+		}))
+	accept := brainCmd("accept ID", "Accept a conflict as real; --archive MEMORY archives one of its two memories (restorable)", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
+			id, err := b.ConflictID(cmd.Context(), operator(key), args[0])
+			if err != nil {
+				return err
+			}
+			archive, _ := cmd.Flags().GetString("archive")
+			v, err := b.AcceptConflict(cmd.Context(), operator(key), id, archive)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "conflict %s accepted\n", v.ID)
+			if v.Archived != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "memory %s archived\n", *v.Archived)
+			}
+			return nil
+		})
+	accept.Flags().String("archive", "", "one of the conflict's two memories to archive (its id as shown)")
+	c.AddCommand(accept)
+	c.AddCommand(brainCmd("dismiss ID", "Dismiss a conflict: the pair is never flagged again", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
+			id, err := b.ConflictID(cmd.Context(), operator(key), args[0])
+			if err != nil {
+				return err
+			}
+			v, err := b.DismissConflict(cmd.Context(), operator(key), id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "conflict %s dismissed\n", v.ID)
+			return nil
+		}))
+	return c
+}
+
+func printConflicts(out io.Writer, page brain.ConflictsPage, status string, full bool) {
+	if len(page.Conflicts) == 0 {
+		fmt.Fprintf(out, "no %s conflicts in %s\n", printable(orDefault(status, "open")), printable(page.Project))
+		return
+	}
+	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tSEVERITY\tSTATUS\tAGE\tEVIDENCE")
+	now := time.Now()
+	names := shortNames(full, page.Conflicts, func(c brain.ConflictView) uuid.UUID { return c.ID })
+	for _, c := range page.Conflicts {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", names[c.ID], c.Severity, c.Status, age(now.Sub(c.CreatedAt)), cell(c.Evidence))
+	}
+	_ = w.Flush()
+}
+
+// printConflict shows both statements as they were flagged, every part through printable.
+func printConflict(out io.Writer, v brain.ConflictView) {
+	fmt.Fprintf(out, "conflict %s in %s: %s severity, %s, flagged %s\n", v.ID, printable(v.Project), v.Severity, v.Status, localTime(v.CreatedAt))
+	fmt.Fprintf(out, "evidence: %s\n", printable(orDash(v.Evidence)))
+	fmt.Fprintf(out, "A %s: %s\n", v.MemoryA, printable(v.TextA))
+	fmt.Fprintf(out, "B %s: %s\n", v.MemoryB, printable(v.TextB))
+	if v.DecidedAt != nil {
+		fmt.Fprintf(out, "decided: %s by %s, %s\n", v.Status, printable(v.DecidedBy), localTime(*v.DecidedAt))
+	}
+}

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrConflictDecided means a conflict was already accepted or dismissed.
+var ErrConflictDecided = errors.New("conflict already decided")
+
+// ConflictStatus is where a conflict stands in a project's conflicts inbox.
+type ConflictStatus string
+
+// Conflict statuses. A decided pair (accepted or dismissed) is never flagged again.
+const (
+	ConflictOpen      ConflictStatus = "open"
+	ConflictAccepted  ConflictStatus = "accepted"
+	ConflictDismissed ConflictStatus = "dismissed"
+)
+
+// Severities a conflict may have, as the conflicts chain rates it.
+var Severities = []string{"low", "medium", "high"}
+
+// Conflict is two of a project's memories the conflicts job found contradicting, as they read
+// when it was flagged.
+type Conflict struct {
+	ID               uuid.UUID
+	ScopeKey         string
+	MemoryA, MemoryB uuid.UUID
+	TextA, TextB     string
+	Evidence         string
+	Severity         string
+	Status           ConflictStatus
+	CreatedAt        time.Time
+	DecidedAt        *time.Time
+	DecidedBy        string
+	// Archived is the memory archived on acceptance, if one was.
+	Archived *uuid.UUID
+}
+
+// PairKey names an unordered pair of memories: the two ids sorted.
+func PairKey(a, b uuid.UUID) string {
+	x, y := a.String(), b.String()
+	if y < x {
+		x, y = y, x
+	}
+	return x + "+" + y
+}
+
+// ConflictQuery lists one project's conflicts, newest first.
+type ConflictQuery struct {
+	ScopeKey string
+	Statuses []ConflictStatus // empty: every status
+	Limit    int
+}
