@@ -88,6 +88,16 @@ func Read(s Session, maxBytes int) (Excerpt, error) {
 	return excerpt(kept, maxBytes)
 }
 
+// Reason is err as the journal records it: why the transcript was not read, in one line
+// without the file's path.
+func Reason(err error) string {
+	msg, found := strings.CutPrefix(err.Error(), ErrNotIsolated.Error()+": ")
+	if !found {
+		return "the transcript could not be read"
+	}
+	return msg
+}
+
 // turnsOf checks which session and directory the file records and returns its turns.
 func turnsOf(s Session) ([]Turn, error) {
 	switch {
@@ -104,14 +114,14 @@ func turnsOf(s Session) ([]Turn, error) {
 	}
 	fi, err := os.Stat(s.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the transcript cannot be read: %w", ErrNotIsolated, err)
+		return nil, fmt.Errorf("%w: the transcript cannot be read (%v)", ErrNotIsolated, errors.Unwrap(err))
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: the transcript is not a regular file", ErrNotIsolated)
 	}
 	f, err := os.Open(s.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the transcript cannot be read: %w", ErrNotIsolated, err)
+		return nil, fmt.Errorf("%w: the transcript cannot be read (%v)", ErrNotIsolated, errors.Unwrap(err))
 	}
 	defer func() { _ = f.Close() }()
 	lines := newLines(io.LimitReader(f, MaxFileBytes))
