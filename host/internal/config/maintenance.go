@@ -10,10 +10,11 @@ import (
 // Maintenance configures the self-maintenance jobs (docs/maintenance.md). River schedules
 // them on one host of those sharing the database; every table holds one job's knobs.
 type Maintenance struct {
-	Stale    MaintenanceStale    `koanf:"stale"`
-	Purge    MaintenancePurge    `koanf:"purge"`
-	Journal  MaintenanceJournal  `koanf:"journal"`
-	Dormancy MaintenanceDormancy `koanf:"dormancy"`
+	Stale     MaintenanceStale     `koanf:"stale"`
+	Purge     MaintenancePurge     `koanf:"purge"`
+	Journal   MaintenanceJournal   `koanf:"journal"`
+	Dormancy  MaintenanceDormancy  `koanf:"dormancy"`
+	Summarize MaintenanceSummarize `koanf:"summarize"`
 }
 
 // MaintenanceDormancy archives the never-retrieved facts of projects with no git activity for
@@ -58,6 +59,27 @@ type MaintenanceStale struct {
 	MaxDuration time.Duration `koanf:"max_duration"`
 }
 
+// MaintenanceSummarize summarises ended sessions into their journal entries from the
+// transcript excerpt their client sent, extracts the durable facts they state and proposes
+// plan updates. Enabled false (or a project in Exclude) journals sessions' metadata alone and
+// stores no transcript.
+type MaintenanceSummarize struct {
+	Enabled bool `koanf:"enabled"`
+	// Every is the period of the run that retries sessions a failed run left queued; a session
+	// that ends queues a run at once.
+	Every       time.Duration `koanf:"every"`
+	MaxRows     int           `koanf:"max_rows"` // sessions one run summarises
+	MaxDuration time.Duration `koanf:"max_duration"`
+	MaxLLMCalls int           `koanf:"max_llm_calls"`
+	MaxTokens   int           `koanf:"max_tokens"`
+	// MaxAttempts is how many failed summaries a session gets before its entry says why it
+	// has none and its transcript is dropped.
+	MaxAttempts int      `koanf:"max_attempts"`
+	Extract     bool     `koanf:"extract"`
+	PlanDrift   bool     `koanf:"plan_drift"`
+	Exclude     []string `koanf:"exclude"`
+}
+
 const day = 24 * time.Hour
 
 func defaultMaintenance() Maintenance {
@@ -66,6 +88,8 @@ func defaultMaintenance() Maintenance {
 		Purge:    MaintenancePurge{Enabled: true, Every: day, Grace: 30 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Journal:  MaintenanceJournal{Enabled: false, Every: day, OlderThan: 90 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Dormancy: MaintenanceDormancy{Enabled: true, Every: day, After: 60 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
+		Summarize: MaintenanceSummarize{Enabled: true, Every: 15 * time.Minute, MaxRows: 20, MaxDuration: 10 * time.Minute,
+			MaxLLMCalls: 60, MaxTokens: 500000, MaxAttempts: 5, Extract: true, PlanDrift: true},
 	}
 }
 
@@ -88,6 +112,12 @@ func (m Maintenance) validate(v *validator) {
 	v.duration("maintenance.dormancy.after", m.Dormancy.After, time.Second, 100*365*day)
 	v.intRange("maintenance.dormancy.max_rows", m.Dormancy.MaxRows, 1, 1000000)
 	v.duration("maintenance.dormancy.max_duration", m.Dormancy.MaxDuration, time.Second, 24*time.Hour)
+	v.duration("maintenance.summarize.every", m.Summarize.Every, time.Second, 365*day)
+	v.intRange("maintenance.summarize.max_rows", m.Summarize.MaxRows, 1, 10000)
+	v.duration("maintenance.summarize.max_duration", m.Summarize.MaxDuration, time.Second, 24*time.Hour)
+	v.intRange("maintenance.summarize.max_llm_calls", m.Summarize.MaxLLMCalls, 1, 1000000)
+	v.intRange("maintenance.summarize.max_tokens", m.Summarize.MaxTokens, 1, 1000000000)
+	v.intRange("maintenance.summarize.max_attempts", m.Summarize.MaxAttempts, 1, 100)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").

@@ -1,11 +1,17 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/maintenance"
+	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/tasks"
+	"github.com/memhost/memhost/sdk/worker"
 )
 
 // openMaintenance builds the maintenance jobs from [maintenance.*]. River's client starts
@@ -17,6 +23,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 		host = "memhost"
 	}
 	st, pu, jo, do := cfg.Maintenance.Stale, cfg.Maintenance.Purge, cfg.Maintenance.Journal, cfg.Maintenance.Dormancy
+	su := cfg.Maintenance.Summarize
 	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
 		// Several hosts may run on one machine: the pid tells them apart in status and River.
 		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
@@ -37,6 +44,11 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 			Job:     maintenance.Dormancy{Store: c.Store, After: do.After},
 			Enabled: do.Enabled, Every: do.Every,
 			Budget: maintenance.Budget{MaxRows: do.MaxRows, MaxDuration: do.MaxDuration},
+		}, {
+			Job: maintenance.Summarize{Store: c.Store, Memory: c.Service, Brain: c.Brain, Tasks: coreTasks{c},
+				Exclude: su.Exclude, Extract: su.Extract, PlanDrift: su.PlanDrift, MaxAttempts: su.MaxAttempts},
+			Enabled: su.Enabled, Every: su.Every,
+			Budget: maintenance.Budget{MaxRows: su.MaxRows, MaxDuration: su.MaxDuration, MaxLLMCalls: su.MaxLLMCalls, MaxTokens: su.MaxTokens},
 		}},
 	})
 	if err != nil {
@@ -44,4 +56,25 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 	}
 	c.Maintenance = m
 	return nil
+}
+
+// coreTasks is the core's LLM tasks for the maintenance jobs: the workers start after the jobs
+// are built (StartWorkers, in serve), and a core without them has no worker.
+type coreTasks struct{ c *Core }
+
+func (t coreTasks) Run(ctx context.Context, kind worker.TaskKind, task worker.Task) (worker.Answer, tasks.Call, error) {
+	if t.c.Tasks == nil {
+		return worker.Answer{}, tasks.Call{}, tasks.ErrNoWorker
+	}
+	return t.c.Tasks.Run(ctx, kind, task)
+}
+
+// coreSummarizer queues session summaries through the core's maintenance, which is built after
+// the brain that asks it.
+type coreSummarizer struct{ c *Core }
+
+func (s coreSummarizer) Declines(project string) string { return s.c.Maintenance.Declines(project) }
+
+func (s coreSummarizer) QueueTx(ctx context.Context, tx pgx.Tx, entry store.Memory, excerpt string) error {
+	return s.c.Maintenance.QueueTx(ctx, tx, entry, excerpt)
 }

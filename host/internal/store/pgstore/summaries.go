@@ -104,11 +104,18 @@ func (s *Store) SummarizeJournal(ctx context.Context, journalID uuid.UUID, text 
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		// Nothing to summarise into: the transcript goes anyway.
-		_, _ = s.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM session_transcripts WHERE journal_id = $1`, journalID)
-		return out, err
+		return out, errors.Join(err, s.DropTranscript(context.WithoutCancel(ctx), journalID))
 	}
 	if err != nil {
 		return out, fmt.Errorf("summarise journal entry %s: %w", journalID, err)
 	}
 	return out, nil
+}
+
+// DropTranscript deletes journalID's waiting transcript (its entry is gone).
+func (s *Store) DropTranscript(ctx context.Context, journalID uuid.UUID) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM session_transcripts WHERE journal_id = $1`, journalID); err != nil {
+		return fmt.Errorf("drop the session's transcript: %w", err)
+	}
+	return nil
 }
