@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,17 +37,37 @@ type host struct {
 // startHost runs memhost serve until the test ends and waits for it to be ready.
 func startHost(t *testing.T) *host {
 	t.Helper()
+	return startHostWith(t, hostOptions{})
+}
+
+// hostOptions are what a test adds to the host startHost runs.
+type hostOptions struct {
+	extra string   // TOML tables after the test's own
+	env   []string // variables added to the host's environment
+	dirs  []string // plugin folders besides testplugins.Dir
+}
+
+// startHostWith is startHost with more configuration, environment and plugins.
+func startHostWith(t *testing.T, o hostOptions) *host {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	h := &host{t: t, config: filepath.Join(t.TempDir(), "memhost.toml"), url: "http://" + addr, logs: &testlog.Buffer{}}
-	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\n[auth]\nwrite_rate_per_minute = 0\n",
-		addr, testdb.Schema(t), testplugins.Dir(t))
+	dirs := strconv.Quote(testplugins.Dir(t))
+	for _, d := range o.dirs {
+		dirs += ", " + strconv.Quote(d)
+	}
+	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%s]\n[auth]\nwrite_rate_per_minute = 0\n",
+		addr, testdb.Schema(t), dirs) + o.extra
 	require.NoError(t, os.WriteFile(h.config, []byte(body), 0o600))
 
 	h.cmd = exec.Command(testplugins.Memhost(t), "serve", "--config", h.config)
 	h.cmd.Stdout, h.cmd.Stderr = h.logs, h.logs
+	if o.env != nil {
+		h.cmd.Env = append(os.Environ(), o.env...)
+	}
 	require.NoError(t, h.cmd.Start())
 	h.done = make(chan error, 1)
 	go func() { h.done <- h.cmd.Wait() }()

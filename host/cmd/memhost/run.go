@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
@@ -94,6 +95,8 @@ func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.O
 		PluginDirs: pluginDirs(cfg),
 		Checksums:  cfg.Plugins.Checksums,
 		Host:       hostClient(cmd, cfg),
+		// To spawn, zero is its default (30 s); brain.quiet_session 0 journals every session.
+		QuietUnder: max(cfg.Brain.QuietSession, time.Nanosecond),
 	}
 	o.Tokens, closeFn = projectTokens(cmd, cfg)
 	if o.Tokens == nil {

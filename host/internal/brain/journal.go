@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
@@ -16,7 +17,32 @@ type JournalRequest struct {
 	Agent   string
 	Session string
 	Source  string // "mcp", "rest"
+	// Transcript is the session's excerpt, read by the client that ran the session
+	// (host/internal/transcript: isolated, bounded, redacted), for the summarize job. Empty
+	// when there is none.
+	Transcript string
+	// TranscriptNote says why there is no transcript (its isolation could not be proven); it
+	// is recorded in the entry, which then holds the session's metadata alone.
+	TranscriptNote string
 }
+
+// MaxTranscriptBytes bounds a session's excerpt (the client sends transcript.DefaultMaxBytes).
+const MaxTranscriptBytes = 64 << 10
+
+// maxNoteBytes bounds a transcript note.
+const maxNoteBytes = 500
+
+// Summarizer queues the summary of a session's journal entry. The maintenance package's
+// summarize job implements it; a brain without one journals metadata alone.
+type Summarizer interface {
+	// Declines says why project's sessions are not summarised ("" when they are).
+	Declines(project string) string
+	// QueueTx queues entry's summary from excerpt in tx, the entry's own transaction.
+	QueueTx(ctx context.Context, tx pgx.Tx, entry store.Memory, excerpt string) error
+}
+
+// WithSummarizer has sessions that come with a transcript summarised by sum.
+func WithSummarizer(sum Summarizer) Option { return func(s *Service) { s.summarizer = sum } }
 
 // JournalEntry is one journal entry.
 type JournalEntry struct {
@@ -57,8 +83,14 @@ func (s *Service) AppendJournal(ctx context.Context, a memory.Access, req Journa
 		}
 	}
 	redactions := 0
-	for _, f := range []*string{&req.Text, &req.Agent, &req.Session, &req.Source} {
+	if err := s.checkTranscript(a.Project, &req); err != nil {
+		return AppendResult{}, err
+	}
+	for _, f := range []*string{&req.Text, &req.Agent, &req.Session, &req.Source, &req.Transcript, &req.TranscriptNote} {
 		redactions += s.mem.Redact(f)
+	}
+	if req.TranscriptNote != "" {
+		req.Text += "\nNot summarised: " + req.TranscriptNote
 	}
 	vec, err := s.mem.EmbedDocument(ctx, req.Text)
 	if err != nil {
@@ -68,16 +100,49 @@ func (s *Service) AppendJournal(ctx context.Context, a memory.Access, req Journa
 		Text: req.Text, Importance: 0.5, Confidence: 1, Vector: vec, Actor: a.Actor,
 		Provenance: store.Provenance{Agent: req.Agent, Session: req.Session, Source: req.Source}}
 	var m store.Memory
-	err = s.st.WithScopeLock(ctx, w.Ref(), func(tx store.ScopeTx) error {
-		var err error
-		m, err = tx.Insert(ctx, w)
-		return err
-	})
+	if req.Transcript != "" {
+		m, err = s.st.InsertWith(ctx, w, func(tx pgx.Tx, m store.Memory) error {
+			return s.summarizer.QueueTx(ctx, tx, m, req.Transcript)
+		})
+	} else {
+		err = s.st.WithScopeLock(ctx, w.Ref(), func(tx store.ScopeTx) error {
+			var err error
+			m, err = tx.Insert(ctx, w)
+			return err
+		})
+	}
 	if err != nil {
 		return AppendResult{}, err
 	}
 	s.mem.Indexed(m)
 	return AppendResult{Project: a.Project, Entry: journalEntry(m), Redactions: redactions}, nil
+}
+
+// checkTranscript checks req's transcript fields and, when this host does not summarise the
+// project's sessions, turns the transcript into a note saying why.
+func (s *Service) checkTranscript(project string, req *JournalRequest) error {
+	if req.Transcript != "" {
+		if err := memory.CheckText("transcript", req.Transcript, MaxTranscriptBytes); err != nil {
+			return err
+		}
+		if req.TranscriptNote != "" {
+			return fieldErr("transcript_note", "is for a session without a transcript; send one or the other")
+		}
+	}
+	if err := memory.CheckLine("transcript_note", req.TranscriptNote, maxNoteBytes); err != nil {
+		return err
+	}
+	if req.Transcript == "" {
+		return nil
+	}
+	why := "this host does not summarise sessions"
+	if s.summarizer != nil {
+		why = s.summarizer.Declines(project)
+	}
+	if why != "" {
+		req.Transcript, req.TranscriptNote = "", why
+	}
+	return nil
 }
 
 // Journal page limits.

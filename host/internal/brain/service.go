@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/memhost/memhost/host/internal/banner"
 	"github.com/memhost/memhost/host/internal/memory"
@@ -16,6 +17,9 @@ import (
 type Store interface {
 	// WithScopeLock is store.Store's: journal entries are inserted through it.
 	WithScopeLock(ctx context.Context, scope store.ScopeRef, fn func(tx store.ScopeTx) error) error
+	// InsertWith inserts a journal entry that comes with a session's transcript, queueing its
+	// summary in the same transaction.
+	InsertWith(ctx context.Context, w store.Write, then func(tx pgx.Tx, m store.Memory) error) (store.Memory, error)
 	Document(ctx context.Context, key string, kind store.Kind) (store.Memory, error)
 	SetDocument(ctx context.Context, w store.DocumentWrite) (store.Memory, error)
 	CreateProposal(ctx context.Context, p store.Proposal) (store.Proposal, error)
@@ -67,6 +71,8 @@ type Service struct {
 	// proposals filed at once cannot all pass the duplicate check and the cap. Proposals are
 	// rare; one lock for all projects costs nothing.
 	proposing sync.Mutex
+	// summarizer queues session summaries; nil journals metadata alone.
+	summarizer Summarizer
 }
 
 // Option configures a Service.

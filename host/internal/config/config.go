@@ -123,6 +123,9 @@ type Brain struct {
 	// MaxPendingProposals bounds a project's proposals waiting for review; a proposal over it
 	// is refused (REST 429) until an operator approves or rejects some.
 	MaxPendingProposals int `koanf:"max_pending_proposals"`
+	// QuietSession: a session under `memhost run` that ends cleanly sooner is not journalled
+	// (nor summarised); 0 journals every session.
+	QuietSession time.Duration `koanf:"quiet_session"`
 }
 
 // Tasks bounds the LLM tasks run through the workers. Each task kind has these budgets of
@@ -192,7 +195,7 @@ func Default() *Config {
 		Log:     Log{Level: "info", Format: "text"},
 		Tasks:   Tasks{RunTokens: 16000, RunTimeout: 3 * time.Minute, DailyTokens: 2_000_000, DailyTime: 4 * time.Hour},
 		Workers: Workers{Defined: map[string]Worker{}, Chains: map[string][]string{}},
-		Brain:   Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100},
+		Brain:   Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100, QuietSession: 30 * time.Second},
 
 		Maintenance: defaultMaintenance(),
 	}

@@ -16,7 +16,8 @@ type Maintenance struct {
 	Dormancy MaintenanceDormancy `koanf:"dormancy"`
 	Reembed  MaintenanceReembed  `koanf:"reembed"`
 
-	// The jobs that ask worker chains (consolidate.go).
+	// The jobs that ask worker chains (summarize: this file; the others: consolidate.go).
+	Summarize   MaintenanceSummarize   `koanf:"summarize"`
 	Consolidate MaintenanceConsolidate `koanf:"consolidate"`
 	Conflicts   MaintenanceConflicts   `koanf:"conflicts"`
 }
@@ -81,6 +82,27 @@ type MaintenanceStale struct {
 	MaxDuration time.Duration `koanf:"max_duration"`
 }
 
+// MaintenanceSummarize summarises ended sessions into their journal entries from the
+// transcript excerpt their client sent, extracts the durable facts they state and proposes
+// plan updates. Enabled false (or a project in Exclude) journals sessions' metadata alone and
+// stores no transcript.
+type MaintenanceSummarize struct {
+	Enabled bool `koanf:"enabled"`
+	// Every is the period of the run that retries sessions a failed run left queued; a session
+	// that ends queues a run at once.
+	Every       time.Duration `koanf:"every"`
+	MaxRows     int           `koanf:"max_rows"` // sessions one run summarises
+	MaxDuration time.Duration `koanf:"max_duration"`
+	MaxLLMCalls int           `koanf:"max_llm_calls"`
+	MaxTokens   int           `koanf:"max_tokens"`
+	// MaxAttempts is how many failed summaries a session gets before its entry says why it
+	// has none and its transcript is dropped.
+	MaxAttempts int      `koanf:"max_attempts"`
+	Extract     bool     `koanf:"extract"`
+	PlanDrift   bool     `koanf:"plan_drift"`
+	Exclude     []string `koanf:"exclude"`
+}
+
 const day = 24 * time.Hour
 
 func defaultMaintenance() Maintenance {
@@ -94,6 +116,8 @@ func defaultMaintenance() Maintenance {
 
 		Consolidate: defaultConsolidate(),
 		Conflicts:   defaultConflicts(),
+		Summarize: MaintenanceSummarize{Enabled: true, Every: 15 * time.Minute, MaxRows: 20, MaxDuration: 10 * time.Minute,
+			MaxLLMCalls: 60, MaxTokens: 500000, MaxAttempts: 5, Extract: true, PlanDrift: true},
 	}
 }
 
@@ -128,6 +152,12 @@ func (m Maintenance) validate(v *validator) {
 	}
 	m.Consolidate.validate(v)
 	m.Conflicts.validate(v)
+	v.duration("maintenance.summarize.every", m.Summarize.Every, time.Second, 365*day)
+	v.intRange("maintenance.summarize.max_rows", m.Summarize.MaxRows, 1, 10000)
+	v.duration("maintenance.summarize.max_duration", m.Summarize.MaxDuration, time.Second, 24*time.Hour)
+	v.intRange("maintenance.summarize.max_llm_calls", m.Summarize.MaxLLMCalls, 1, 1000000)
+	v.intRange("maintenance.summarize.max_tokens", m.Summarize.MaxTokens, 1, 1000000000)
+	v.intRange("maintenance.summarize.max_attempts", m.Summarize.MaxAttempts, 1, 100)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").

@@ -37,3 +37,21 @@ func TestReembedKnobsAreChecked(t *testing.T) {
 		{Key: "maintenance.reembed.rate", Message: "-1 is out of range 0..1e+06"},
 	}, bad.Validate())
 }
+
+// TestSummarizeKnobsAreChecked: [maintenance.summarize] loads its projects to exclude and its
+// budgets, and names the key and the limit of a bad one.
+func TestSummarizeKnobsAreChecked(t *testing.T) {
+	t.Parallel()
+	cfg := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.summarize]\nexclude = [\"github.com/acme/secret\"]\nextract = false\nevery = \"30s\"\n")})
+	require.Empty(t, cfg.Validate())
+	require.Equal(t, []string{"github.com/acme/secret"}, cfg.Maintenance.Summarize.Exclude)
+	require.False(t, cfg.Maintenance.Summarize.Extract)
+	require.True(t, cfg.Maintenance.Summarize.Enabled, "on by default")
+	require.Equal(t, 30*time.Second, cfg.Maintenance.Summarize.Every)
+
+	bad := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.summarize]\nmax_attempts = 0\nmax_llm_calls = 0\n")})
+	require.Equal(t, []Problem{
+		{Key: "maintenance.summarize.max_attempts", Message: "0 is out of range 1..100"},
+		{Key: "maintenance.summarize.max_llm_calls", Message: "0 is out of range 1..1000000"},
+	}, bad.Validate())
+}

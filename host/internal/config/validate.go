@@ -133,6 +133,7 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.duration("brain.map_max_age", c.Brain.MapMaxAge, time.Minute, 365*24*time.Hour)
 	v.intRange("brain.banner_budget", c.Brain.BannerBudget, 300, 32000)
 	v.intRange("brain.max_pending_proposals", c.Brain.MaxPendingProposals, 1, 500) // 500: brain.MaxInbox
+	v.duration("brain.quiet_session", c.Brain.QuietSession, 0, 24*time.Hour)
 
 	v.problems = append(v.problems, c.workerProblems...)
 	v.validateWorkers(c.Workers)

@@ -65,6 +65,10 @@ type JournalEntry struct {
 	Text    string `json:"text"`
 	Agent   string `json:"agent"`
 	Session string `json:"session,omitempty"`
+	// Transcript is the session's excerpt for its summary (host/internal/transcript), or
+	// TranscriptNote why there is none.
+	Transcript     string `json:"transcript,omitempty"`
+	TranscriptNote string `json:"transcript_note,omitempty"`
 }
 
 // Journal appends e to project's journal.

@@ -158,9 +158,11 @@ func (a *api) journal(ctx context.Context, acc memory.Access, c *gin.Context) (a
 }
 
 type journalBody struct {
-	Text    string `json:"text"`
-	Agent   string `json:"agent"`
-	Session string `json:"session"`
+	Text           string `json:"text"`
+	Agent          string `json:"agent"`
+	Session        string `json:"session"`
+	Transcript     string `json:"transcript"`
+	TranscriptNote string `json:"transcript_note"`
 }
 
 func (a *api) appendJournal(ctx context.Context, acc memory.Access, c *gin.Context) (any, int, error) {
@@ -168,7 +170,8 @@ func (a *api) appendJournal(ctx context.Context, acc memory.Access, c *gin.Conte
 	if err := a.decode(c, &b); err != nil {
 		return nil, 0, err
 	}
-	res, err := a.Brain.AppendJournal(ctx, acc, brain.JournalRequest{Text: b.Text, Agent: b.Agent, Session: b.Session, Source: "rest"})
+	res, err := a.Brain.AppendJournal(ctx, acc, brain.JournalRequest{Text: b.Text, Agent: b.Agent, Session: b.Session, Source: "rest",
+		Transcript: b.Transcript, TranscriptNote: b.TranscriptNote})
 	return res, http.StatusCreated, err
 }
 

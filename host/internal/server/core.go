@@ -131,7 +131,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 		return c, err
 	}
 	log.Info("vector index ready", "embedder", info.Name, "took", time.Since(start).Round(time.Millisecond))
-	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg))
+	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}))
 	if err := c.openMaintenance(cfg); err != nil {
 		return c, err
 	}

@@ -1,11 +1,15 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/maintenance"
+	"github.com/memhost/memhost/host/internal/store"
 )
 
 // openMaintenance builds the maintenance jobs from [maintenance.*]. River's client starts
@@ -20,6 +24,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 	re := cfg.Maintenance.Reembed
 	c.Reembed = &maintenance.Reembed{Store: c.Store, Embedders: c.embedders, Batch: re.Batch, Rate: re.Rate,
 		BackoffMin: re.BackoffMin, BackoffMax: re.BackoffMax}
+	su := cfg.Maintenance.Summarize
 	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
 		// Several hosts may run on one machine: the pid tells them apart in status and River.
 		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
@@ -43,6 +48,11 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 		}, {
 			Job: c.Reembed, Enabled: re.Enabled, Every: re.Every,
 			Budget: maintenance.Budget{MaxRows: re.MaxRows, MaxDuration: re.MaxDuration},
+		}, {
+			Job: maintenance.Summarize{Store: c.Store, Memory: c.Service, Brain: c.Brain, Tasks: coreTasks{c},
+				Exclude: su.Exclude, Extract: su.Extract, PlanDrift: su.PlanDrift, MaxAttempts: su.MaxAttempts},
+			Enabled: su.Enabled, Every: su.Every,
+			Budget: maintenance.Budget{MaxRows: su.MaxRows, MaxDuration: su.MaxDuration, MaxLLMCalls: su.MaxLLMCalls, MaxTokens: su.MaxTokens},
 		}, consolidateJob(c, cfg.Maintenance.Consolidate), conflictsJob(c, cfg.Maintenance.Conflicts)},
 	})
 	if err != nil {
@@ -50,4 +60,14 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 	}
 	c.Maintenance = m
 	return nil
+}
+
+// coreSummarizer queues session summaries through the core's maintenance, which is built after
+// the brain that asks it.
+type coreSummarizer struct{ c *Core }
+
+func (s coreSummarizer) Declines(project string) string { return s.c.Maintenance.Declines(project) }
+
+func (s coreSummarizer) QueueTx(ctx context.Context, tx pgx.Tx, entry store.Memory, excerpt string) error {
+	return s.c.Maintenance.QueueTx(ctx, tx, entry, excerpt)
 }

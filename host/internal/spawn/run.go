@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
 	"github.com/memhost/memhost/host/internal/project"
+	"github.com/memhost/memhost/host/internal/transcript"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 )
@@ -347,6 +348,15 @@ func (r *runner) finish(ctx context.Context, code int, started time.Time, ran ti
 		Agent:   r.o.CLI,
 		Session: sess.ID,
 		Text:    fmt.Sprintf("%s session ended after %s with exit code %d.", r.o.CLI, ran.Round(time.Second), code),
+	}
+	// The transcript is read here, where it lives, and only what the isolation checks let
+	// through goes to the host for the session's summary.
+	ex, err := transcript.Read(transcript.Session{CLI: r.o.CLI, Path: sess.Transcript, ID: sess.ID, Dir: r.dir,
+		Start: started, End: started.Add(ran)}, 0)
+	if err != nil {
+		entry.TranscriptNote = transcript.Reason(err)
+	} else {
+		entry.Transcript = ex.Text
 	}
 	if err := r.o.Host.Journal(ctx, r.token, r.project, entry); err != nil {
 		r.warn("%v", err)

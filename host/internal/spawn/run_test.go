@@ -48,6 +48,7 @@ func TestClaudeGetsTheBannerAndMemhostsServer(t *testing.T) {
 
 	require.Equal(t, []journalCall{{Project: b.project, Entry: JournalEntry{
 		Agent: "claude", Session: sessionID, Text: "claude session ended after 0s with exit code 0.",
+		TranscriptNote: "the provider found no transcript",
 	}}}, b.host.entries())
 	require.Empty(t, b.warn.String())
 }

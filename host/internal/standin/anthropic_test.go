@@ -127,3 +127,30 @@ func TestAnthropicAuxiliaryCallsKeepTheScript(t *testing.T) {
 	require.True(t, reqs[0].Auxiliary)
 	require.Equal(t, -1, reqs[0].Turn)
 }
+
+// A rule answers each task a headless worker CLI asks, in any order, beside the script.
+func TestRulesAnswerByTheRequestsText(t *testing.T) {
+	t.Parallel()
+	s := setup(t, Anthropic, Say("scripted"))
+	s.When("Summarise the session", CallTool("StructuredOutput", map[string]any{"summary": "Moved to pnpm."}))
+	s.When("Pick the facts", Say(`{"facts":[]}`))
+	tools := []string{"StructuredOutput"}
+	ask := func(prompt string, more ...map[string]any) []event {
+		return postSSE(t, s, "/v1/messages", anthropicRequestWith(tools, append([]map[string]any{{"role": "user", "content": prompt}}, more...)...))
+	}
+
+	events := ask("Pick the facts of this transcript")
+	require.Equal(t, `{"facts":[]}`, dig(events[2].data, "delta", "text"))
+	events = ask("Summarise the session: we moved to pnpm")
+	block := dig(events[1].data, "content_block")
+	require.Equal(t, "StructuredOutput", dig(block, "name"))
+	require.JSONEq(t, `{"summary":"Moved to pnpm."}`, dig(events[2].data, "delta", "partial_json").(string))
+	callID := dig(block, "id").(string)
+	events = ask("Summarise the session: we moved to pnpm",
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": callID, "name": "StructuredOutput", "input": map[string]any{}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": callID, "content": "ok"}}})
+	require.Equal(t, DoneText, dig(events[2].data, "delta", "text"), "the result of a rule's call ends the task")
+	require.Equal(t, 1, s.TurnsLeft(), "rules leave the script where it is")
+	events = ask("anything else")
+	require.Equal(t, "scripted", dig(events[2].data, "delta", "text"))
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 )
@@ -53,6 +54,13 @@ type Server struct {
 	requests  []Request
 	calls     []IssuedCall
 	unhandled []string
+	rules     []rule
+}
+
+// rule answers the requests whose text holds contains with turn (When).
+type rule struct {
+	contains string
+	turn     Turn
 }
 
 // wire is what differs between protocols.
@@ -103,6 +111,17 @@ func New(proto Protocol, script ...Turn) (*Server, error) {
 		return nil, fmt.Errorf("standin: protocol %q: want %q, %q or %q", proto, Anthropic, Responses, Gemini)
 	}
 	return &Server{proto: proto, wire: w, script: script, loadedFor: -1, done: make(chan struct{})}, nil
+}
+
+// When makes every tool-offering request whose text holds contains get turn, beside the
+// script, which it leaves where it is; a request that also carries a tool result gets
+// DoneText. It serves CLIs run headless as memhost's workers: each task is a fresh process
+// that asks once (its instructions name the task) and, after a tool call, once more with the
+// result, in whatever order the host sends the tasks. Call it before Start.
+func (s *Server) When(contains string, turn Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = append(s.rules, rule{contains: contains, turn: turn})
 }
 
 // Start listens on a free loopback port and serves until Close.
@@ -250,6 +269,24 @@ func (s *Server) decide(rec *Request, p parsed) answer {
 		a.text = AuxiliaryText
 		return a
 	}
+	names := make([]string, len(p.tools))
+	for i, t := range p.tools {
+		names[i] = t.full
+	}
+	if r, ok := s.ruleFor(rec); ok {
+		switch full, offered := "", false; {
+		case len(p.results) > 0:
+			a.text = DoneText
+		case r.turn.Call == nil:
+			a.text = r.turn.Text
+		default:
+			if full, offered = matchTool(names, r.turn.Call.Name); offered {
+				return s.issue(a, idx, toolByFull(p.tools, full), r.turn.Call.Args, false)
+			}
+			a.text = fmt.Sprintf("standin: the rule for %q calls %q, which this request does not offer", r.contains, r.turn.Call.Name)
+		}
+		return a
+	}
 	if s.next >= len(s.script) {
 		a.text = DoneText
 		return a
@@ -260,10 +297,6 @@ func (s *Server) decide(rec *Request, p parsed) answer {
 		s.next++
 		a.text = turn.Text
 		return a
-	}
-	names := make([]string, len(p.tools))
-	for i, t := range p.tools {
-		names[i] = t.full
 	}
 	if full, ok := matchTool(names, turn.Call.Name); ok {
 		rec.Turn = s.next
@@ -283,6 +316,20 @@ func (s *Server) decide(rec *Request, p parsed) answer {
 	s.next++
 	a.text = fmt.Sprintf("standin: script turn %d calls %q, which this request does not offer", rec.Turn, turn.Call.Name)
 	return a
+}
+
+// ruleFor is the first rule whose text rec holds.
+func (s *Server) ruleFor(rec *Request) (rule, bool) {
+	if len(s.rules) == 0 {
+		return rule{}, false
+	}
+	text := rec.Text()
+	for _, r := range s.rules {
+		if strings.Contains(text, r.contains) {
+			return r, true
+		}
+	}
+	return rule{}, false
 }
 
 func (s *Server) issue(a answer, idx int, t tool, args json.RawMessage, loader bool) answer {

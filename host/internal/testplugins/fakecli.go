@@ -9,7 +9,8 @@ import (
 // what it was started with in the directory $FAKE_OUT: its arguments ("args", NUL-separated),
 // environment ("env", as env -0 prints it), working directory ("pwd"), its pid ("pid"), a copy
 // of each file an option named (--opt=/PATH: "file-<name>") and of the homes it was pointed at
-// ("codex-home", "gemini-home"; links kept as links). Then it acts as $FAKE_MODE says: "crash"
+// ("codex-home", "gemini-home"; links kept as links). It sources the shell file $FAKE_HOOK when
+// set (a test's extra step, such as writing the session's transcript). Then it acts as $FAKE_MODE says: "crash"
 // kills itself with SIGSEGV; "wait" writes "ready" and waits for SIGTERM or SIGINT, writing
 // "signal" (TERM or INT) and exiting 143 or 130; otherwise it exits with $FAKE_EXIT (0).
 const FakeCLI = `#!/bin/sh
@@ -25,6 +26,7 @@ done
 [ -n "$CODEX_HOME" ] && cp -RP "$CODEX_HOME" "$out/codex-home"
 [ -n "$GEMINI_CLI_HOME" ] && cp -RP "$GEMINI_CLI_HOME" "$out/gemini-home"
 echo $$ > "$out/pid"
+[ -n "$FAKE_HOOK" ] && . "$FAKE_HOOK"
 case "$FAKE_MODE" in
   crash) kill -SEGV $$ ;;
   wait)

@@ -229,11 +229,28 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 	if w.Ref() != t.scope {
 		return store.Memory{}, fmt.Errorf("insert memory: its scope is not the locked one")
 	}
-	if err := checkVector(w.Vector); err != nil {
+	b := t.batch()
+	m, err := queueInsert(b, w)
+	if err != nil {
 		return store.Memory{}, err
 	}
+	if err := t.send(ctx, b, true); err != nil {
+		if isUniqueViolation(err) {
+			return *m, fmt.Errorf("insert memory: %w: the same text is live", store.ErrConflict)
+		}
+		return *m, fmt.Errorf("insert memory: %w", err)
+	}
+	return *m, nil
+}
+
+// queueInsert queues w's row and its add entry on b; the row's seq is set on the returned
+// memory when b's results are read. Insert and InsertWith share it.
+func queueInsert(b *pgx.Batch, w store.Write) (*store.Memory, error) {
+	if err := checkVector(w.Vector); err != nil {
+		return nil, err
+	}
 	now := time.Now().UTC()
-	m := store.Memory{
+	m := &store.Memory{
 		ID: w.ID, Scope: w.Scope, ScopeKey: w.ScopeKey, Kind: w.Kind, Text: w.Text,
 		Importance: w.Importance, Confidence: w.Confidence, Pinned: w.Pinned, Provenance: w.Provenance,
 		Embedder: w.Vector.Embedder, CreatedAt: now, UpdatedAt: now,
@@ -241,10 +258,9 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 	if m.ID == uuid.Nil {
 		m.ID = uuid.Must(uuid.NewV7())
 	}
-	b := t.batch()
 	after := w.Text
-	if err := queueHistory(b, m, store.EventAdd, nil, &after, w.Actor, provenanceDetail(w.Provenance), now); err != nil {
-		return m, err
+	if err := queueHistory(b, *m, store.EventAdd, nil, &after, w.Actor, provenanceDetail(w.Provenance), now); err != nil {
+		return nil, err
 	}
 	b.Queue(`INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, importance, confidence, pinned,
 			agent, session_id, source, embedder, metadata, created_at, updated_at, seq)
@@ -254,13 +270,37 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 		m.Provenance.Agent, m.Provenance.Session, m.Provenance.Source, m.Embedder, now,
 	).QueryRow(func(row pgx.Row) error { return row.Scan(&m.Seq) })
 	queuePutVector(b, m.ID, m.Text, w.Vector)
-	if err := t.send(ctx, b, true); err != nil {
-		if isUniqueViolation(err) {
-			return m, fmt.Errorf("insert memory: %w: the same text is live", store.ErrConflict)
-		}
-		return m, fmt.Errorf("insert memory: %w", err)
-	}
 	return m, nil
+}
+
+// InsertWith inserts w, as ScopeTx.Insert does under its scope's lock, and runs then in the
+// same transaction: what then writes (a maintenance job queued for the row) commits exactly
+// when the row does. It is for rows that never fold (journal entries), so it looks nothing up.
+func (s *Store) InsertWith(ctx context.Context, w store.Write, then func(tx pgx.Tx, m store.Memory) error) (store.Memory, error) {
+	var out store.Memory
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(scopeLockSQL, scopeLockKey(w.Scope, w.ScopeKey))
+		m, err := queueInsert(b, w)
+		if err != nil {
+			return err
+		}
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			if isUniqueViolation(err) {
+				return fmt.Errorf("%w: the same text is live", store.ErrConflict)
+			}
+			return err
+		}
+		out = *m
+		if then != nil {
+			return then(tx, out)
+		}
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("insert memory: %w", err)
+	}
+	return out, nil
 }
 
 // Fold implements store.ScopeTx: the update, its fold entry and COMMIT go in one batch. The
