@@ -46,6 +46,9 @@ func (p *Plugin) Kind() string { return p.cand.Kind }
 // Path is the plugin binary.
 func (p *Plugin) Path() string { return p.cand.Path }
 
+// Instance is the configured instance the plugin runs (Candidate.Instance), "" if none.
+func (p *Plugin) Instance() string { return p.cand.Instance }
+
 // Identity is what the plugin reported at its latest start.
 func (p *Plugin) Identity() Identity {
 	p.mu.Lock()
@@ -69,6 +72,7 @@ func (p *Plugin) Status() Status {
 	s := Status{
 		Kind:     p.cand.Kind,
 		Name:     p.nameLocked(),
+		Instance: p.cand.Instance,
 		Binary:   p.cand.Binary(),
 		Path:     p.cand.Path,
 		State:    p.state,

@@ -1,0 +1,27 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// EmbeddersWithVectors returns, sorted, the embedders that have at least one stored vector:
+// the intent `auto` embedder tiering reads (dense vectors stored mean the dense tier was chosen
+// and must not be dropped). It is the one question tiering asks the store, in one place, so
+// that a change of how vectors are stored re-points only this query. Only embedders the host
+// ever registered (embedder_dimensions, a handful) are probed, each with an EXISTS that stops
+// at its first row.
+func (s *Store) EmbeddersWithVectors(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT d.embedder FROM embedder_dimensions d
+		WHERE EXISTS (SELECT 1 FROM memories m WHERE m.embedder = d.embedder) ORDER BY d.embedder`)
+	if err != nil {
+		return nil, fmt.Errorf("read the embedders with stored vectors: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read the embedders with stored vectors: %w", err)
+	}
+	return names, nil
+}
