@@ -173,7 +173,7 @@ func Default() *Config {
 			HealthInterval:    15 * time.Second,
 			RestartBackoffMax: 30 * time.Second,
 		},
-		Embedder: Embedder{Active: ActiveAuto, FoldThresholds: map[string]float64{}},
+		Embedder:  Embedder{Active: ActiveAuto, FoldThresholds: map[string]float64{}},
 		Embedders: map[string]Endpoint{},
 		Memory: Memory{
 			MaxTextBytes:   16384,
