@@ -197,3 +197,18 @@ func TestAutoRunsOnBM25AndUpgradesWhenTheEndpointAnswers(t *testing.T) {
 	require.Equal(t, res.Memory.ID.String(), ans.Results[0].ID.String())
 	require.NotNil(t, ans.Results[0].Cosine, "found by meaning through the dense embedder")
 }
+
+// TestConfigCheckChoosesTheEmbedderAsBootDoes: config check launches the endpoints' plugins
+// and reports the choice with its reason, and asks to choose between several endpoints.
+func TestConfigCheckChoosesTheEmbedderAsBootDoes(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text"})
+	out, err := run(t, "config", "check", "--config", writeConfig(t, testplugins.Dense(t), endpoint(srv.URL())))
+	require.NoError(t, err, out)
+	require.Contains(t, out, "embedder: nomic-embed-text-768 from memhost-embedder-openaicompat (dense: [embedders.local] (nomic-embed-text-768) is configured and answers — semantic memory is on)")
+
+	two := endpoint(srv.URL()) + "[embedders.other]\nplugin = \"openaicompat\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\ndimensions = 384\n"
+	out, err = run(t, "config", "check", "--config", writeConfig(t, testplugins.Dense(t), two))
+	require.Error(t, err)
+	require.Contains(t, out, "embedder.active: several embedding endpoints are configured (local, other); choose one with embedder.active")
+}

@@ -189,6 +189,16 @@ func (a *ActiveEmbedder) auto(ctx context.Context, cfg *config.Config, handles [
 		endpoints = append(endpoints, name)
 	}
 	slices.Sort(endpoints)
+	// The stored vectors' embedder serves them, configured or a plugin of its own.
+	if len(dense) > 0 {
+		for _, h := range handles {
+			if slices.Contains(dense, h.Info().Name) {
+				a.active, a.tier = h, TierDense
+				a.reason = fmt.Sprintf("dense: vectors of %s are stored, so it stays active (never downgraded to BM25)", h.Info().Name)
+				return nil
+			}
+		}
+	}
 	if len(endpoints) > 1 {
 		return fmt.Errorf("several embedding endpoints are configured (%s); choose one with embedder.active", strings.Join(endpoints, ", "))
 	}
@@ -201,14 +211,6 @@ func (a *ActiveEmbedder) auto(ctx context.Context, cfg *config.Config, handles [
 
 	if len(dense) > 0 {
 		a.tier = TierDense
-		// The stored vectors' embedder serves them, configured or a plugin of its own.
-		for _, h := range handles {
-			if slices.Contains(dense, h.Info().Name) {
-				a.active = h
-				a.reason = fmt.Sprintf("dense: vectors of %s are stored, so it stays active (never downgraded to BM25)", h.Info().Name)
-				return nil
-			}
-		}
 		switch {
 		case len(endpoints) == 0:
 			return fmt.Errorf("the database holds vectors of the dense embedder %s, but no embedding endpoint is configured: "+
