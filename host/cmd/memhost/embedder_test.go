@@ -35,16 +35,29 @@ type denseHost struct {
 	core  *server.Core
 	token string
 	close func()
+	// head is the config file's server, database and log tables, which rewrite keeps.
+	head string
 }
 
-// openDense opens a host as boot does; err is boot's refusal.
+// densePlugins is the plugins table with both embedder tiers to choose from.
+func densePlugins(t *testing.T) string {
+	return fmt.Sprintf("[plugins]\ndirs = [%q]\nhealth_interval = \"1s\"\n", testplugins.Dense(t))
+}
+
+// openDense opens a host as boot does, with both embedder tiers; err is boot's refusal.
 func openDense(t *testing.T, dsn, extra string) (*denseHost, error) {
+	t.Helper()
+	return openHost(t, dsn, densePlugins(t)+extra)
+}
+
+// openHost opens a host on dsn with the config tail (its tables other than server, database
+// and log); err is boot's refusal.
+func openHost(t *testing.T, dsn, tail string) (*denseHost, error) {
 	t.Helper()
 	ln := httptest.NewUnstartedServer(nil)
 	path := filepath.Join(t.TempDir(), "memhost.toml")
-	body := fmt.Sprintf("[server]\nlisten = %q\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\nhealth_interval = \"1s\"\n[log]\nlevel = \"warn\"\n%s",
-		ln.Listener.Addr().String(), dsn, testplugins.Dense(t), extra)
-	require.NoError(t, os.WriteFile(path, []byte(body), 0o600))
+	head := fmt.Sprintf("[server]\nlisten = %q\n[database]\nurl = %q\n[log]\nlevel = \"warn\"\n", ln.Listener.Addr().String(), dsn)
+	require.NoError(t, os.WriteFile(path, []byte(head+tail), 0o600))
 	cfg, err := config.Load(context.Background(), config.LoadOptions{ConfigPath: path})
 	require.NoError(t, err)
 	core, err := server.Open(context.Background(), cfg, slog.New(slog.DiscardHandler))
@@ -56,7 +69,7 @@ func openDense(t *testing.T, dsn, extra string) (*denseHost, error) {
 	ln.Config.Handler = handler
 	ln.Start()
 	var once sync.Once
-	h := &denseHost{cfg: path, core: core, close: func() {
+	h := &denseHost{cfg: path, core: core, head: head, close: func() {
 		once.Do(func() { ln.Close(); closeMCP(); core.Close(context.Background()) })
 	}}
 	t.Cleanup(h.close)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -54,7 +55,12 @@ type Core struct {
 	// Maintenance runs the self-maintenance jobs; its River client runs with Background.
 	Maintenance *maintenance.Maintenance
 
+	// LoadConfig re-reads the configuration from the sources boot read, for Reload; nil means
+	// the host cannot reload.
+	LoadConfig func(context.Context) (*config.Config, error)
+
 	annIndexed prometheus.Counter // rows the background indexer moved into the ANN index
+	reloadMu   sync.Mutex         // one reload at a time
 }
 
 // Open connects, migrates (fail-closed), starts plugins, ensures the active embedder's vector

@@ -295,6 +295,16 @@ func (a *ActiveEmbedder) Active(ctx context.Context) (embedder.Embedder, embedde
 	return a.active, a.active.Info(), nil
 }
 
+// adopt takes next's choice: a reload swaps it in while the memory service keeps its source.
+func (a *ActiveEmbedder) adopt(next *ActiveEmbedder) {
+	next.mu.Lock()
+	configured, active, tier, reason, pending, upgrade := next.configured, next.active, next.tier, next.reason, next.pending, next.upgrade
+	next.mu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.configured, a.active, a.tier, a.reason, a.pending, a.upgrade = configured, active, tier, reason, pending, upgrade
+}
+
 // Handle is the active embedder's plugin, nil while none serves.
 func (a *ActiveEmbedder) Handle() *embedders.Handle {
 	a.mu.Lock()
