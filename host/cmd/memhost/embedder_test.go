@@ -65,6 +65,10 @@ func openHost(t *testing.T, dsn, tail string) (*denseHost, error) {
 		ln.Close()
 		return nil, err
 	}
+	// Reloadable from its file, as `memhost serve` makes it, before it serves a request.
+	core.LoadConfig = func(ctx context.Context) (*config.Config, error) {
+		return config.Load(ctx, config.LoadOptions{ConfigPath: path})
+	}
 	handler, closeMCP := core.Handler()
 	ln.Config.Handler = handler
 	ln.Start()

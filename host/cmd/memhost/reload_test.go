@@ -24,13 +24,6 @@ import (
 	"github.com/memhost/memhost/sdk/embedder/embeddertest/openaifake"
 )
 
-// reloadable lets h reload from its config file, as `memhost serve` does.
-func (h *denseHost) reloadable() {
-	h.core.LoadConfig = func(ctx context.Context) (*config.Config, error) {
-		return config.Load(ctx, config.LoadOptions{ConfigPath: h.cfg})
-	}
-}
-
 // rewrite replaces the host's config file's tables other than server, database and log.
 func (h *denseHost) rewrite(t *testing.T, tail string) {
 	t.Helper()
@@ -43,7 +36,6 @@ func (h *denseHost) rewrite(t *testing.T, tail string) {
 func TestReloadSwitchesToANewEndpointAndRefusesABadConfig(t *testing.T) {
 	t.Parallel()
 	h := mustOpenDense(t, testdb.Schema(t), "")
-	h.reloadable()
 	base := densePlugins(t)
 	require.Equal(t, server.TierBM25, h.status(t).Tier)
 	args := []string{"reload", "--config", h.cfg, "--token", h.token}
@@ -101,7 +93,6 @@ func TestReloadUnderLoadDropsNoRequest(t *testing.T) {
 	limits := "[auth]\nwrite_rate_per_minute = 0\nread_rate_per_minute = 0\n"
 	h, err := openHost(t, testdb.Schema(t), variants[0]+limits)
 	require.NoError(t, err)
-	h.reloadable()
 
 	url := "http://" + readListen(t, h)
 	ctx, cancel := context.WithCancel(context.Background())
