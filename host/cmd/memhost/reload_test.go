@@ -66,6 +66,14 @@ func TestReloadSwitchesToANewEndpointAndRefusesABadConfig(t *testing.T) {
 	require.Equal(t, "nomic-embed-text-768", st.Name)
 	require.Equal(t, server.TierDense, st.Tier)
 
+	h.rewrite(t, base+endpoint(srv.URL())+"[auth]\nwrite_rate_per_minute = 1\nwrite_burst = 1\n")
+	status, body = h.post(t, "/api/v1/admin/reload")
+	require.Equal(t, http.StatusOK, status, body)
+	status, body = h.postJSON(t, "/api/v1/memories", `{"text":"We use pnpm, never npm.","project":"acme"}`)
+	require.Equal(t, http.StatusCreated, status, body)
+	status, body = h.postJSON(t, "/api/v1/memories", `{"text":"Deploys go through staging.","project":"acme"}`)
+	require.Equal(t, http.StatusTooManyRequests, status, "the reloaded write limit applies at once: %s", body)
+
 	h.rewrite(t, base+"[embedder]\nactive = \"bm25\"\n")
 	stop := reloadOnHangup(context.Background(), h.core)
 	defer stop()
@@ -160,7 +168,13 @@ func TestReloadUnderLoadDropsNoRequest(t *testing.T) {
 // post sends an empty POST to the running host with the admin token.
 func (h *denseHost) post(t *testing.T, path string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+readListen(t, h)+path, nil)
+	return h.postJSON(t, path, "")
+}
+
+// postJSON sends body to the running host with the admin token.
+func (h *denseHost) postJSON(t *testing.T, path, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+readListen(t, h)+path, bytes.NewReader([]byte(body)))
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+h.token)
 	transport := &http.Transport{}

@@ -26,9 +26,10 @@ type ReloadResult struct {
 // folders, starts the embedder plugins the new configuration asks for (new or replaced
 // binaries, changed checksums, changed [embedders] tables) beside the running ones, chooses
 // the embedder as boot does, and swaps it in: requests in flight finish on the old plugins,
-// which are stopped once they have. A configuration with problems, or one boot would refuse
-// (an embedder that cannot be chosen), is refused with the reason as a *memory.FieldError and
-// everything keeps running as before. Other settings take effect at the next restart.
+// which are stopped once they have. The per-token rate limits (auth.*) change at once too. A
+// configuration with problems, or one boot would refuse (an embedder that cannot be chosen),
+// is refused with the reason as a *memory.FieldError and everything keeps running as before.
+// Other settings take effect at the next restart.
 // `memhost reload`, POST /api/v1/admin/reload and SIGHUP call it.
 func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 	if c.LoadConfig == nil {
@@ -72,6 +73,9 @@ func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 	}
 	c.Embedder.adopt(next)
 	gen.Commit(reloadGrace)
+	c.Limits.Reads.Set(cfg.Auth.ReadRatePerMinute, cfg.Auth.ReadBurst)
+	c.Limits.Writes.Set(cfg.Auth.WriteRatePerMinute, cfg.Auth.WriteBurst)
+	c.Limits.MapBuilds.Set(cfg.Auth.MapBuildRatePerMinute, cfg.Auth.MapBuildBurst)
 	res := ReloadResult{Embedder: c.Embedder.Status(cfg.Embedder.FoldThresholds), Plugins: c.Plugins.List()}
 	c.Log.Info("reloaded", "embedder", res.Embedder.Name, "tier", res.Embedder.Tier, "why", res.Embedder.Reason, "plugins", len(res.Plugins))
 	return res, nil
