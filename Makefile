@@ -8,7 +8,8 @@ BIN := bin
 PLUGIN_DIR := $(BIN)/plugins
 PLUGINS := $(PLUGIN_DIR)/memhost-embedder-bm25 \
 	$(PLUGIN_DIR)/memhost-provider-claude $(PLUGIN_DIR)/memhost-provider-codex $(PLUGIN_DIR)/memhost-provider-gemini \
-	$(PLUGIN_DIR)/memhost-worker-agentcli $(PLUGIN_DIR)/memhost-worker-openaicompat
+	$(PLUGIN_DIR)/memhost-worker-agentcli $(PLUGIN_DIR)/memhost-worker-openaicompat \
+	$(PLUGIN_DIR)/memhost-embedder-openaicompat
 
 .PHONY: all build run test bench lint fmt generate proto-breaking clean postgres
 
@@ -38,6 +39,9 @@ $(PLUGIN_DIR)/memhost-worker-agentcli:
 
 $(PLUGIN_DIR)/memhost-worker-openaicompat:
 	cd plugins/worker-openaicompat && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-worker-openaicompat .
+
+$(PLUGIN_DIR)/memhost-embedder-openaicompat:
+	cd plugins/embed-openaicompat && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-embedder-openaicompat .
 
 ## run: build, provide Postgres 15 + pgvector, start a private cluster under ./.memhost
 ## (unless MEMHOST_DATABASE_URL is set), apply migrations and serve on 127.0.0.1:7420.

@@ -14,7 +14,7 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   export TEST_DATABASE_URL
 fi
 
-modules=(sdk plugins/embed-bm25 plugins/provider-claude plugins/provider-codex plugins/provider-gemini plugins/worker-agentcli plugins/worker-openaicompat migrations host)
+modules=(sdk plugins/embed-bm25 plugins/provider-claude plugins/provider-codex plugins/provider-gemini plugins/worker-agentcli plugins/worker-openaicompat plugins/embed-openaicompat migrations host)
 unformatted=$(gofmt -l "${modules[@]}")
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -76,15 +77,20 @@ func checkEmbedder(ctx context.Context, cfg *config.Config, out io.Writer) []con
 	for _, err := range skipped {
 		fmt.Fprintf(out, "note: %s\n", plugins.OneLine(err.Error(), 300))
 	}
-	h, err := server.ChooseEmbedder(sup, cfg.Embedder.Active)
+	// Without the database: the choice as if no vectors were stored yet.
+	a, err := server.ChooseEmbedder(ctx, sup, cfg, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		key := "embedder.active"
-		if cfg.Embedder.Active == "" {
+		if cfg.Embedder.Active == "" || cfg.Embedder.Active == config.ActiveAuto {
 			key = "plugins.dirs"
+			if len(cfg.Embedders) > 1 {
+				key = "embedder.active"
+			}
 		}
 		return []config.Problem{{Key: key, Message: err.Error()}}
 	}
-	fmt.Fprintf(out, "embedder: %s from %s\n", h.Info().Name, h.Binary())
+	h, s := a.Handle(), a.Status(cfg.Embedder.FoldThresholds)
+	fmt.Fprintf(out, "embedder: %s from %s (%s)\n", s.Name, h.Binary(), s.Reason)
 	return nil
 }
 

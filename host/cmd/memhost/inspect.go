@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
@@ -28,9 +29,11 @@ type readiness struct {
 	Status   string `json:"status"`
 	Database string `json:"database"`
 	// Embedder is the active embedder's state; Active its name.
-	Embedder string           `json:"embedder"`
-	Active   string           `json:"active_embedder"`
-	Plugins  []plugins.Status `json:"plugins"` // kind, name and state
+	Embedder   string           `json:"embedder"`
+	Active     string           `json:"active_embedder"`
+	ActiveWhy  string           `json:"active_embedder_reason"`
+	Configured string           `json:"configured_embedder"`
+	Plugins    []plugins.Status `json:"plugins"` // kind, name and state
 }
 
 // hostGet asks the running host (at server.listen) for path; ok is false when none answers.
@@ -59,7 +62,7 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 				return err
 			}
 			token, _ := cmd.Flags().GetString("token")
-			list, source, err := hostPlugins(cmd.Context(), cfg, token)
+			list, es, source, err := hostPlugins(cmd.Context(), cfg, token)
 			if err != nil {
 				return err
 			}
@@ -71,9 +74,16 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 					fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
 				}
 				list = sup.List()
+				// The choice as boot would make it before any vector is stored.
+				if a, err := server.ChooseEmbedder(cmd.Context(), sup, cfg, nil, slog.New(slog.DiscardHandler)); err != nil {
+					es = server.EmbedderStatus{Configured: cfg.Embedder.Active, Reason: err.Error()}
+				} else {
+					es = a.Status(cfg.Embedder.FoldThresholds)
+				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "plugins: %s\n", source)
 			printPlugins(cmd.OutOrStdout(), list)
+			printEmbedder(cmd.OutOrStdout(), es)
 			return nil
 		},
 	}
@@ -81,26 +91,43 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 	return c
 }
 
-// hostPlugins asks the running host for its plugins: the full list from /api/v1/status when
-// token is an admin's, else the states from /readyz. source is "" when no host answers.
-func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []plugins.Status, source string, err error) {
+// hostPlugins asks the running host for its plugins and its embedder choice: the full list
+// from /api/v1/status when token is an admin's, else the states from /readyz. source is ""
+// when no host answers.
+func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []plugins.Status, es server.EmbedderStatus, source string, err error) {
 	source = "running host at " + cfg.Server.Listen
 	if token != "" {
 		var s server.Status
 		running, err := hostGet(ctx, cfg, "/api/v1/status", token, &s)
 		if err != nil {
-			return nil, "", err
+			return nil, es, "", err
 		}
 		if running && len(s.Plugins) > 0 {
-			return s.Plugins, source, nil
+			return s.Plugins, s.Embedder, source, nil
 		}
 	}
 	var r readiness
 	running, err := hostGet(ctx, cfg, "/readyz", "", &r)
 	if err != nil || !running {
-		return nil, "", err
+		return nil, es, "", err
 	}
-	return r.Plugins, source + " (states only: pass an admin --token for details)", nil
+	es = server.EmbedderStatus{Name: r.Active, State: r.Embedder, Reason: r.ActiveWhy, Configured: r.Configured}
+	return r.Plugins, es, source + " (states only: pass an admin --token for details)", nil
+}
+
+// printEmbedder says which embedder serves, what was configured and why.
+func printEmbedder(out io.Writer, es server.EmbedderStatus) {
+	name := es.Name
+	if name == "" {
+		name = "none"
+	}
+	fmt.Fprintf(out, "embedder:    %s (configured: %s)\n", cell(name), cell(es.Configured))
+	if es.Reason != "" {
+		fmt.Fprintf(out, "             %s\n", plugins.OneLine(printable(es.Reason), 400))
+	}
+	if es.Degraded != "" {
+		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(es.Degraded), 400))
+	}
 }
 
 // probe launches the plugins cfg points at, asks each who it is and leaves them running
@@ -113,7 +140,9 @@ func probe(ctx context.Context, cfg *config.Config) (sup *plugins.Supervisor, sk
 		// Failures show in the table; plugin chatter would only garble it.
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Off, Output: io.Discard}),
 	})
-	cands, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	found, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	cands, _ := server.EmbedderCandidates(cfg, found, os.LookupEnv)
+	cands = append(cands, plugins.OfKind(found, providers.Adapter{}.Kind())...)
 	_ = sup.Start(ctx, cands) // a plugin that fails to start is in List, failed, with its reason
 	return sup, skipped
 }
@@ -207,7 +236,7 @@ func localStatus(ctx context.Context, cfg *config.Config) (server.Status, string
 		return s, "database (no host answers at " + cfg.Server.Listen + ")", nil
 	}
 	s.Plugins = r.Plugins
-	s.Embedder.State, s.Embedder.Name = r.Embedder, r.Active
+	s.Embedder.State, s.Embedder.Name, s.Embedder.Reason, s.Embedder.Configured = r.Embedder, r.Active, r.ActiveWhy, r.Configured
 	return s, "database and the running host's /readyz", nil
 }
 
@@ -222,6 +251,12 @@ func printStatus(out io.Writer, s server.Status, source string) {
 		fmt.Fprintf(out, "embedder:    %s (%s)\n", s.Embedder.Name, s.Embedder.State)
 	case s.Embedder.State != "":
 		fmt.Fprintf(out, "embedder:    %s\n", s.Embedder.State)
+	}
+	if s.Embedder.Reason != "" {
+		fmt.Fprintf(out, "             %s (configured: %s)\n", plugins.OneLine(printable(s.Embedder.Reason), 400), cell(s.Embedder.Configured))
+	}
+	if s.Embedder.Degraded != "" {
+		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(s.Embedder.Degraded), 400))
 	}
 	fmt.Fprintf(out, "memories:    %d live, %d archived, %d projects, %d global\n", s.Memories.Live, s.Memories.Archived, s.Memories.Projects, s.Memories.Global)
 	for name, n := range s.Memories.ByEmbedder {

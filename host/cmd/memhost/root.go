@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -25,6 +26,7 @@ func rootCmd() *cobra.Command {
 	config.RegisterFlags(root.PersistentFlags())
 	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd(), memoryCmd(), projectsCmd(), workersCmd(), maintenanceCmd(), reembedCmd())
 	root.AddCommand(runCmd(), connectCmd(), hookCmd())
+	root.AddCommand(reloadCmd())
 	return root
 }
 
@@ -79,6 +81,12 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			core.LoadConfig = func(ctx context.Context) (*config.Config, error) {
+				path, _ := cmd.Flags().GetString("config")
+				return config.Load(ctx, config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
+			}
+			stop := reloadOnHangup(cmd.Context(), core)
+			defer stop()
 			return core.Serve(cmd.Context())
 		},
 	}

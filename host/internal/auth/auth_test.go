@@ -274,3 +274,33 @@ func TestLimiterConcurrent(t *testing.T) {
 	require.GreaterOrEqual(t, total, 50)
 	require.Less(t, total, 400)
 }
+
+// TestLimiterSet: a reload's new limit applies at once, to tokens that already have a bucket
+// (which keeps its level) and to new ones; 0 disables and a later Set limits again.
+func TestLimiterSet(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := NewLimiter("writes", 600, 10)
+	l.now = func() time.Time { return clock }
+	a := uuid.New()
+	for range 9 {
+		ok, _ := l.Allow(a)
+		require.True(t, ok)
+	}
+	l.Set(60, 2) // one a second, bursts of two
+	require.Equal(t, "60 writes per minute (bursts of 2)", l.String())
+	ok, _ := l.Allow(a)
+	require.True(t, ok, "the bucket kept its one remaining token")
+	ok, wait := l.Allow(a)
+	require.False(t, ok)
+	require.Equal(t, time.Second, wait)
+
+	l.Set(0, 1)
+	for range 100 {
+		ok, _ = l.Allow(a)
+		require.True(t, ok, "0 disables")
+	}
+	l.Set(60, 1)
+	ok, _ = l.Allow(uuid.New())
+	require.True(t, ok)
+}

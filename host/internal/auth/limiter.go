@@ -55,32 +55,55 @@ func NewLimiter(what string, perMinute float64, burst int) *Limiter {
 	burst = max(burst, 1)
 	l := &Limiter{
 		what:    what,
-		burst:   burst,
 		now:     time.Now,
 		buckets: make(map[uuid.UUID]*bucket),
 	}
+	l.setLocked(perMinute, burst)
+	return l
+}
+
+// Set changes the limit from now on, as NewLimiter's arguments do, keeping each token's
+// bucket where it is: a host reloading its configuration applies new limits without a
+// restart and without handing every token a full bucket.
+func (l *Limiter) Set(perMinute float64, burst int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.setLocked(perMinute, max(burst, 1))
+	now := l.now()
+	for _, b := range l.buckets {
+		b.lim.SetLimitAt(now, l.limit)
+		b.lim.SetBurstAt(now, l.burst)
+	}
+}
+
+func (l *Limiter) setLocked(perMinute float64, burst int) {
+	l.burst, l.perMinute, l.limit, l.idleAfter = burst, 0, 0, 0
 	if perMinute > 0 {
 		l.perMinute = perMinute
 		l.limit = rate.Limit(perMinute / 60)
 		l.idleAfter = time.Duration(float64(burst) / float64(l.limit) * float64(time.Second))
 	}
-	return l
 }
 
 // String states the limit, e.g. "600 writes per minute (bursts of 60)".
 func (l *Limiter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return fmt.Sprintf("%g %s per minute (bursts of %d)", l.perMinute, l.what, l.burst)
 }
 
 // Allow takes one call from tokenID's bucket. When the bucket is empty it returns false
 // and how long until a call would be allowed (for a Retry-After header).
 func (l *Limiter) Allow(tokenID uuid.UUID) (bool, time.Duration) {
-	if l == nil || l.limit == 0 {
+	if l == nil {
 		return true, 0
 	}
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.limit == 0 {
+		return true, 0
+	}
 
 	if now.Sub(l.lastSweep) >= sweepInterval {
 		l.sweep(now)

@@ -20,6 +20,9 @@ type Config struct {
 	// Workers is the [workers] section, decoded by hand (decodeWorkers): its table names are
 	// the operator's.
 	Workers Workers `koanf:"-"`
+	// Embedders are the [embedders.NAME] tables, decoded by hand (decodeEmbedders) like
+	// [workers]: the dense endpoints, one plugin process each.
+	Embedders map[string]Endpoint `koanf:"-"`
 
 	Maintenance Maintenance `koanf:"maintenance"`
 
@@ -28,6 +31,8 @@ type Config struct {
 	unknownKeys []string
 	// workerProblems are values in [workers] that did not decode, reported by Validate.
 	workerProblems []Problem
+	// embedderProblems are values in [embedders] that did not decode, reported by Validate.
+	embedderProblems []Problem
 	// path is the config file that was loaded, "" when none.
 	path string
 	// settings are the loaded values with their origins.
@@ -63,8 +68,10 @@ type Plugins struct {
 
 // Embedder selects the active embedder and its fold thresholds.
 type Embedder struct {
-	// Active names the embedder plugin to use; "" picks automatically (the only embedder
-	// found, else the BM25 floor).
+	// Active chooses the embedder: "auto" (the default, also when empty) tiers by
+	// availability, upgrade-only: a configured and reachable dense endpoint, else the BM25
+	// floor, and never a downgrade from dense vectors already stored. "bm25", the name of an
+	// [embedders.NAME] table, or an embedder plugin's file or reported name choose explicitly.
 	Active string `koanf:"active"`
 	// FoldThresholds maps embedder name to the cosine similarity at or above which a write
 	// folds into an existing memory. Negative disables folding for that embedder.
@@ -169,7 +176,8 @@ func Default() *Config {
 			HealthInterval:    15 * time.Second,
 			RestartBackoffMax: 30 * time.Second,
 		},
-		Embedder: Embedder{FoldThresholds: map[string]float64{}},
+		Embedder:  Embedder{Active: ActiveAuto, FoldThresholds: map[string]float64{}},
+		Embedders: map[string]Endpoint{},
 		Memory: Memory{
 			MaxTextBytes:   16384,
 			MergedFromMax:  20,

@@ -268,6 +268,8 @@ func (l *loader) decode(path string) (*Config, error) {
 	}
 	cfg.Workers, cfg.workerProblems = decodeWorkers(l.k.Cut(workersKey).All())
 	l.k.Delete(workersKey)
+	cfg.Embedders, cfg.embedderProblems = decodeEmbedders(l.k.Cut(embeddersKey).All())
+	l.k.Delete(embeddersKey)
 	if err := l.k.UnmarshalWithConf("", cfg, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
 		return nil, fmt.Errorf("decode config: %w", err)
 	}
@@ -417,8 +419,8 @@ func lookupEnv(environ []string, name string) string {
 }
 
 func isKnownKey(known []string, key string) bool {
-	if slices.Contains(known, key) || strings.HasPrefix(key, workersKey+".") {
-		return true // decodeWorkers judges the [workers] keys
+	if slices.Contains(known, key) || strings.HasPrefix(key, workersKey+".") || strings.HasPrefix(key, embeddersKey+".") {
+		return true // decodeWorkers and decodeEmbedders judge their sections' keys
 	}
 	for _, m := range mapKeys {
 		if strings.HasPrefix(key, m+".") {
@@ -436,7 +438,7 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.String("database.url", d.Database.URL, "Postgres connection URL")
 	fs.Int("database.max_conns", d.Database.MaxConns, "maximum Postgres connections")
 	fs.StringSlice("plugins.dirs", d.Plugins.Dirs, "directories scanned for plugin binaries")
-	fs.String("embedder.active", d.Embedder.Active, "embedder plugin to use: its file name or reported name (empty: automatic)")
+	fs.String("embedder.active", d.Embedder.Active, "embedder to use: auto (dense when configured and reachable, else BM25; never a downgrade), bm25, an [embedders.NAME] name, or a plugin's file or reported name")
 	fs.String("log.level", d.Log.Level, "log level: debug, info, warn or error")
 	fs.String("log.format", d.Log.Format, "log format: text or json")
 	fs.StringArray(SetFlag, nil, "set any config key, KEY=VALUE (repeatable), e.g. --set embedder.fold_thresholds.bm25-v1-384=0.8")

@@ -137,6 +137,8 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 
 	v.problems = append(v.problems, c.workerProblems...)
 	v.validateWorkers(c.Workers)
+	v.problems = append(v.problems, c.embedderProblems...)
+	v.validateEmbedders(c.Embedders)
 	v.intRange("tasks.run_tokens", c.Tasks.RunTokens, 256, 1_000_000)
 	v.duration("tasks.run_timeout", c.Tasks.RunTimeout, time.Second, time.Hour)
 	v.intRange("tasks.daily_tokens", c.Tasks.DailyTokens, 0, 1_000_000_000)

@@ -71,28 +71,16 @@ var workerFields = []string{"plugin", "base_url", "api_key_env", "locality", "mo
 // them with everything else.
 func decodeWorkers(all map[string]any) (Workers, []Problem) {
 	w := Workers{Defined: map[string]Worker{}, Chains: map[string][]string{}}
-	var problems []Problem
-	bad := func(key, msg string) { problems = append(problems, Problem{Key: key, Message: msg}) }
-	for _, key := range sortedKeys(all) {
-		v := all[key]
-		full := workersKey + "." + key
-		if m, isTable := v.(map[string]any); isTable && len(m) == 0 {
-			continue // an empty table, such as the example's [workers.chains]
+	chains := func(name, field string, v any) bool {
+		if name != chainsName {
+			return false
 		}
-		name, field, ok := strings.Cut(key, ".")
-		if !ok || strings.Contains(field, ".") {
-			bad(full, "unknown key (want workers.NAME.FIELD or workers.chains.TASK)")
-			continue
-		}
-		if name == chainsName {
-			w.Chains[field] = decodeList(v)
-			continue
-		}
-		if !slices.Contains(workerFields, field) {
-			bad(full, fmt.Sprintf("unknown key (a worker has %s)", strings.Join(workerFields, ", ")))
-			continue
-		}
+		w.Chains[field] = decodeList(v)
+		return true
+	}
+	problems := namedTables(workersKey, "a worker", all, workerFields, chains, func(name, field string, v any) string {
 		wk := w.Defined[name]
+		defer func() { w.Defined[name] = wk }()
 		var err error
 		switch field {
 		case "plugin":
@@ -111,16 +99,19 @@ func decodeWorkers(all map[string]any) (Workers, []Problem) {
 			wk.CLIPath = fmt.Sprint(v)
 		case "timeout":
 			wk.Timeout, err = time.ParseDuration(strings.TrimSpace(fmt.Sprint(v)))
+			if err != nil {
+				return fmt.Sprintf("%q is not a valid duration (e.g. 90s)", fmt.Sprint(v))
+			}
 		case "max_input_bytes":
 			wk.MaxInputBytes, err = decodeInt(v)
 		case "daily_tokens":
 			wk.DailyTokens, err = decodeInt(v)
 		}
 		if err != nil {
-			bad(full, fmt.Sprintf("%q is not a valid %s", fmt.Sprint(v), map[bool]string{true: "duration (e.g. 90s)", false: "whole number"}[field == "timeout"]))
+			return fmt.Sprintf("%q is not a valid whole number", fmt.Sprint(v))
 		}
-		w.Defined[name] = wk
-	}
+		return ""
+	})
 	return w, problems
 }
 

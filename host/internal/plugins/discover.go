@@ -34,6 +34,9 @@ type Candidate struct {
 	// pluginEnv): what one configured instance of a plugin is told, e.g. a worker's
 	// MEMHOST_WORKER_* settings. Discover leaves it empty.
 	Env []string
+	// Instance is the configured instance this candidate runs, e.g. the NAME of an
+	// [embedders.NAME] table; "" for a plugin started as found.
+	Instance string
 }
 
 // Binary returns the candidate's file name, the key of the checksum

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +39,11 @@ type Plugin struct {
 	nextTry        time.Time
 	probing        bool
 	healthTimeouts int
+
+	// retiring marks a plugin a reload replaced (see Supervisor.Replace): lookups no longer
+	// return it, while calls already holding it finish. busy counts calls in flight.
+	retiring atomic.Bool
+	busy     atomic.Int64
 }
 
 // Kind is the plugin's kind.
@@ -45,6 +51,9 @@ func (p *Plugin) Kind() string { return p.cand.Kind }
 
 // Path is the plugin binary.
 func (p *Plugin) Path() string { return p.cand.Path }
+
+// Instance is the configured instance the plugin runs (Candidate.Instance), "" if none.
+func (p *Plugin) Instance() string { return p.cand.Instance }
 
 // Identity is what the plugin reported at its latest start.
 func (p *Plugin) Identity() Identity {
@@ -69,6 +78,7 @@ func (p *Plugin) Status() Status {
 	s := Status{
 		Kind:     p.cand.Kind,
 		Name:     p.nameLocked(),
+		Instance: p.cand.Instance,
 		Binary:   p.cand.Binary(),
 		Path:     p.cand.Path,
 		State:    p.state,
@@ -117,6 +127,8 @@ func (p *Plugin) adapter() Adapter { return p.s.adapters[p.cand.Kind] }
 // answer that breaks the kind's protocol is a Failed outcome like any other,
 // which marks the plugin unhealthy with that reason until method succeeds.
 func (p *Plugin) Call(ctx context.Context, method string, fn func(ctx context.Context, raw any) error) error {
+	p.busy.Add(1)
+	defer p.busy.Add(-1)
 	start := time.Now()
 	inst, name, err := p.acquire()
 	if err != nil {

@@ -85,6 +85,14 @@ func (p *Plugin) restartLoop(old *instance) {
 
 		p.mu.Lock()
 		switch {
+		case p.state == StateStopped:
+			// A reload retired the plugin meanwhile (Generation.Commit or Abort): nothing
+			// may install a process into it any more.
+			p.mu.Unlock()
+			if err == nil {
+				inst.kill()
+			}
+			return
 		case err == nil:
 			p.inst = inst
 			p.ident = inst.ident // Version and limits may change; identity may not.

@@ -32,7 +32,9 @@ type Status struct {
 	Kind string `json:"kind"`
 	// Name is the name the plugin reports, or the name from its file name
 	// when it never started.
-	Name        string `json:"name"`
+	Name string `json:"name"`
+	// Instance is the configured instance the process runs (Candidate.Instance), if any.
+	Instance    string `json:"instance,omitempty"`
 	Binary      string `json:"binary"`
 	Version     string `json:"version,omitempty"`
 	Description string `json:"description,omitempty"`

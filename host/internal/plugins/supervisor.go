@@ -145,7 +145,7 @@ func (s *Supervisor) Start(ctx context.Context, candidates []Candidate) error {
 // byReportedName returns the plugin of kind other than self that reports
 // name.
 func (s *Supervisor) byReportedName(kind, name string, self *Plugin) *Plugin {
-	for _, p := range s.snapshot() {
+	for _, p := range s.current() {
 		if p == self || p.cand.Kind != kind {
 			continue
 		}
@@ -165,11 +165,16 @@ func (s *Supervisor) snapshot() []*Plugin {
 	return slices.Clone(s.plugins)
 }
 
+// current is snapshot without the plugins a reload is retiring: what lookups and listings see.
+func (s *Supervisor) current() []*Plugin {
+	return slices.DeleteFunc(s.snapshot(), func(p *Plugin) bool { return p.retiring.Load() })
+}
+
 // Plugins returns every plugin of kind that started at least once, whatever
 // its current state, in start order.
 func (s *Supervisor) Plugins(kind string) []*Plugin {
 	var out []*Plugin
-	for _, p := range s.snapshot() {
+	for _, p := range s.current() {
 		p.mu.Lock()
 		ok := p.hasIdent && p.cand.Kind == kind
 		p.mu.Unlock()
@@ -186,7 +191,7 @@ func (s *Supervisor) Plugins(kind string) []*Plugin {
 // folder. A plugin that never started is returned as an *UnavailableError.
 func (s *Supervisor) Find(kind, name string) (*Plugin, error) {
 	var byFile *Plugin
-	for _, p := range s.snapshot() {
+	for _, p := range s.current() {
 		if p.cand.Kind != kind {
 			continue
 		}
@@ -214,7 +219,7 @@ func (s *Supervisor) Find(kind, name string) (*Plugin, error) {
 // List returns the status of every plugin given to Start, sorted by kind and
 // name.
 func (s *Supervisor) List() []Status {
-	ps := s.snapshot()
+	ps := s.current()
 	out := make([]Status, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, p.Status())

@@ -41,6 +41,9 @@ type Options struct {
 	// routes. A nil limiter does not limit.
 	Limits auth.Limits
 	Status StatusFunc
+	// Reload serves POST /api/v1/admin/reload (admin): the host re-reads its configuration and
+	// plugins; nil leaves it out.
+	Reload func(ctx context.Context) (any, error)
 	// Maintenance serves /api/v1/maintenance (admin); nil leaves it out.
 	Maintenance *maintenance.Maintenance
 	Logger      *slog.Logger
@@ -92,6 +95,20 @@ func Register(r gin.IRouter, o Options) {
 	if o.Maintenance != nil {
 		a.registerMaintenance(admin)
 	}
+	if o.Reload != nil {
+		admin.POST("/admin/reload", a.limit(a.Limits.Writes), a.reload)
+	}
+}
+
+// reload answers POST /admin/reload with what the reload put in place, or with why it was
+// refused (the running configuration then stays).
+func (a *api) reload(c *gin.Context) {
+	res, err := a.Reload(c.Request.Context())
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, res)
 }
 
 func (a *api) authenticate(c *gin.Context) {

@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -39,7 +42,8 @@ type Core struct {
 	Index    *lexical.Index
 	Follower *lexical.Follower
 	Plugins  *plugins.Supervisor
-	Embedder *embedders.Handle
+	// Embedder is the one owner of which embedder serves (embedder.active, auto tiering).
+	Embedder *ActiveEmbedder
 	Service  *memory.Service
 	Brain    *brain.Service // the project brain: documents, proposals, journal, map, banner
 	Tokens   *auth.Tokens
@@ -56,7 +60,12 @@ type Core struct {
 	// embedders yields the active embedder to writes, searches and the re-embed job alike.
 	embedders memory.EmbedderSource
 
+	// LoadConfig re-reads the configuration from the sources boot read, for Reload; nil means
+	// the host cannot reload.
+	LoadConfig func(context.Context) (*config.Config, error)
+
 	annIndexed prometheus.Counter // rows the background indexer moved into the ANN index
+	reloadMu   sync.Mutex         // one reload at a time
 }
 
 // Open connects, migrates (fail-closed), starts plugins, ensures the active embedder's vector
@@ -94,16 +103,27 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	for _, p := range problems {
 		log.Warn("plugin skipped", "err", p)
 	}
-	// Provider plugins in the same folder are `memhost run`'s, not the daemon's.
-	candidates = plugins.OfKind(candidates, embedders.Adapter{}.Kind())
+	// Provider plugins in the same folder are `memhost run`'s, not the daemon's; embedders run
+	// once per [embedders.NAME] table and as found.
+	candidates, missing := EmbedderCandidates(cfg, candidates, os.LookupEnv)
+	for name, why := range missing {
+		log.Warn("embedder not started", "embedder", name, "reason", why)
+	}
 	if err := c.Plugins.Start(ctx, candidates); err != nil {
 		log.Warn("some plugins failed to start", "err", err)
 	}
-	if c.Embedder, err = ChooseEmbedder(c.Plugins, cfg.Embedder.Active); err != nil {
+	stored, err := c.Store.EmbeddersWithVectors(ctx)
+	if err != nil {
 		return c, err
 	}
-	info := c.Embedder.Info()
-	log.Info("active embedder", "name", info.Name, "dimensions", info.Dimensions, "path", c.Embedder.Path())
+	if c.Embedder, err = ChooseEmbedder(ctx, c.Plugins, cfg, stored, log); err != nil {
+		return c, err
+	}
+	es := c.Embedder.Status(cfg.Embedder.FoldThresholds)
+	log.Info("active embedder", "name", es.Name, "dimensions", es.Dimensions, "configured", es.Configured, "tier", es.Tier, "why", es.Reason)
+	if es.Degraded != "" {
+		log.Warn("embedder degraded", "why", es.Degraded)
+	}
 
 	c.Index = lexical.New()
 	c.Follower = lexical.NewFollower(c.Store, c.Index, followInterval)
@@ -118,7 +138,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	if err != nil {
 		return c, fmt.Errorf("build secret redactor: %w", err)
 	}
-	c.embedders = memory.Fixed(c.Embedder)
+	c.embedders = c.Embedder
 	c.Service = memory.New(c.Store, c.Index, c.embedders, func(text string) (string, int) {
 		out, findings := redactor.Redact(text)
 		return out, len(findings)
@@ -127,10 +147,14 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	// At boot, not on the first request: rebuilding an index built with other parameters takes
 	// seconds per 100K vectors, and no request should wait for it.
 	start = time.Now()
-	if err := c.Service.Prepare(ctx); err != nil {
+	if err := c.Service.Prepare(ctx); err != nil && !errors.Is(err, memory.ErrUnavailable) {
 		return c, err
+	} else if err != nil {
+		// The dense embedder the stored vectors need has not started: the host serves
+		// (search lexically), and the first request after it starts builds the index.
+		log.Warn("vector index not prepared", "err", err)
 	}
-	log.Info("vector index ready", "embedder", info.Name, "took", time.Since(start).Round(time.Millisecond))
+	log.Info("vector index ready", "embedder", es.Name, "took", time.Since(start).Round(time.Millisecond))
 	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}))
 	if err := c.openMaintenance(cfg); err != nil {
 		return c, err

@@ -38,7 +38,8 @@ func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 	r.Any("/mcp/*rest", gin.WrapH(mh))
 	opts := restapi.Options{Service: c.Service, Brain: c.Brain, Projects: c.Store, Door: c.Door, Limits: c.Limits, Logger: c.Log,
 		Maintenance: c.Maintenance,
-		Status:      func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) }}
+		Status:      func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) },
+		Reload:      func(ctx context.Context) (any, error) { return c.Reload(ctx) }}
 	if c.Tasks != nil { // a nil *Runner in the interface would not read as "no workers"
 		opts.Workers = c.Tasks
 	}
@@ -49,11 +50,15 @@ func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 // Readiness is /readyz's body. The endpoint is unauthenticated, so it shows states only: no
 // paths, pids, versions or counts.
 type Readiness struct {
-	Status   string            `json:"status"` // "ready" or "not ready"
-	Database string            `json:"database"`
-	Embedder string            `json:"embedder"`        // the active embedder's state
-	Active   string            `json:"active_embedder"` // and its name (a vector space, not a path)
-	Plugins  []PluginReadiness `json:"plugins"`
+	Status   string `json:"status"` // "ready" or "not ready"
+	Database string `json:"database"`
+	Embedder string `json:"embedder"`        // the active embedder's state
+	Active   string `json:"active_embedder"` // and its name (a vector space, not a path)
+	// ActiveWhy is why that embedder (EmbedderStatus.Reason, which names no URL or path), and
+	// Configured is embedder.active as set.
+	ActiveWhy  string            `json:"active_embedder_reason,omitempty"`
+	Configured string            `json:"configured_embedder,omitempty"`
+	Plugins    []PluginReadiness `json:"plugins"`
 }
 
 // PluginReadiness is one plugin's state on /readyz.
@@ -67,7 +72,8 @@ type PluginReadiness struct {
 func (c *Core) readyz(ctx *gin.Context) {
 	rctx, cancel := context.WithTimeout(ctx.Request.Context(), 2*time.Second)
 	defer cancel()
-	body := Readiness{Database: "ok", Embedder: string(c.Embedder.State()), Active: c.Embedder.Info().Name, Plugins: []PluginReadiness{}}
+	es := c.Embedder.Status(nil)
+	body := Readiness{Database: "ok", Embedder: es.State, Active: es.Name, ActiveWhy: es.Reason, Configured: es.Configured, Plugins: []PluginReadiness{}}
 	for _, p := range c.Plugins.List() {
 		body.Plugins = append(body.Plugins, PluginReadiness{Kind: p.Kind, Name: p.Name, State: string(p.State)})
 	}
@@ -75,7 +81,7 @@ func (c *Core) readyz(ctx *gin.Context) {
 	if err := c.Pool.Ping(rctx); err != nil {
 		status, body.Database = http.StatusServiceUnavailable, "unreachable"
 	}
-	if c.Embedder.State() != plugins.StateReady {
+	if es.State != string(plugins.StateReady) {
 		status = http.StatusServiceUnavailable
 	}
 	body.Status = map[bool]string{true: "ready", false: "not ready"}[status == http.StatusOK]

@@ -30,14 +30,6 @@ type MigrationStatus struct {
 	Latest  string `json:"latest"`
 }
 
-// EmbedderStatus is the active embedder.
-type EmbedderStatus struct {
-	Name          string  `json:"name"`
-	Dimensions    int     `json:"dimensions"`
-	State         string  `json:"state"`
-	FoldThreshold float64 `json:"fold_threshold"`
-}
-
 // Status collects the host's status. Only full (an unbound admin) gets database-wide counts,
 // plugin paths and the feed cursor; everyone else gets states, so a project-bound or
 // read-only token learns nothing about other projects or the host's file system.
@@ -59,11 +51,7 @@ func (c *Core) Status(ctx context.Context, full bool) (Status, error) {
 		return s, err
 	}
 	s.Migrations = summarize(ms)
-	info := c.Embedder.Info()
-	s.Embedder = EmbedderStatus{Name: info.Name, Dimensions: info.Dimensions, State: string(c.Embedder.State()), FoldThreshold: info.SuggestedFoldThreshold}
-	if t, ok := c.Config.Embedder.FoldThresholds[info.Name]; ok {
-		s.Embedder.FoldThreshold = t
-	}
+	s.Embedder = c.Embedder.Status(c.Config.Embedder.FoldThresholds)
 	if !full {
 		return s, nil
 	}

@@ -59,13 +59,11 @@ func candidates(ws map[string]config.Worker, found []plugins.Candidate, environ 
 	missing = map[string]string{}
 	for _, name := range sortedNames(ws) {
 		w := ws[name]
-		i := slices.IndexFunc(found, func(c plugins.Candidate) bool { return c.Kind == plugin.KindWorker && c.Name == w.Plugin })
-		if i < 0 {
+		c, ok := plugins.Instance(found, plugin.KindWorker, w.Plugin, name, workerEnv(name, w, environ))
+		if !ok {
 			missing[name] = fmt.Sprintf("plugin memhost-worker-%s is not in plugins.dirs", w.Plugin)
 			continue
 		}
-		c := found[i]
-		c.Env = workerEnv(name, w, environ)
 		cands = append(cands, c)
 	}
 	return cands, missing
@@ -74,24 +72,13 @@ func candidates(ws map[string]config.Worker, found []plugins.Candidate, environ 
 // workerEnv is what worker name is told: its settings (the MEMHOST_WORKER_* contract of the
 // worker plugins), the variable holding its API key, and its CLI's login variables.
 func workerEnv(name string, w config.Worker, environ func(string) (string, bool)) []string {
-	env := []string{"MEMHOST_WORKER_NAME=" + name}
-	set := func(k, v string) {
-		if v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	set("MEMHOST_WORKER_MODEL", w.Model)
+	var timeout, maxInput string
 	if w.Timeout > 0 {
-		set("MEMHOST_WORKER_TIMEOUT", w.Timeout.String())
+		timeout = w.Timeout.String()
 	}
 	if w.MaxInputBytes > 0 {
-		set("MEMHOST_WORKER_MAX_INPUT_BYTES", strconv.Itoa(w.MaxInputBytes))
+		maxInput = strconv.Itoa(w.MaxInputBytes)
 	}
-	set("MEMHOST_WORKER_BASE_URL", w.BaseURL)
-	set("MEMHOST_WORKER_API_KEY_ENV", w.APIKeyEnv)
-	set("MEMHOST_WORKER_LOCALITY", w.Locality)
-	set("MEMHOST_WORKER_CLI", w.CLI)
-	set("MEMHOST_WORKER_CLI_PATH", w.CLIPath)
 	pass := cliLogins[w.CLI]
 	if w.Plugin != "agentcli" {
 		pass = nil
@@ -99,12 +86,17 @@ func workerEnv(name string, w config.Worker, environ func(string) (string, bool)
 	if w.APIKeyEnv != "" {
 		pass = append(slices.Clone(pass), w.APIKeyEnv)
 	}
-	for _, k := range pass {
-		if v, ok := environ(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
+	return plugins.Settings([][2]string{
+		{"MEMHOST_WORKER_NAME", name},
+		{"MEMHOST_WORKER_MODEL", w.Model},
+		{"MEMHOST_WORKER_TIMEOUT", timeout},
+		{"MEMHOST_WORKER_MAX_INPUT_BYTES", maxInput},
+		{"MEMHOST_WORKER_BASE_URL", w.BaseURL},
+		{"MEMHOST_WORKER_API_KEY_ENV", w.APIKeyEnv},
+		{"MEMHOST_WORKER_LOCALITY", w.Locality},
+		{"MEMHOST_WORKER_CLI", w.CLI},
+		{"MEMHOST_WORKER_CLI_PATH", w.CLIPath},
+	}, pass, environ)
 }
 
 // hostEnviron looks a variable up in the host's environment.

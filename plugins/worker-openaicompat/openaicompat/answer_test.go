@@ -29,30 +29,3 @@ func TestJSONCandidates(t *testing.T) {
 		require.Empty(t, jsonCandidates(text), "%.40q", text)
 	}
 }
-
-func TestRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := mustTime(t, "Mon, 02 Jan 2006 15:04:05 GMT")
-	h := func(v string) map[string][]string { return map[string][]string{"Retry-After": {v}} }
-	d, ok := retryAfter(h("7"), now)
-	require.True(t, ok)
-	require.Equal(t, "7s", d.String())
-	d, ok = retryAfter(h("Mon, 02 Jan 2006 15:04:35 GMT"), now)
-	require.True(t, ok)
-	require.Equal(t, "30s", d.String())
-	_, ok = retryAfter(h("soon"), now)
-	require.False(t, ok)
-	_, ok = retryAfter(nil, now)
-	require.False(t, ok)
-}
-
-func TestBackoffGrowsAndIsCapped(t *testing.T) {
-	t.Parallel()
-	p := defaultRetry
-	for n := 1; n <= 10; n++ {
-		d := p.backoff(n)
-		want := min(p.base<<(n-1), p.max)
-		require.GreaterOrEqual(t, d, want/2)
-		require.LessOrEqual(t, d, want)
-	}
-}

@@ -1,18 +1,15 @@
 package openaicompat
 
 import (
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/memhost/memhost/sdk/openaihttp"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -63,15 +60,7 @@ type Config struct {
 }
 
 // Secret is a credential that does not print.
-type Secret string
-
-// String returns a placeholder, never the secret.
-func (Secret) String() string { return "[redacted]" }
-
-// GoString returns a placeholder, never the secret.
-func (Secret) GoString() string { return "[redacted]" }
-
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+type Secret = openaihttp.Secret
 
 // ConfigFromEnv reads the worker's settings from getenv (os.Getenv in the
 // plugin), reading the API key from the variable EnvAPIKeyEnv names. Its
@@ -108,18 +97,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.MaxInputBytes = n
 	}
-	if c.APIKeyEnv != "" {
-		if !envNameRE.MatchString(c.APIKeyEnv) {
-			return Config{}, fmt.Errorf("%s %q: must name an environment variable (letters, digits and '_')", EnvAPIKeyEnv, c.APIKeyEnv)
-		}
-		c.APIKey = Secret(getenv(c.APIKeyEnv))
-		if c.APIKey == "" {
-			return Config{}, fmt.Errorf("%s names %s, which is not set or empty", EnvAPIKeyEnv, c.APIKeyEnv)
-		}
+	key, err := openaihttp.KeyFromEnv(getenv, EnvAPIKeyEnv, c.APIKeyEnv)
+	if err != nil {
+		return Config{}, err
 	}
+	c.APIKey = key
 	switch s := strings.TrimSpace(getenv(EnvLocality)); s {
 	case "":
-		loopback, err := isLoopback(c.BaseURL)
+		loopback, err := openaihttp.IsLoopback(c.BaseURL, EnvAPIKeyEnv)
 		if err != nil {
 			return Config{}, fmt.Errorf("%s: %w", EnvBaseURL, err)
 		}
@@ -139,7 +124,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 
 // validate reports the first setting of c that cannot work.
 func (c Config) validate() error {
-	if _, err := parseBaseURL(c.BaseURL); err != nil {
+	if _, err := openaihttp.ParseBaseURL(c.BaseURL, EnvAPIKeyEnv); err != nil {
 		return fmt.Errorf("%s: %w", EnvBaseURL, err)
 	}
 	switch {
@@ -151,35 +136,4 @@ func (c Config) validate() error {
 		return fmt.Errorf("%s %d: must be positive", EnvMaxInputBytes, c.MaxInputBytes)
 	}
 	return nil
-}
-
-// parseBaseURL accepts an absolute http(s) URL without credentials in it:
-// a key belongs in the variable EnvAPIKeyEnv names, where it is not logged.
-func parseBaseURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return nil, errors.New("not a URL")
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("scheme %q: must be http or https", u.Scheme)
-	case u.Host == "":
-		return nil, errors.New("has no host")
-	case u.User != nil:
-		return nil, fmt.Errorf("must not carry credentials; put the key in a variable named by %s", EnvAPIKeyEnv)
-	}
-	return u, nil
-}
-
-// isLoopback reports whether the base URL's host is this machine.
-func isLoopback(base string) (bool, error) {
-	u, err := parseBaseURL(base)
-	if err != nil {
-		return false, err
-	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true, nil
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback(), nil
 }

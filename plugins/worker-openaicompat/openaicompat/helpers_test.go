@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/memhost/memhost/plugins/worker-openaicompat/internal/fakeopenai"
+	"github.com/memhost/memhost/sdk/openaihttp"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -60,7 +61,7 @@ func newTestWorker(t *testing.T, baseURL string) (*Worker, *syncBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.retry = retryPolicy{attempts: 3, base: 5 * time.Millisecond, max: 20 * time.Millisecond}
+	w.retry = openaihttp.RetryPolicy{Attempts: 3, Base: 5 * time.Millisecond, Max: 20 * time.Millisecond}
 	return w, logs
 }
 
@@ -96,13 +97,4 @@ func formats(srv *fakeopenai.Server) []string {
 		}
 	}
 	return out
-}
-
-func mustTime(t *testing.T, s string) time.Time {
-	t.Helper()
-	at, err := http.ParseTime(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return at
 }

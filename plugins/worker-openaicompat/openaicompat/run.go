@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/memhost/memhost/sdk/openaihttp"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -50,18 +51,18 @@ func (w *Worker) Run(ctx context.Context, t worker.Task) (worker.Answer, error) 
 		case ctx.Err() != nil:
 			return worker.Answer{}, w.ctxErr(ctx)
 		case !w.caps.completionTokens.Load() && (errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) ||
-			errors.As(err, &he) && he.rejects("max_completion_tokens")):
+			errors.As(err, &he) && he.Rejects("max_completion_tokens")):
 			w.caps.completionTokens.Store(true)
 			w.log.Info("the runtime refuses max_tokens; capping output with max_completion_tokens from now on", "max_completion_tokens", maxOut)
-		case f != formatNone && errors.As(err, &he) && he.rejects("response_format", "json_schema", "json_object"):
+		case f != formatNone && errors.As(err, &he) && he.Rejects("response_format", "json_schema", "json_object"):
 			next := w.caps.downgrade(f)
 			w.log.Info("the runtime refuses a response_format; asking with the next one from now on",
-				"refused", f.String(), "next", next.String(), "message", he.message)
+				"refused", f.String(), "next", next.String(), "message", he.Message)
 			f = max(next, f+1)
 		case errors.Is(err, openai.ErrChatCompletionInvalidModel):
 			return worker.Answer{}, fmt.Errorf("%w: %s %q is not a chat model", worker.ErrInvalidInput, EnvModel, w.cfg.Model)
 		case errors.As(err, &he):
-			return worker.Answer{}, he.typed(w.cfg.APIKeyEnv)
+			return worker.Answer{}, typed(he.CallError, w.cfg.APIKeyEnv)
 		default:
 			return worker.Answer{}, err
 		}
@@ -105,9 +106,9 @@ func (w *Worker) request(t worker.Task, f format) (openai.ChatCompletionRequest,
 
 // httpError is a response the runtime failed that is not worth retrying as
 // it is; Run decides whether another shape of request may succeed.
-type httpError struct{ callError }
+type httpError struct{ openaihttp.CallError }
 
-func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.message) }
+func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message) }
 
 // send makes the request, retrying a 429 or a 5xx with backoff (or after the
 // runtime's Retry-After) while attempts and the deadline allow.
@@ -120,31 +121,28 @@ func (w *Worker) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 		if ctx.Err() != nil {
 			return resp, w.ctxErr(ctx)
 		}
-		var c callError
-		if !w.classify(err, &c) {
+		c, ok := openaihttp.Classify(err, w.cfg.APIKey)
+		if !ok {
 			if errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) || errors.Is(err, openai.ErrChatCompletionInvalidModel) {
 				return resp, err
 			}
 			// A 2xx whose body did not decode as a chat completion.
-			return resp, fmt.Errorf("%w: the runtime's response is not a chat completion: %s", worker.ErrBadAnswer, bounded(w.redact(err.Error())))
+			return resp, fmt.Errorf("%w: the runtime's response is not a chat completion: %s", worker.ErrBadAnswer, openaihttp.Bounded(w.cfg.APIKey.Redact(err.Error())))
 		}
-		if c.status == 0 {
-			return resp, c.typed(w.cfg.APIKeyEnv)
+		if c.Status == 0 {
+			return resp, typed(c, w.cfg.APIKeyEnv)
 		}
-		if !c.retryable() {
+		if !c.Retryable() {
 			return resp, &httpError{c}
 		}
-		if attempt >= w.retry.attempts {
-			return resp, fmt.Errorf("after %d attempts: %w", attempt, c.typed(w.cfg.APIKeyEnv))
+		if attempt >= w.retry.Attempts {
+			return resp, fmt.Errorf("after %d attempts: %w", attempt, typed(c, w.cfg.APIKeyEnv))
 		}
-		wait, ok := retryAfter(resp.Header(), time.Now())
-		if !ok {
-			wait = w.retry.backoff(attempt)
-		}
+		wait := w.retry.Wait(attempt, resp.Header(), time.Now())
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return resp, fmt.Errorf("a retry in %s would pass the deadline: %w", wait.Round(time.Millisecond), c.typed(w.cfg.APIKeyEnv))
+			return resp, fmt.Errorf("a retry in %s would pass the deadline: %w", wait.Round(time.Millisecond), typed(c, w.cfg.APIKeyEnv))
 		}
-		w.log.Warn("retrying the chat completion", "status", c.status, "attempt", attempt, "wait", wait, "message", c.message)
+		w.log.Warn("retrying the chat completion", "status", c.Status, "attempt", attempt, "wait", wait, "message", c.Message)
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -171,7 +169,7 @@ func (w *Worker) answer(t worker.Task, resp openai.ChatCompletionResponse) (work
 	case choice.FinishReason == openai.FinishReasonContentFilter:
 		return worker.Answer{}, fmt.Errorf("%w: the runtime's content filter stopped the answer", worker.ErrRefused)
 	case choice.Message.Refusal != "":
-		return worker.Answer{}, fmt.Errorf("%w: %s", worker.ErrRefused, bounded(w.redact(choice.Message.Refusal)))
+		return worker.Answer{}, fmt.Errorf("%w: %s", worker.ErrRefused, openaihttp.Bounded(w.cfg.APIKey.Redact(choice.Message.Refusal)))
 	}
 	model := resp.Model
 	if model == "" {

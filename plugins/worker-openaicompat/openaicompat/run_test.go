@@ -133,7 +133,7 @@ func TestPersistentServerErrorIsUnavailableAfterRetries(t *testing.T) {
 	_, err := w.Run(t.Context(), task(kitSchema))
 	require.ErrorIs(t, err, worker.ErrUnavailable)
 	require.Contains(t, err.Error(), "HTTP 500")
-	require.Len(t, formats(srv), w.retry.attempts)
+	require.Len(t, formats(srv), w.retry.Attempts)
 }
 
 func TestSlowRuntimeTimesOut(t *testing.T) {

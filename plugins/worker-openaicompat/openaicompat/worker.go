@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/memhost/memhost/sdk/openaihttp"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -32,7 +32,7 @@ type Worker struct {
 	client *openai.Client
 	log    hclog.Logger
 	caps   capabilities
-	retry  retryPolicy
+	retry  openaihttp.RetryPolicy
 }
 
 var _ worker.Worker = (*Worker)(nil)
@@ -65,7 +65,7 @@ func newWorker(cfg Config, cfgErr error) *Worker {
 		cfg:    cfg,
 		cfgErr: cfgErr,
 		log:    cfg.Logger,
-		retry:  defaultRetry,
+		retry:  openaihttp.DefaultRetry,
 		info: worker.Info{
 			Name:        cfg.Name,
 			Version:     Version,
@@ -90,14 +90,7 @@ func newWorker(cfg Config, cfgErr error) *Worker {
 	if w.cfgErr != nil {
 		return w
 	}
-	oc := openai.DefaultConfig(string(cfg.APIKey))
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.HTTPClient != nil {
-		oc.HTTPClient = cfg.HTTPClient
-	} else {
-		oc.HTTPClient = &http.Client{}
-	}
-	w.client = openai.NewClientWithConfig(oc)
+	w.client = openaihttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient)
 	return w
 }
 
@@ -128,25 +121,16 @@ func (w *Worker) Health(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("runtime at %s did not answer GET /models within %s: %w", w.cfg.BaseURL, healthTimeout, ctx.Err())
 	}
-	var c callError
-	if !w.classify(err, &c) {
+	c, ok := openaihttp.Classify(err, w.cfg.APIKey)
+	if !ok {
 		// The runtime answered 2xx with a body that is not a model list:
 		// it is up, which is all Health asks.
 		return nil
 	}
-	if c.status == http.StatusNotFound {
+	if c.Status == http.StatusNotFound {
 		return nil
 	}
-	return fmt.Errorf("runtime at %s: GET /models: %w", w.cfg.BaseURL, c.typed(w.cfg.APIKeyEnv))
-}
-
-// redact removes the API key from text that came from the runtime, which
-// may echo what it was sent.
-func (w *Worker) redact(s string) string {
-	if w.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, string(w.cfg.APIKey), "[redacted]")
+	return fmt.Errorf("runtime at %s: GET /models: %w", w.cfg.BaseURL, typed(c, w.cfg.APIKeyEnv))
 }
 
 // errConfig is Run's refusal when the configuration cannot work.

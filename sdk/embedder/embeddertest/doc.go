@@ -12,6 +12,8 @@
 //   - Attach connects to a plugin served in debug mode (embedder.WithDebug),
 //     for instance one running under a debugger.
 //   - Exercise is the conformance kit: subtests every embedder must pass.
+//   - Subpackage openaifake is a stand-in OpenAI-compatible embeddings runtime with a small
+//     semantic model, for plugins that call one and for the host's tests.
 //
 // A plugin's tests typically run the kit on the implementation (where
 // cancellation is observable) and over the wire:

@@ -101,3 +101,6 @@ func (h *Handle) Health(ctx context.Context) error {
 		return Adapter{}.Health(ctx, raw)
 	})
 }
+
+// Instance is the [embedders.NAME] table the plugin runs, "" for a plugin started as found.
+func (h *Handle) Instance() string { return h.p.Instance() }

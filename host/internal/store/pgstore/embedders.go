@@ -7,18 +7,20 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// EmbeddersWithVectors names the embedders that hold stored vectors, sorted: what an embedder
-// switch would leave behind, and what switching back finds ready.
+// EmbeddersWithVectors returns, sorted, the embedders that have at least one stored vector:
+// the intent `auto` embedder tiering reads (dense vectors stored mean the dense tier was chosen
+// and must not be dropped), what an embedder switch leaves behind and what switching back
+// finds ready. Only embedders the host ever registered (embedder_dimensions, a handful) are
+// probed, each with an EXISTS on memory_vectors_scope that stops at its first row.
 func (s *Store) EmbeddersWithVectors(ctx context.Context) ([]string, error) {
-	// One probe of memory_vectors_scope per registered embedder, not a scan of the vectors.
-	rows, err := s.pool.Query(ctx, `SELECT embedder FROM embedder_dimensions d
-		WHERE EXISTS (SELECT 1 FROM memory_vectors v WHERE v.embedder = d.embedder) ORDER BY embedder`)
+	rows, err := s.pool.Query(ctx, `SELECT d.embedder FROM embedder_dimensions d
+		WHERE EXISTS (SELECT 1 FROM memory_vectors v WHERE v.embedder = d.embedder) ORDER BY d.embedder`)
 	if err != nil {
-		return nil, fmt.Errorf("embedders with vectors: %w", err)
+		return nil, fmt.Errorf("read the embedders with stored vectors: %w", err)
 	}
 	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("embedders with vectors: %w", err)
+		return nil, fmt.Errorf("read the embedders with stored vectors: %w", err)
 	}
 	return names, nil
 }

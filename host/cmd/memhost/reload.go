@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/server"
+)
+
+func reloadCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "reload",
+		Short: "Make the running host re-read its configuration and plugins without a restart",
+		Long: `Make the running host re-read its configuration (the file, environment and flags it
+started with) and its plugin folders: new or replaced plugin binaries, changed checksums and
+changed [embedders] tables are started beside the running plugins and the embedder is chosen
+again as boot would; requests in flight finish on the old plugins. A configuration with
+problems is refused with the reason, and the running one stays. Sending the host SIGHUP does
+the same. Needs an admin token (--token or MEMHOST_TOKEN).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			h, err := runningHost(cmd)
+			if err != nil {
+				return err
+			}
+			var res server.ReloadResult
+			if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/admin/reload", nil, &res); err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "reloaded: %d plugins\n", len(res.Plugins))
+			printPlugins(out, res.Plugins)
+			printEmbedder(out, res.Embedder)
+			return nil
+		},
+	}
+	addTokenFlag(c)
+	return c
+}

@@ -1,0 +1,189 @@
+package openaicompat
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/openaihttp"
+)
+
+// Version is the plugin's release.
+const Version = "0.1.0"
+
+// probeTimeout bounds the requests Describe and Health make on their own,
+// so that a runtime that accepts the connection and never answers reads as
+// unavailable rather than stalling the host.
+const probeTimeout = 10 * time.Second
+
+// Embedder embeds texts through one OpenAI-compatible runtime. It is safe
+// for concurrent use.
+type Embedder struct {
+	cfg Config
+	// cfgErr, when set, is why the configuration cannot work: every method
+	// reports it instead of calling anything.
+	cfgErr error
+	client *openai.Client
+	log    hclog.Logger
+	retry  openaihttp.RetryPolicy
+
+	mu sync.Mutex
+	// dims is the vectors' width: configured, or learnt from the runtime
+	// once and then fixed for the life of the process.
+	dims int
+	// limitErr is the verdict of measuring the model's context against the
+	// declared limit (see checkLimit); limitChecked says it is final.
+	limitChecked bool
+	limitErr     error
+}
+
+var _ embedder.Embedder = (*Embedder)(nil)
+
+// New returns an Embedder for cfg, or an error naming the setting that
+// cannot work.
+func New(cfg Config) (*Embedder, error) {
+	e := newEmbedder(cfg, cfg.validate())
+	if e.cfgErr != nil {
+		return nil, e.cfgErr
+	}
+	return e, nil
+}
+
+// FromEnv returns the plugin's Embedder, configured from getenv (see
+// ConfigFromEnv). A bad configuration still yields an Embedder, one whose
+// methods report the variable at fault, so that the operator sees the
+// reason in the host rather than a plugin that will not start.
+func FromEnv(getenv func(string) string, log hclog.Logger) *Embedder {
+	cfg, err := ConfigFromEnv(getenv)
+	cfg.Logger = log
+	return newEmbedder(cfg, err)
+}
+
+func newEmbedder(cfg Config, cfgErr error) *Embedder {
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	e := &Embedder{cfg: cfg, cfgErr: cfgErr, log: cfg.Logger, retry: openaihttp.DefaultRetry, dims: cfg.Dimensions}
+	if e.log == nil {
+		e.log = hclog.NewNullLogger()
+	}
+	if cfgErr == nil {
+		e.client = openaihttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient)
+	}
+	return e
+}
+
+// Describe returns the embedder's Info. Without a configured width it asks
+// the runtime once, so it fails while the runtime is down: configure
+// dimensions to start without it.
+func (e *Embedder) Describe(ctx context.Context) (embedder.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return embedder.Info{}, err
+	}
+	if e.cfgErr != nil {
+		return embedder.Info{}, e.errConfig()
+	}
+	dims, err := e.dimensions(ctx)
+	if err != nil {
+		return embedder.Info{}, err
+	}
+	return e.info(dims), nil
+}
+
+func (e *Embedder) info(dims int) embedder.Info {
+	return embedder.Info{
+		Name:                   VectorSpace(e.cfg.Model, dims),
+		Version:                Version,
+		Description:            fmt.Sprintf("%s: %s at %s through the OpenAI-compatible embeddings API", e.cfg.Name, e.cfg.Model, e.cfg.BaseURL),
+		Dimensions:             dims,
+		MaxBatch:               e.cfg.MaxBatch,
+		MaxInputBytes:          e.maxInputBytes(),
+		SuggestedFoldThreshold: e.cfg.FoldThreshold,
+	}
+}
+
+// maxInputBytes is the byte limit for a text: the model's context at
+// BytesPerToken, less what a prefix takes.
+func (e *Embedder) maxInputBytes() int {
+	prefix := max(len(e.cfg.QueryPrefix), len(e.cfg.DocumentPrefix))
+	return max(e.cfg.MaxInputTokens*BytesPerToken-prefix, 1)
+}
+
+var notInName = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// VectorSpace is Info.Name for model at dims: the model's name in the
+// store's alphabet, and the width, e.g. "nomic-embed-text-latest-768". A
+// different model or width is a different vector space.
+func VectorSpace(model string, dims int) string {
+	suffix := "-" + strconv.Itoa(dims)
+	name := strings.Trim(notInName.ReplaceAllString(strings.ToLower(model), "-"), "-._")
+	if name == "" {
+		name = "model"
+	}
+	if len(name)+len(suffix) > 63 {
+		name = strings.TrimRight(name[:63-len(suffix)], "-._")
+	}
+	return name + suffix
+}
+
+// dimensions returns the vectors' width, asking the runtime for one vector
+// the first time when none is configured.
+func (e *Embedder) dimensions(ctx context.Context) (int, error) {
+	e.mu.Lock()
+	dims := e.dims
+	e.mu.Unlock()
+	if dims > 0 {
+		return dims, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	vecs, err := e.request(ctx, []string{"dimension probe"})
+	if err != nil {
+		return 0, fmt.Errorf("learn the model's width (set %s to start without the runtime): %w", EnvDimensions, err)
+	}
+	dims = len(vecs[0])
+	if dims > MaxDimensions {
+		return 0, fmt.Errorf("%w: %w", embedder.ErrInvalidInput, tooWide(e.cfg.Model, dims))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.dims == 0 {
+		e.dims = dims
+	}
+	return e.dims, nil
+}
+
+// Health checks that Embed can succeed: the runtime answers a one-word
+// embedding of the expected width, and the model reads input to the
+// declared limit (see checkLimit). An embedding, not GET /models, because
+// only it shows that the model is loaded and answers what memhost stores.
+func (e *Embedder) Health(ctx context.Context) error {
+	if e.cfgErr != nil {
+		return e.cfgErr
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if _, err := e.dimensions(ctx); err != nil {
+		return fmt.Errorf("runtime at %s: %w", e.cfg.BaseURL, err)
+	}
+	if err := e.checkLimit(ctx); err != nil {
+		return fmt.Errorf("runtime at %s: %w", e.cfg.BaseURL, err)
+	}
+	if _, err := e.request(ctx, []string{"health"}); err != nil {
+		return fmt.Errorf("runtime at %s: %w", e.cfg.BaseURL, err)
+	}
+	return nil
+}
+
+// errConfig is the refusal when the configuration cannot work.
+func (e *Embedder) errConfig() error {
+	return fmt.Errorf("%w: embedder not configured: %w", embedder.ErrInvalidInput, e.cfgErr)
+}
