@@ -25,8 +25,10 @@ func TestEmbeddersWithVectors(t *testing.T) {
 
 	_, err = storetest.Insert(ctx, s, storetest.NewWrite("p", "a fact", storetest.Vec(0, 0)))
 	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, embedding, seq)
-		VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'dense', '\x01', 'dense-v1', '[1,0,0,0]', 1)`)
+	_, err = pool.Exec(ctx, `WITH m AS (INSERT INTO memories (id, scope, scope_key, kind, text, text_hash, embedder, seq)
+			VALUES (gen_random_uuid(), 'project', 'p', 'fact', 'dense', '\x01', 'dense-v1', 1) RETURNING id)
+		INSERT INTO memory_vectors (memory_id, embedder, scope, scope_key, kind, embedding)
+		SELECT id, 'dense-v1', 'project', 'p', 'fact', '[1,0,0,0]' FROM m`)
 	require.NoError(t, err)
 	names, err = s.EmbeddersWithVectors(ctx)
 	require.NoError(t, err)
