@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -63,15 +64,22 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 			if err != nil {
 				return err
 			}
+			// The host supervises embedders (and, in its full status, workers); providers start
+			// with each memhost run, so they (and, with no host, embedders too) are probed here.
+			kinds := []string{"provider"}
 			if source == "" {
 				source = "probed locally (no host answers at " + cfg.Server.Listen + ")"
-				sup, skipped := probe(cmd.Context(), cfg)
-				defer func() { _ = sup.Shutdown(context.WithoutCancel(cmd.Context())) }()
-				for _, p := range skipped {
-					fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
-				}
-				list = sup.List()
+				kinds = append(kinds, "embedder")
+			} else {
+				source += "; providers probed locally"
 			}
+			sup, skipped := probe(cmd.Context(), cfg, kinds...)
+			defer func() { _ = sup.Shutdown(context.WithoutCancel(cmd.Context())) }()
+			for _, p := range skipped {
+				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
+			}
+			list = append(list, sup.List()...)
+			list = append(list, idleWorkers(cfg, list)...)
 			fmt.Fprintf(cmd.OutOrStdout(), "plugins: %s\n", source)
 			printPlugins(cmd.OutOrStdout(), list)
 			return nil
@@ -103,19 +111,45 @@ func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []
 	return r.Plugins, source + " (states only: pass an admin --token for details)", nil
 }
 
-// probe launches the plugins cfg points at, asks each who it is and leaves them running
-// without a health loop, for commands that only look; the caller shuts the supervisor down.
-// skipped are the binaries discovery passed over, with the reason.
-func probe(ctx context.Context, cfg *config.Config) (sup *plugins.Supervisor, skipped []error) {
+// probe launches the plugins cfg points at (and those bundled beside the binary: pluginDirs),
+// of the given kinds (embedders and providers when none: workers need their configured
+// settings), asks each who it is and leaves them running without a
+// health loop, for commands that only look; the caller shuts the supervisor down. skipped are
+// the binaries discovery passed over, with the reason.
+func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugins.Supervisor, skipped []error) {
 	sup = plugins.New(plugins.Config{
 		Adapters:    []plugins.Adapter{embedders.Adapter{}, providers.Adapter{}},
 		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1,
 		// Failures show in the table; plugin chatter would only garble it.
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Off, Output: io.Discard}),
 	})
-	cands, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	cands, skipped := plugins.Discover(pluginDirs(cfg), cfg.Plugins.Checksums)
+	if len(kinds) == 0 {
+		kinds = []string{embedders.Adapter{}.Kind(), providers.Adapter{}.Kind()}
+	}
+	var of []plugins.Candidate
+	for _, k := range kinds {
+		of = append(of, plugins.OfKind(cands, k)...)
+	}
+	cands = of
 	_ = sup.Start(ctx, cands) // a plugin that fails to start is in List, failed, with its reason
 	return sup, skipped
+}
+
+// idleWorkers are the worker binaries discovery finds that list does not show running: a worker
+// only starts inside the host, once per configured instance with its settings
+// (docs/workers.md), so here it is listed, stopped, with that said.
+func idleWorkers(cfg *config.Config, list []plugins.Status) []plugins.Status {
+	cands, _ := plugins.Discover(pluginDirs(cfg), cfg.Plugins.Checksums)
+	var out []plugins.Status
+	for _, c := range plugins.OfKind(cands, "worker") {
+		if slices.ContainsFunc(list, func(s plugins.Status) bool { return s.Path == c.Path }) {
+			continue
+		}
+		out = append(out, plugins.Status{Kind: c.Kind, Name: c.Name, Binary: c.Binary(), Path: c.Path, State: plugins.StateStopped,
+			LastError: "not running here: the host starts one per configured worker (docs/workers.md)"})
+	}
+	return out
 }
 
 // maxTableError bounds the LAST ERROR column: the table keeps one line per plugin, and the
