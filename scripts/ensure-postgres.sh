@@ -102,7 +102,10 @@ SRC
   apt-get install -y -qq "postgresql-server-dev-$PG_MAJOR" build-essential dpkg-dev >/dev/null
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  (cd "$work" && apt-get source -qq --download-only pgvector >/dev/null 2>&1 || apt-get source --download-only pgvector)
+  # Quiet when it works; on failure, again with its output for the log.
+  if ! (cd "$work" && apt-get source -qq --download-only pgvector >/dev/null 2>&1); then
+    (cd "$work" && apt-get source --download-only pgvector)
+  fi
   (cd "$work" && dpkg-source -x --no-check ./pgvector_*.dsc src >/dev/null)
   make -s -C "$work/src" PG_CONFIG="$PG_BINDIR/pg_config" >/dev/null
   make -s -C "$work/src" PG_CONFIG="$PG_BINDIR/pg_config" install >/dev/null

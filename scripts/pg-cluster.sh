@@ -21,8 +21,9 @@ set -euo pipefail
 
 cmd=${1:?usage: pg-cluster.sh start|stop|url DIR}
 dir=${2:?usage: pg-cluster.sh start|stop|url DIR}
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
+# Only start creates DIR: url and stop must not leave an empty cluster folder behind.
+[ "$cmd" = start ] && mkdir -p "$dir"
+[ -d "$dir" ] && dir=$(cd "$dir" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/pg-env.sh
 . "$here/pg-env.sh"

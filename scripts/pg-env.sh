@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # PG_MAJOR and PG_BINDIR are this library's results
 # pg-env.sh is sourced by ensure-postgres.sh and pg-cluster.sh: it finds the PostgreSQL server
 # (14-18) this machine has or offers, and knows how each platform installs it and pgvector.
 #
@@ -116,6 +116,7 @@ as_user() {
   if command -v runuser >/dev/null 2>&1; then
     runuser -u "$u" -- "$@"
   else
+    # shellcheck disable=SC2016 # expanded by the user's shell, not ours
     su "$u" -s /bin/sh -c '"$0" "$@"' -- "$@"
   fi
 }

@@ -36,7 +36,7 @@ if [ $yes = 0 ]; then
   echo "(the private cluster's memories go with .memhost: export projects first, bin/memhost export --project KEY)"
   echo "Run with --yes to do it: bin/memhost uninstall --yes (or make uninstall)."
 else
-  [ -x "$root/bin/memhost" ] && "$root/bin/memhost" service uninstall || true
+  if [ -x "$root/bin/memhost" ]; then "$root/bin/memhost" service uninstall || true; fi
   "$here/stop.sh"
   "$here/pg-cluster.sh" stop "${TMPDIR:-/tmp}/memhost-test-pg-$(id -u)" 2>/dev/null || true
   for d in "$state"/*/; do
