@@ -38,7 +38,8 @@ ldflags="-s -w -X $pkg.Version=$VERSION -X $pkg.Commit=$commit -X $pkg.BuildDate
 targets=./host/cmd/memhost
 for p in $plugins; do targets="$targets ./plugins/${p%%:*}"; done
 target=${GOOS:-$("$GO" env GOOS)}/${GOARCH:-$("$GO" env GOARCH)}
-echo "build: memhost $VERSION for $target: host and 6 plugins in one go build (a cold cache compiles ~600 packages; later builds reuse it)" >&2
+echo "build: memhost $VERSION for $target: host and 6 plugins in one go build" >&2
+echo "build: (the first build downloads the modules from the Go module proxy and compiles ~600 packages; later builds reuse Go's cache)" >&2
 
 tmp=$out/.build
 rm -rf "$tmp"
@@ -49,7 +50,10 @@ mkdir -p "$tmp"
 CGO_ENABLED=0 "$GO" build -v -trimpath -ldflags "$ldflags" -o "$tmp/" $targets 2>&1 | awk '
   /^[^ :]+$/ {
     n = split($0, e, "/")
-    mod = (e[1] ~ /\./) ? e[1] "/" e[2] "/" e[3] : "the Go standard library"
+    if (e[1] !~ /\./) mod = "the Go standard library"
+    else if ($0 ~ /^github\.com\/memhost\/memhost\//) mod = "memhost " e[4] (e[4] == "plugins" ? "/" e[5] : "")
+    else if (e[1] ~ /^(github\.com|gitlab\.com|golang\.org|bitbucket\.org)$/) mod = e[1] "/" e[2] "/" e[3]
+    else mod = e[1] "/" e[2]
     if (!(mod in seen)) { seen[mod] = 1; printf "build:   compiling %s\n", mod > "/dev/stderr" }
     next
   }
