@@ -158,5 +158,6 @@ if [ "$("$bindir/psql" -h "$run" -U "$dbuser" -d postgres -Atqc "select 1 from p
   "$bindir/psql" -h "$run" -U "$dbuser" -d postgres -qc "create database \"$db\"" >/dev/null
 fi
 # Created here, under the lock, so processes that share the cluster never race on it.
-"$bindir/psql" -h "$run" -U "$dbuser" -d "$db" -qc "create extension if not exists vector with schema public" >/dev/null
+"$bindir/psql" -h "$run" -U "$dbuser" -d "$db" -q -c "set client_min_messages = warning" \
+  -c "create extension if not exists vector with schema public" >/dev/null
 url
