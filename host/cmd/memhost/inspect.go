@@ -111,11 +111,12 @@ func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []
 	return r.Plugins, source + " (states only: pass an admin --token for details)", nil
 }
 
-// probe launches the plugins cfg points at (and those bundled beside the binary: pluginDirs),
-// of the given kinds (embedders and providers when none: workers need their configured
-// settings), asks each who it is and leaves them running without a
-// health loop, for commands that only look; the caller shuts the supervisor down. skipped are
-// the binaries discovery passed over, with the reason.
+// probe launches the plugins of the given kinds (embedders and providers when none: workers
+// need their configured settings) where their user looks for them: providers where memhost
+// run does (pluginDirs: plugins.dirs, then the folder beside the binary), the rest where the
+// host does (plugins.dirs alone), so the table shows what each would start. It asks each who it
+// is and leaves them running without a health loop, for commands that only look; the caller
+// shuts the supervisor down. skipped are the binaries discovery passed over, with the reason.
 func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugins.Supervisor, skipped []error) {
 	sup = plugins.New(plugins.Config{
 		Adapters:    []plugins.Adapter{embedders.Adapter{}, providers.Adapter{}},
@@ -123,24 +124,28 @@ func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugi
 		// Failures show in the table; plugin chatter would only garble it.
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Off, Output: io.Discard}),
 	})
-	cands, skipped := plugins.Discover(pluginDirs(cfg), cfg.Plugins.Checksums)
 	if len(kinds) == 0 {
 		kinds = []string{embedders.Adapter{}.Kind(), providers.Adapter{}.Kind()}
 	}
-	var of []plugins.Candidate
+	hostFound, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	runFound, _ := plugins.Discover(pluginDirs(cfg), cfg.Plugins.Checksums) // the same problems, and the own folder exists
+	var cands []plugins.Candidate
 	for _, k := range kinds {
-		of = append(of, plugins.OfKind(cands, k)...)
+		found := hostFound
+		if k == (providers.Adapter{}).Kind() {
+			found = runFound
+		}
+		cands = append(cands, plugins.OfKind(found, k)...)
 	}
-	cands = of
 	_ = sup.Start(ctx, cands) // a plugin that fails to start is in List, failed, with its reason
 	return sup, skipped
 }
 
-// idleWorkers are the worker binaries discovery finds that list does not show running: a worker
-// only starts inside the host, once per configured instance with its settings
-// (docs/workers.md), so here it is listed, stopped, with that said.
+// idleWorkers are the worker binaries in plugins.dirs (where the host finds them) that list
+// does not show running: a worker only starts inside the host, once per configured instance
+// with its settings (docs/workers.md), so here it is listed, stopped, with that said.
 func idleWorkers(cfg *config.Config, list []plugins.Status) []plugins.Status {
-	cands, _ := plugins.Discover(pluginDirs(cfg), cfg.Plugins.Checksums)
+	cands, _ := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
 	var out []plugins.Status
 	for _, c := range plugins.OfKind(cands, "worker") {
 		if slices.ContainsFunc(list, func(s plugins.Status) bool { return s.Path == c.Path }) {

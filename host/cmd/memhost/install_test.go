@@ -55,6 +55,29 @@ func TestPluginsListsEveryBundledKind(t *testing.T) {
 	require.NotContains(t, out, "failed")
 }
 
+// TestPluginsShowsWhatEachStarterFinds: the plugins beside an installed binary (bin/plugins)
+// are where memhost run finds providers, so the table lists the provider there; the host loads
+// embedders from plugins.dirs alone, so an embedder only beside the binary is not listed, and
+// config check agrees that none is configured.
+func TestPluginsShowsWhatEachStarterFinds(t *testing.T) {
+	t.Parallel()
+	root, memhost := installedRoot(t, nil)
+	own := filepath.Join(root, "bin", "plugins")
+	require.NoError(t, os.MkdirAll(own, 0o755))
+	testplugins.Install(t, own, "memhost-embedder-bm25", testplugins.BM25(t))
+	testplugins.Install(t, own, "memhost-provider-claude", filepath.Join(testplugins.Providers(t), "memhost-provider-claude"))
+	cfg := writeConfig(t, t.TempDir(), "")
+
+	out, err := runBinary(t, memhost, nil, "plugins", "--config", cfg)
+	require.NoError(t, err, out)
+	require.Regexp(t, `(?m)^provider\s+claude\s+\S+\s+ready\s+\d+\s+0\s+`+regexp.QuoteMeta(own), out)
+	require.NotContains(t, out, "embedder")
+
+	out, err = runBinary(t, memhost, nil, "config", "check", "--config", cfg)
+	require.Error(t, err)
+	require.Contains(t, out, "plugins.dirs: no embedder plugin found")
+}
+
 // installedRoot lays out a checkout in a folder whose name needs quoting in a unit file and
 // escaping in XML: bin/memhost (this package's binary) and scripts/ holding scripts.
 func installedRoot(t *testing.T, scripts map[string]string) (root, memhost string) {
