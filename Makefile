@@ -1,52 +1,40 @@
 # memhost — the two commands of the README are `make run` and `make test`.
-# Both install what they need (PostgreSQL 15 + pgvector) on a fresh Debian machine as root.
+# Both provide what they need (PostgreSQL 14-18 + pgvector: the system's, or installed from its
+# packages; root only for apt) and run as a normal user.
 
 GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 export GOTOOLCHAIN ?= local
 
 BIN := bin
-PLUGIN_DIR := $(BIN)/plugins
-PLUGINS := $(PLUGIN_DIR)/memhost-embedder-bm25 \
-	$(PLUGIN_DIR)/memhost-provider-claude $(PLUGIN_DIR)/memhost-provider-codex $(PLUGIN_DIR)/memhost-provider-gemini \
-	$(PLUGIN_DIR)/memhost-worker-agentcli $(PLUGIN_DIR)/memhost-worker-openaicompat \
-	$(PLUGIN_DIR)/memhost-embedder-openaicompat
 
-.PHONY: all build run test bench lint fmt generate proto-breaking clean postgres
+.PHONY: all build run stop dist uninstall test bench lint fmt generate proto-breaking clean postgres
 
 all: build
 
-build: $(BIN)/memhost $(PLUGINS)
+## build: the host and every plugin in one go build (scripts/build.sh), stamped with the
+## version, commit and date; Go's build cache decides what is stale.
+build:
+	GO=$(GO) scripts/build.sh $(BIN)
 
-# Go's own build cache decides what is stale; these targets always ask it.
-.PHONY: $(BIN)/memhost $(PLUGINS)
-$(BIN)/memhost:
-	cd host && $(GO) build -trimpath -o ../$(BIN)/memhost ./cmd/memhost
-
-$(PLUGIN_DIR)/memhost-embedder-bm25:
-	cd plugins/embed-bm25 && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-embedder-bm25 .
-
-$(PLUGIN_DIR)/memhost-provider-claude:
-	cd plugins/provider-claude && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-claude .
-
-$(PLUGIN_DIR)/memhost-provider-codex:
-	cd plugins/provider-codex && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-codex .
-
-$(PLUGIN_DIR)/memhost-provider-gemini:
-	cd plugins/provider-gemini && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-provider-gemini .
-
-$(PLUGIN_DIR)/memhost-worker-agentcli:
-	cd plugins/worker-agentcli && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-worker-agentcli .
-
-$(PLUGIN_DIR)/memhost-worker-openaicompat:
-	cd plugins/worker-openaicompat && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-worker-openaicompat .
-
-$(PLUGIN_DIR)/memhost-embedder-openaicompat:
-	cd plugins/embed-openaicompat && $(GO) build -trimpath -o ../../$(PLUGIN_DIR)/memhost-embedder-openaicompat .
-
-## run: build, provide Postgres 15 + pgvector, start a private cluster under ./.memhost
+## run: build, provide PostgreSQL + pgvector, start a private cluster under ./.memhost
 ## (unless MEMHOST_DATABASE_URL is set), apply migrations and serve on 127.0.0.1:7420.
+## Ctrl-C stops the host, its plugins and the cluster.
 run: build
 	GO=$(GO) scripts/run.sh
+
+## stop: stop what make run (or bin/memhost up, or the service) started from this checkout.
+stop:
+	scripts/stop.sh
+
+## dist: release archives for linux and darwin, amd64 and arm64, with SHA256SUMS, in dist/
+## (DIST_TARGETS=linux/amd64 for one).
+dist:
+	GO=$(GO) scripts/dist.sh dist
+
+## uninstall: remove what memhost created (service, cluster, .memhost, caches) and print what
+## it leaves with the commands that remove it (bin/memhost uninstall without --yes only lists).
+uninstall:
+	scripts/uninstall.sh --yes
 
 ## test: gofmt, go vet and go test -race for every module, against a real Postgres.
 test:
@@ -82,4 +70,4 @@ proto-breaking:
 	cd sdk && GOWORK=off $(GO) tool -modfile=../tools/go.mod buf breaking proto --against '../.git#branch=main,subdir=sdk/proto'
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

@@ -1,37 +1,92 @@
 #!/usr/bin/env bash
-# ensure-postgres.sh installs PostgreSQL 15 and pgvector when they are missing.
+# ensure-postgres.sh makes sure a PostgreSQL server (14-18) and pgvector for it are installed.
 #
-# pgvector is not packaged for Debian bookworm, so we build Debian trixie's source package
-# against bookworm's postgresql-server-dev-15 (a few seconds of compile). Idempotent: a machine
-# that already has both is left untouched. Must run as root (it calls apt-get).
+# It uses what the machine has (scripts/pg-env.sh says how it looks) and otherwise installs the
+# version the system offers: on Debian/Ubuntu the distribution's own postgresql-NN, with
+# pgvector from postgresql-NN-pgvector where apt has it and built from source against that
+# server's headers where it does not (Debian 12); on macOS Homebrew's postgresql@17 + pgvector.
+# Idempotent: a machine that has both is left untouched. apt needs root; when we are not root
+# the script prints the command to run and stops.
+#
+#   ensure-postgres.sh            install what is missing
+#   ensure-postgres.sh --detect   print PG_MAJOR=.. PG_BINDIR=.. VECTOR=yes|no and change nothing
 set -euo pipefail
-
-PG_MAJOR=${PG_MAJOR:-15}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/pg-env.sh
+. "$here/pg-env.sh"
 log() { echo "ensure-postgres: $*" >&2; }
 
-pg_bindir() { echo "/usr/lib/postgresql/${PG_MAJOR}/bin"; }
-have_server() { [ -x "$(pg_bindir)/postgres" ] && [ -x "$(pg_bindir)/initdb" ]; }
-have_vector() { [ -f "/usr/share/postgresql/${PG_MAJOR}/extension/vector.control" ] && [ -f "/usr/lib/postgresql/${PG_MAJOR}/lib/vector.so" ]; }
-
-if have_server && have_vector; then
+pg_detect "${MEMHOST_PG_DATADIR:-}"
+if [ "${1:-}" = --detect ]; then
+  vec=no
+  [ -n "$PG_BINDIR" ] && pg_has_vector "$PG_BINDIR" && vec=yes
+  echo "PG_MAJOR=$PG_MAJOR PG_BINDIR=$PG_BINDIR VECTOR=$vec"
   exit 0
 fi
-if [ "$(id -u)" != 0 ]; then
-  log "PostgreSQL ${PG_MAJOR} and/or pgvector are missing and installing them needs root"
+if [ -n "$PG_BINDIR" ] && pg_has_vector "$PG_BINDIR"; then
+  exit 0
+fi
+if [ -z "$PG_MAJOR" ]; then
+  log "no PostgreSQL 14-18 is installed and no package manager here offers one (apt-get or Homebrew)."
+  log "Install PostgreSQL 14-18 with pgvector yourself, or point memhost at a database: MEMHOST_DATABASE_URL=postgres://... make run"
   exit 1
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt_updated=0
-apt_update() { if [ $apt_updated = 0 ]; then apt-get update -qq; apt_updated=1; fi; }
-
-if ! have_server; then
-  log "installing postgresql-${PG_MAJOR}"
-  apt_update
-  apt-get install -y -qq "postgresql-${PG_MAJOR}" >/dev/null
+if ! pg_supported "$PG_MAJOR"; then
+  log "PostgreSQL $PG_MAJOR is not supported (memhost runs on $PG_SUPPORTED)"
+  exit 1
 fi
 
-if ! have_vector; then
-  log "building pgvector from Debian trixie's source package"
+# macOS (or Linux) with Homebrew and no apt: brew installs as the user, never as root.
+if ! command -v apt-get >/dev/null 2>&1; then
+  if brew_prefix >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+      log "Homebrew does not run as root; run make run as your own user"
+      exit 1
+    fi
+    log "installing postgresql@$PG_MAJOR and pgvector with Homebrew (brew install postgresql@$PG_MAJOR pgvector)"
+    brew install "postgresql@$PG_MAJOR" pgvector
+    PG_BINDIR=$(pg_bindir_for "$PG_MAJOR") || { log "brew installed postgresql@$PG_MAJOR but its bin directory is not where expected"; exit 1; }
+    pg_has_vector "$PG_BINDIR" || {
+      log "Homebrew's pgvector is not built for postgresql@$PG_MAJOR (its formula builds for postgresql@17 and @18);"
+      log "run: PG_MAJOR=17 make run   (after brew install postgresql@17)"
+      exit 1
+    }
+    exit 0
+  fi
+  log "PostgreSQL $PG_MAJOR + pgvector are missing and neither apt-get nor Homebrew is here to install them"
+  exit 1
+fi
+
+if [ "$(id -u)" != 0 ]; then
+  missing="pgvector for PostgreSQL $PG_MAJOR"
+  [ -z "$PG_BINDIR" ] && missing="PostgreSQL $PG_MAJOR and pgvector"
+  log "$missing: not installed, and installing needs root. Run once:"
+  log "  $(pg_install_hint "$PG_MAJOR")"
+  log "then make run again as yourself (the cluster runs as you, in ./.memhost)."
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt_updated=0
+apt_update() { if [ $apt_updated = 0 ]; then log "apt-get update"; apt-get update -qq; apt_updated=1; fi; }
+
+if [ -z "$PG_BINDIR" ]; then
+  log "installing postgresql-$PG_MAJOR (apt)"
+  apt_update
+  apt-get install -y -qq "postgresql-$PG_MAJOR" >/dev/null
+  PG_BINDIR=$(pg_bindir_for "$PG_MAJOR") || { log "postgresql-$PG_MAJOR installed but $pg_libroot/$PG_MAJOR/bin has no server"; exit 1; }
+fi
+pg_has_vector "$PG_BINDIR" && exit 0
+
+if apt-cache show "postgresql-$PG_MAJOR-pgvector" >/dev/null 2>&1 || { apt_update; apt-cache show "postgresql-$PG_MAJOR-pgvector" >/dev/null 2>&1; }; then
+  log "installing postgresql-$PG_MAJOR-pgvector (apt)"
+  apt_update
+  apt-get install -y -qq "postgresql-$PG_MAJOR-pgvector" >/dev/null
+else
+  # Debian 12 packages no pgvector: build Debian trixie's source package against this server's
+  # headers (a few seconds of compile). The deb-src list stays for the next build; README,
+  # "Uninstall", says how to remove it.
+  log "building pgvector from Debian trixie's source package against postgresql-server-dev-$PG_MAJOR"
   src_list=/etc/apt/sources.list.d/memhost-trixie-src.sources
   if [ ! -f "$src_list" ]; then
     cat >"$src_list" <<SRC
@@ -44,13 +99,16 @@ SRC
     apt_updated=0
   fi
   apt_update
-  apt-get install -y -qq "postgresql-server-dev-${PG_MAJOR}" build-essential dpkg-dev >/dev/null
+  apt-get install -y -qq "postgresql-server-dev-$PG_MAJOR" build-essential dpkg-dev >/dev/null
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  (cd "$work" && apt-get source -qq --download-only pgvector >/dev/null 2>&1 || apt-get source --download-only pgvector)
+  # Quiet when it works; on failure, again with its output for the log.
+  if ! (cd "$work" && apt-get source -qq --download-only pgvector >/dev/null 2>&1); then
+    (cd "$work" && apt-get source --download-only pgvector)
+  fi
   (cd "$work" && dpkg-source -x --no-check ./pgvector_*.dsc src >/dev/null)
-  make -s -C "$work/src" PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" >/dev/null
-  make -s -C "$work/src" PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" install >/dev/null
-  have_vector || { log "pgvector build finished but vector.so is not installed"; exit 1; }
-  log "pgvector installed"
+  make -s -C "$work/src" PG_CONFIG="$PG_BINDIR/pg_config" >/dev/null
+  make -s -C "$work/src" PG_CONFIG="$PG_BINDIR/pg_config" install >/dev/null
 fi
+pg_has_vector "$PG_BINDIR" || { log "pgvector installation finished but vector is not installed for PostgreSQL $PG_MAJOR"; exit 1; }
+log "pgvector installed for PostgreSQL $PG_MAJOR"

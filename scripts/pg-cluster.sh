@@ -2,7 +2,7 @@
 # pg-cluster.sh manages a private PostgreSQL cluster for development and tests.
 #
 #   pg-cluster.sh start DIR   initialise (once) and start a cluster in DIR; prints its URL
-#   pg-cluster.sh stop DIR    stop it
+#   pg-cluster.sh stop DIR    stop it (nothing to do when it is not running)
 #   pg-cluster.sh url DIR     print the URL without starting anything
 #
 #   MEMHOST_PG_SHARED_BUFFERS=8GB pg-cluster.sh start DIR
@@ -10,49 +10,100 @@
 #                             cluster with another size is restarted. Above 1GB, reserve
 #                             huge pages first (docs/operations.md, "Sizing Postgres").
 #
-# initdb and postgres refuse to run as root, so when we are root the server runs as the
-# `postgres` system user in a directory that user owns. The server listens on a unix socket
-# only (DIR/run, mode 0700), so no other local user can reach it. Concurrent callers (several
-# test packages starting at once) serialise on DIR.lock.
+# The server is the PostgreSQL 14-18 scripts/pg-env.sh finds (a cluster keeps the major that
+# made it). It runs as the calling user, in DIR, and listens on a unix socket only (DIR/run,
+# mode 0700), so no other local user can reach it; nothing outside DIR changes. initdb and
+# postgres refuse to run as root, so when we are root the server runs as the `postgres` system
+# user: in DIR when that user can reach it, else (a checkout under /root) in
+# /var/lib/memhost/pg-<checksum of DIR>, which DIR/home names. Concurrent callers (several test
+# packages starting at once) serialise on DIR.lock.
 set -euo pipefail
 
 cmd=${1:?usage: pg-cluster.sh start|stop|url DIR}
 dir=${2:?usage: pg-cluster.sh start|stop|url DIR}
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
+# Only start creates DIR: url and stop must not leave an empty cluster folder behind.
+[ "$cmd" = start ] && mkdir -p "$dir"
+[ -d "$dir" ] && dir=$(cd "$dir" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-bindir=/usr/lib/postgresql/${PG_MAJOR:-15}/bin
-data=$dir/data
-run=$dir/run
+# shellcheck source=scripts/pg-env.sh
+. "$here/pg-env.sh"
 db=${MEMHOST_PG_DB:-memhost}
+is_root() { [ "$(id -u)" = 0 ]; }
+
+# home is where data/ and run/ live: DIR, or the postgres-owned directory DIR/home names.
+home=$dir
+[ -f "$dir/home" ] && home=$(cat "$dir/home")
+data=$home/data
+run=$home/run
 
 as_owner() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  if is_root; then as_user postgres "$@"; else "$@"; fi
 }
-dbuser=$( [ "$(id -u)" = 0 ] && echo postgres || id -un )
+dbuser=$(if is_root; then echo postgres; else id -un; fi)
 url() { printf 'postgres:///%s?host=%s&user=%s&sslmode=disable\n' "$db" "$run" "$dbuser"; }
+
+pg_detect "$data"
+bindir=$PG_BINDIR
+
+# lock serialises starts on DIR.lock: flock where util-linux has it, else an atomic mkdir whose
+# holder's pid lets a later caller break a lock left by a killed one.
+lock() {
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$dir.lock"
+    flock 9
+    return
+  fi
+  lockdir=$dir.lock.d
+  until mkdir "$lockdir" 2>/dev/null; do
+    if [ -f "$lockdir/pid" ] && ! kill -0 "$(cat "$lockdir/pid" 2>/dev/null)" 2>/dev/null; then
+      rm -rf "$lockdir"
+      continue
+    fi
+    sleep 0.2
+  done
+  echo $$ >"$lockdir/pid"
+  trap 'rm -rf "$lockdir"' EXIT
+}
 
 case "$cmd" in
 url) url; exit 0 ;;
 stop)
-  [ -f "$data/postmaster.pid" ] && as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null || true
+  if [ -f "$data/postmaster.pid" ] && [ -n "$bindir" ]; then
+    as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+  fi
   exit 0 ;;
 start) ;;
 *) echo "pg-cluster.sh: unknown command $cmd" >&2; exit 2 ;;
 esac
 
-"$here/ensure-postgres.sh"
-exec 9>"$dir.lock"
-flock 9
-if [ "$(id -u)" = 0 ]; then
+MEMHOST_PG_DATADIR=$data "$here/ensure-postgres.sh"
+pg_detect "$data"
+bindir=$PG_BINDIR
+[ -n "$bindir" ] || { echo "pg-cluster.sh: PostgreSQL ${PG_MAJOR:-14-18} is not installed" >&2; exit 1; }
+lock
+if is_root; then
   id postgres >/dev/null 2>&1 || useradd --system --home /var/lib/postgresql --shell /bin/bash postgres
-  chown postgres "$dir"
-  # The postgres user must be able to reach DIR through its parents.
-  p=$dir; while [ "$p" != / ]; do p=$(dirname "$p"); chmod o+x "$p" 2>/dev/null || true; done
+  if [ "$home" = "$dir" ]; then
+    chown postgres "$dir"
+    if ! as_owner test -w "$dir"; then
+      # The postgres user cannot reach DIR through its parents (a checkout under /root): the
+      # cluster lives where it can, and no parent directory's permissions change.
+      home=/var/lib/memhost/pg-$(printf '%s' "$dir" | cksum | cut -d' ' -f1)
+      mkdir -p "$home"
+      chown postgres "$home"
+      chmod 0700 "$home"
+      echo "$home" >"$dir/home"
+      data=$home/data run=$home/run
+      echo "pg-cluster.sh: postgres cannot reach $dir; the cluster lives in $home" >&2
+    fi
+  fi
 fi
 if [ ! -f "$data/PG_VERSION" ]; then
   as_owner mkdir -p "$data" "$run"
-  as_owner "$bindir/initdb" -D "$data" --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 || {
+  # C.UTF-8 where the C library has it (glibc), else the first UTF-8 locale (macOS has no
+  # C.UTF-8), so case folding and character classes know non-ASCII letters.
+  locale=$(locale -a 2>/dev/null | grep -i -m1 -E '^C\.utf-?8$' || locale -a 2>/dev/null | grep -i -m1 -E '^en_US\.utf-?8$' || echo C)
+  as_owner "$bindir/initdb" -D "$data" --auth=trust --encoding=UTF8 --locale="$locale" >"$dir/initdb.log" 2>&1 || {
     cat "$dir/initdb.log" >&2; exit 1; }
   cat >>"$data/postgresql.conf" <<CONF
 listen_addresses = ''
@@ -69,10 +120,10 @@ fi
 # page faults (memhost run's spawn, a fresh pool); sized to hold the whole table and its
 # graphs, with huge pages, it met every latency target there (MEMHOST_PG_SHARED_BUFFERS).
 # pg_prewarm's autoprewarm reloads what shared_buffers held after a restart. effective_cache_size tells
-# the planner what the OS cache holds. wal_compression: after each checkpoint a write's first
+# the planner what the OS cache holds. wal_compression (lz4 from PostgreSQL 15): after each checkpoint a write's first
 # change to a page logs the whole page, and at 1M memories most writes touch pages no write has
 # touched since, so most commits flush several such images; lz4 shrinks them for little CPU.
-ram_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+ram_kb=$(ram_kb)
 shared_buffers=${MEMHOST_PG_SHARED_BUFFERS:-256MB}
 case "$shared_buffers" in
 *[!0-9A-Za-z]* | "" | [!0-9]*) echo "pg-cluster.sh: MEMHOST_PG_SHARED_BUFFERS=$shared_buffers: want a size such as 256MB or 8GB" >&2; exit 2 ;;
@@ -84,7 +135,7 @@ shared_buffers = $shared_buffers
 shared_preload_libraries = 'pg_prewarm'
 effective_cache_size = $(( ram_kb / 2 / 1024 ))MB
 maintenance_work_mem = 256MB
-wal_compression = lz4
+wal_compression = $(if [ "$PG_MAJOR" -ge 15 ]; then echo lz4; else echo on; fi)
 CONF
 # The include is appended once, after initdb's settings, so it overrides them; lines an operator
 # adds below it win over it.
@@ -95,17 +146,18 @@ as_owner chmod 0700 "$run"
 # A running cluster with another shared_buffers (or without the preloaded library) is restarted
 # so the settings written above take effect.
 if as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 &&
-  [ "$(psql -h "$run" -U "$dbuser" -d postgres -Atqc "select pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes('$shared_buffers') and current_setting('shared_preload_libraries') ~ 'pg_prewarm'")" != t ]; then
+  [ "$("$bindir/psql" -h "$run" -U "$dbuser" -d postgres -Atqc "select pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes('$shared_buffers') and current_setting('shared_preload_libraries') ~ 'pg_prewarm'")" != t ]; then
   as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null
 fi
 if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   # fd 9 (the lock) and our stdio must not leak into the postmaster, or it would hold them forever.
-  as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 start </dev/null >/dev/null 2>&1 9>&- || {
-    tail -20 "$dir/postgres.log" >&2; exit 1; }
+  as_owner "$bindir/pg_ctl" -D "$data" -l "$home/postgres.log" -w -t 60 start </dev/null >/dev/null 2>&1 9>&- || {
+    tail -20 "$home/postgres.log" >&2; exit 1; }
 fi
-if [ "$(psql -h "$run" -U "$dbuser" -d postgres -Atqc "select 1 from pg_database where datname='$db'")" != 1 ]; then
-  psql -h "$run" -U "$dbuser" -d postgres -qc "create database \"$db\"" >/dev/null
+if [ "$("$bindir/psql" -h "$run" -U "$dbuser" -d postgres -Atqc "select 1 from pg_database where datname='$db'")" != 1 ]; then
+  "$bindir/psql" -h "$run" -U "$dbuser" -d postgres -qc "create database \"$db\"" >/dev/null
 fi
 # Created here, under the lock, so processes that share the cluster never race on it.
-psql -h "$run" -U "$dbuser" -d "$db" -qc "create extension if not exists vector with schema public" >/dev/null
+"$bindir/psql" -h "$run" -U "$dbuser" -d "$db" -q -c "set client_min_messages = warning" \
+  -c "create extension if not exists vector with schema public" >/dev/null
 url

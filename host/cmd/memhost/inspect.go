@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -66,14 +67,24 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 			if err != nil {
 				return err
 			}
-			if source == "" {
+			// The host supervises embedders (and, in its full status, workers); providers start
+			// with each memhost run, so they (and, with no host, embedders too) are probed here.
+			kinds := []string{"provider"}
+			local := source == ""
+			if local {
 				source = "probed locally (no host answers at " + cfg.Server.Listen + ")"
-				sup, skipped := probe(cmd.Context(), cfg)
-				defer func() { _ = sup.Shutdown(context.WithoutCancel(cmd.Context())) }()
-				for _, p := range skipped {
-					fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
-				}
-				list = sup.List()
+				kinds = append(kinds, "embedder")
+			} else {
+				source += "; providers probed locally"
+			}
+			sup, skipped := probe(cmd.Context(), cfg, kinds...)
+			defer func() { _ = sup.Shutdown(context.WithoutCancel(cmd.Context())) }()
+			for _, p := range skipped {
+				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
+			}
+			list = append(list, sup.List()...)
+			list = append(list, idleWorkers(cfg, list)...)
+			if local {
 				// The choice as boot would make it before any vector is stored.
 				if a, err := server.ChooseEmbedder(cmd.Context(), sup, cfg, nil, slog.New(slog.DiscardHandler)); err != nil {
 					es = server.EmbedderStatus{Configured: cfg.Embedder.Active, Reason: err.Error()}
@@ -130,21 +141,55 @@ func printEmbedder(out io.Writer, es server.EmbedderStatus) {
 	}
 }
 
-// probe launches the plugins cfg points at, asks each who it is and leaves them running
-// without a health loop, for commands that only look; the caller shuts the supervisor down.
-// skipped are the binaries discovery passed over, with the reason.
-func probe(ctx context.Context, cfg *config.Config) (sup *plugins.Supervisor, skipped []error) {
+// probe launches the plugins of the given kinds (embedders and providers when none: workers
+// need their configured settings) where their user looks for them: providers where memhost
+// run does (pluginDirs: plugins.dirs, then the folder beside the binary), the rest where the
+// host does (plugins.dirs alone), so the table shows what each would start. It asks each who it
+// is and leaves them running without a health loop, for commands that only look; the caller
+// shuts the supervisor down. skipped are the binaries discovery passed over, with the reason.
+func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugins.Supervisor, skipped []error) {
 	sup = plugins.New(plugins.Config{
 		Adapters:    []plugins.Adapter{embedders.Adapter{}, providers.Adapter{}},
 		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1,
 		// Failures show in the table; plugin chatter would only garble it.
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Off, Output: io.Discard}),
 	})
-	found, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
-	cands, _ := server.EmbedderCandidates(cfg, found, os.LookupEnv)
-	cands = append(cands, plugins.OfKind(found, providers.Adapter{}.Kind())...)
+	if len(kinds) == 0 {
+		kinds = []string{embedders.Adapter{}.Kind(), providers.Adapter{}.Kind()}
+	}
+	hostFound, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	runFound, _ := plugins.Discover(pluginDirs(cfg), cfg.Plugins.Checksums) // the same problems, and the own folder exists
+	var cands []plugins.Candidate
+	for _, k := range kinds {
+		switch k {
+		case providers.Adapter{}.Kind():
+			cands = append(cands, plugins.OfKind(runFound, k)...)
+		case embedders.Adapter{}.Kind():
+			// One process per [embedders.NAME] table, as the host starts them.
+			ec, _ := server.EmbedderCandidates(cfg, hostFound, os.LookupEnv)
+			cands = append(cands, ec...)
+		default:
+			cands = append(cands, plugins.OfKind(hostFound, k)...)
+		}
+	}
 	_ = sup.Start(ctx, cands) // a plugin that fails to start is in List, failed, with its reason
 	return sup, skipped
+}
+
+// idleWorkers are the worker binaries in plugins.dirs (where the host finds them) that list
+// does not show running: a worker only starts inside the host, once per configured instance
+// with its settings (docs/workers.md), so here it is listed, stopped, with that said.
+func idleWorkers(cfg *config.Config, list []plugins.Status) []plugins.Status {
+	cands, _ := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	var out []plugins.Status
+	for _, c := range plugins.OfKind(cands, "worker") {
+		if slices.ContainsFunc(list, func(s plugins.Status) bool { return s.Path == c.Path }) {
+			continue
+		}
+		out = append(out, plugins.Status{Kind: c.Kind, Name: c.Name, Binary: c.Binary(), Path: c.Path, State: plugins.StateStopped,
+			LastError: "not running here: the host starts one per configured worker (docs/workers.md)"})
+	}
+	return out
 }
 
 // maxTableError bounds the LAST ERROR column: the table keeps one line per plugin, and the

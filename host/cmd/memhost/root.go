@@ -20,13 +20,15 @@ func rootCmd() *cobra.Command {
 		Short:         "One shared, self-maintaining project memory for every AI coding-agent CLI",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       server.Version,
+		Version:       server.BuildInfo(),
 	}
+	root.SetVersionTemplate("memhost {{.Version}}\n")
 	root.PersistentFlags().String("config", "", "config file (default $MEMHOST_CONFIG, else ./.memhost/memhost.toml if present)")
 	config.RegisterFlags(root.PersistentFlags())
 	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd(), memoryCmd(), projectsCmd(), workersCmd(), maintenanceCmd(), reembedCmd())
 	root.AddCommand(runCmd(), connectCmd(), hookCmd())
 	root.AddCommand(reloadCmd())
+	root.AddCommand(versionCmd(), upCmd(), stopCmd(), serviceCmd(), uninstallCmd())
 	return root
 }
 

@@ -163,6 +163,11 @@ func dialable(listen string) string {
 	return net.JoinHostPort(host, port)
 }
 
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
 // pluginDirs are the configured plugin directories and, after them, the plugins folder next
 // to the memhost binary (bin/plugins beside bin/memhost), so an installed memhost finds its
 // providers from any project directory.
@@ -170,7 +175,8 @@ func pluginDirs(cfg *config.Config) []string {
 	dirs := slices.Clone(cfg.Plugins.Dirs)
 	if exe, err := os.Executable(); err == nil {
 		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			if own := filepath.Join(filepath.Dir(exe), "plugins"); !slices.Contains(dirs, own) {
+			// Only when it exists: a binary installed alone has no such folder to report.
+			if own := filepath.Join(filepath.Dir(exe), "plugins"); !slices.Contains(dirs, own) && isDir(own) {
 				dirs = append(dirs, own)
 			}
 		}

@@ -103,6 +103,11 @@ func Up(ctx context.Context, pool *pgxpool.Pool) ([]Migration, error) {
 	if err := checkApplied(all, applied); err != nil {
 		return nil, err
 	}
+	if _, ok := applied[all[0].Version]; !ok {
+		if err := checkVector(ctx, conn.Conn()); err != nil {
+			return nil, err
+		}
+	}
 	var done []Migration
 	for _, m := range all {
 		if _, ok := applied[m.Version]; ok {

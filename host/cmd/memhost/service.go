@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"embed"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/spf13/cobra"
+)
+
+// The unit and the agent are generated from one template each, so install, the tests and
+// --print all show the same file.
+//
+//go:embed service/memhost.service.tmpl service/memhost.plist.tmpl
+var serviceTemplates embed.FS
+
+// serviceLabel names the launchd agent (reverse-DNS, as launchd expects).
+const serviceLabel = "dev.memhost.memhost"
+
+// serviceUnit is what a template is filled with.
+type serviceUnit struct {
+	Root    string // the checkout or unpacked archive: WorkingDirectory
+	Memhost string // its bin/memhost, started as `memhost up`
+	Path    string // PATH at install time: a service manager's own PATH lacks Homebrew and Go's
+	Label   string
+	Log     string // launchd only: where stdout and stderr go
+}
+
+// servicePlatform is how one platform's service manager takes a user service.
+type servicePlatform struct {
+	name      string
+	file      string
+	template  string
+	install   [][]string
+	uninstall [][]string
+	status    []string
+	logs      string
+}
+
+func platformFor(goos, home string) (servicePlatform, error) {
+	switch goos {
+	case "linux":
+		conf := os.Getenv("XDG_CONFIG_HOME")
+		if conf == "" {
+			conf = filepath.Join(home, ".config")
+		}
+		return servicePlatform{
+			name: "systemd user unit", file: filepath.Join(conf, "systemd", "user", "memhost.service"),
+			template: "service/memhost.service.tmpl",
+			install: [][]string{
+				{"systemctl", "--user", "daemon-reload"},
+				{"systemctl", "--user", "enable", "--now", "memhost.service"},
+			},
+			uninstall: [][]string{
+				{"systemctl", "--user", "disable", "--now", "memhost.service"},
+				{"systemctl", "--user", "daemon-reload"},
+			},
+			status: []string{"systemctl", "--user", "status", "--no-pager", "memhost.service"},
+			logs: "journalctl --user -u memhost -f   (to keep it running while you are logged out, and start it at boot: " +
+				"loginctl enable-linger $USER)",
+		}, nil
+	case "darwin":
+		domain := "gui/" + strconv.Itoa(os.Getuid())
+		file := filepath.Join(home, "Library", "LaunchAgents", serviceLabel+".plist")
+		return servicePlatform{
+			name: "launchd agent", file: file, template: "service/memhost.plist.tmpl",
+			install:   [][]string{{"launchctl", "bootstrap", domain, file}},
+			uninstall: [][]string{{"launchctl", "bootout", domain + "/" + serviceLabel}},
+			status:    []string{"launchctl", "print", domain + "/" + serviceLabel},
+			logs:      filepath.Join(home, "Library", "Logs", "memhost", "memhost.log") + "   (Console.app shows it too)",
+		}, nil
+	}
+	return servicePlatform{}, fmt.Errorf("memhost service: %s has no supported service manager (linux: systemd, darwin: launchd)", goos)
+}
+
+// render fills p's template for the memhost installed at root.
+func (p servicePlatform) render(root, home string) ([]byte, error) {
+	// systemd refuses an executable path with these even quoted ("contains special characters").
+	if p.template == "service/memhost.service.tmpl" && strings.ContainsAny(root, "\"\\\n") {
+		return nil, fmt.Errorf("memhost service: systemd cannot start a program whose path holds a quote, backslash or newline: %q; move the folder", root)
+	}
+	t, err := template.New(filepath.Base(p.template)).Funcs(template.FuncMap{
+		"sd":     systemdQuote,
+		"sdpath": systemdPath,
+		"sdurl":  systemdFileURL,
+		"xml":    xmlEscape,
+	}).ParseFS(serviceTemplates, p.template)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = t.Execute(&b, serviceUnit{
+		Root: root, Memhost: filepath.Join(root, "bin", "memhost"), Path: os.Getenv("PATH"), Label: serviceLabel,
+		Log: filepath.Join(home, "Library", "Logs", "memhost", "memhost.log"),
+	})
+	return b.Bytes(), err
+}
+
+// systemdQuote makes s one word of a unit file line: quoted, with systemd's escapes and its
+// % specifiers doubled (render has refused paths with quotes; PATH may still hold them).
+func systemdQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "%", "%%")
+	return `"` + r.Replace(s) + `"`
+}
+
+// systemdPath is a path setting (WorkingDirectory): taken whole, unquoted, with specifiers.
+func systemdPath(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// systemdFileURL is a file:// URL for Documentation: percent-encoded, then specifier-escaped.
+func systemdFileURL(path string) string {
+	return systemdPath((&url.URL{Scheme: "file", Path: path}).String())
+}
+
+func xmlEscape(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+func serviceCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "service",
+		Short: "Run memhost as a user service that starts at login: install, uninstall, status",
+		Long: `Run memhost up as a user service, so the host (and the CLIs wired with memhost connect) keep
+working after a reboot: a systemd user unit on Linux (logs: journalctl --user -u memhost), a
+launchd agent on macOS (logs: ~/Library/Logs/memhost/memhost.log). Stop make run first: both
+serve the same port and cluster.`,
+	}
+	c.PersistentFlags().String("platform", runtime.GOOS, "service manager to write for: linux (systemd) or darwin (launchd)")
+	_ = c.PersistentFlags().MarkHidden("platform")
+	install := &cobra.Command{
+		Use:   "install",
+		Short: "Write the unit (agent) for this memhost and start it; --print shows it instead",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, root, home, err := servicePlatformOf(cmd)
+			if err != nil {
+				return err
+			}
+			body, err := p.render(root, home)
+			if err != nil {
+				return err
+			}
+			if show, _ := cmd.Flags().GetBool("print"); show {
+				_, err := cmd.OutOrStdout().Write(body)
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(p.file), 0o755); err != nil {
+				return fmt.Errorf("create %s: %w", filepath.Dir(p.file), err)
+			}
+			if p.template == "service/memhost.plist.tmpl" {
+				if err := os.MkdirAll(filepath.Join(home, "Library", "Logs", "memhost"), 0o755); err != nil {
+					return err
+				}
+			}
+			if err := os.WriteFile(p.file, body, 0o644); err != nil {
+				return fmt.Errorf("write %s: %w", p.file, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s running %s up)\n", p.file, p.name, filepath.Join(root, "bin", "memhost"))
+			for _, argv := range p.install {
+				if err := runManager(cmd, argv); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "memhost is running as a %s. Logs: %s\n", p.name, p.logs)
+			return nil
+		},
+	}
+	install.Flags().Bool("print", false, "print the unit (agent) and change nothing")
+	uninstall := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Stop the service and remove its unit (agent)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, _, _, err := servicePlatformOf(cmd)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(p.file); errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(cmd.OutOrStdout(), "no memhost service installed (%s does not exist)\n", p.file)
+				return nil
+			}
+			// Stopping first: the manager has to know the unit to stop it. A unit the manager
+			// no longer knows is removed anyway.
+			if err := runManager(cmd, p.uninstall[0]); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "memhost service:", err)
+			}
+			if err := os.Remove(p.file); err != nil {
+				return err
+			}
+			for _, argv := range p.uninstall[1:] {
+				if err := runManager(cmd, argv); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", p.file)
+			return nil
+		},
+	}
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "The service manager's view of memhost: installed, running, recent log lines",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, _, _, err := servicePlatformOf(cmd)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(p.file); errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(cmd.OutOrStdout(), "not installed (%s does not exist); install: memhost service install\n", p.file)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "installed: %s\nlogs: %s\n", p.file, p.logs)
+			// systemctl status exits 3 for a stopped unit: its report is the answer, not a failure.
+			out, err := exec.CommandContext(cmd.Context(), p.status[0], p.status[1:]...).CombinedOutput()
+			_, _ = cmd.OutOrStdout().Write(out)
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				return fmt.Errorf("%s: %w", strings.Join(p.status, " "), err)
+			}
+			return nil
+		},
+	}
+	c.AddCommand(install, uninstall, status)
+	return c
+}
+
+func servicePlatformOf(cmd *cobra.Command) (p servicePlatform, root, home string, err error) {
+	if root, err = installRoot(); err != nil {
+		return p, "", "", err
+	}
+	if home, err = os.UserHomeDir(); err != nil {
+		return p, "", "", err
+	}
+	goos, _ := cmd.Flags().GetString("platform")
+	p, err = platformFor(goos, home)
+	return p, root, home, err
+}
+
+// runManager runs one systemctl/launchctl step, passing its output through, and names the
+// command when it fails so the operator can run it by hand.
+func runManager(cmd *cobra.Command, argv []string) error {
+	c := exec.CommandContext(cmd.Context(), argv[0], argv[1:]...)
+	c.Stdout, c.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := c.Run(); err != nil {
+		return fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
+	}
+	return nil
+}
