@@ -20,8 +20,10 @@ after an embedder switch, and the background indexer moves them into the project
 func renderDense(b *strings.Builder, d Dense, note func(string, ...any)) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	s := d.Shared
+	// The shared round's misses, said of this width.
+	widthNote := func(format string, args ...any) { note("Dense %d: "+format, append([]any{d.Embedder.Dimensions}, args...)...) }
 	renderShared(b, s, fmt.Sprintf("Dense vectors, %d dimensions (%s): %d memories in %d projects, timed at the MCP client",
-		d.Embedder.Dimensions, d.Embedder.Name, s.Layout.Total, len(s.Layout.Sizes)), false, note)
+		d.Embedder.Dimensions, d.Embedder.Name, s.Layout.Total, len(s.Layout.Sizes)), false, widthNote)
 	w("\n")
 	w(denseMethod)
 	r := d.Reembed

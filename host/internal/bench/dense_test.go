@@ -43,6 +43,10 @@ func TestRenderDenseRounds(t *testing.T) {
 	require.Contains(t, md, "| - false / missed folds by threshold: cosine alone (write path) | 0.80: 8.0% / 5.0% (1.00% / 10.0%); 0.85: 4.0% / 10.0% (0.40% / 20.0%) |")
 	require.Contains(t, md, "Misses in this run:\n\n- Dense 1024: no fold threshold from 0.50 to 0.99 keeps false folds within 5% by cosine and 0.5% as the write path decides.")
 
+	slow := calibrated
+	slow.Shared.All.Search = Latency{N: 10, P50: 30 * time.Millisecond, P99: 90 * time.Millisecond}
+	require.Contains(t, renderOnlyDense(Report{Dense: []Dense{slow}}), "- Dense 768: Shared layout, all projects: store p50 2.00 ms")
+
 	full := Render(Report{Shared: &shared, Dense: []Dense{calibrated}})
 	require.Contains(t, full, "## Shared database: 1000 memories in 4 projects")
 	require.Contains(t, full, "## Dense vectors, 768 dimensions (densefake-v1-768)")
