@@ -21,7 +21,9 @@ func renderDense(b *strings.Builder, d Dense, note func(string, ...any)) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	s := d.Shared
 	// The shared round's misses, said of this width.
-	widthNote := func(format string, args ...any) { note("Dense %d: "+format, append([]any{d.Embedder.Dimensions}, args...)...) }
+	widthNote := func(format string, args ...any) {
+		note("Dense %d: "+format, append([]any{d.Embedder.Dimensions}, args...)...)
+	}
 	renderShared(b, s, fmt.Sprintf("Dense vectors, %d dimensions (%s): %d memories in %d projects, timed at the MCP client",
 		d.Embedder.Dimensions, d.Embedder.Name, s.Layout.Total, len(s.Layout.Sizes)), false, widthNote)
 	w("\n")
