@@ -10,7 +10,8 @@
 // (annindex.go). Nearest searches each scope on its own and repeats that predicate, with the
 // embedder name inlined as a literal (names are validated to a safe alphabet) and a custom
 // plan, so the planner walks the scope's graph with nothing filtered out; a smaller scope has
-// no graph and the same query scans its rows exactly through the (scope, scope_key) btree. The
+// no graph and the same query scans its rows exactly through the (embedder, scope, scope_key)
+// btree. The
 // test suite pins both plans with EXPLAIN.
 //
 // Import loads vectors with ann_deferred set, and a write's vector in a scope with a graph is
