@@ -11,8 +11,7 @@
 // embedder name inlined as a literal (names are validated to a safe alphabet) and a custom
 // plan, so the planner walks the scope's graph with nothing filtered out; a smaller scope has
 // no graph and the same query scans its rows exactly through the (embedder, scope, scope_key)
-// btree. The
-// test suite pins both plans with EXPLAIN.
+// btree. The test suite pins both plans with EXPLAIN.
 //
 // Import loads vectors with ann_deferred set, and a write's vector in a scope with a graph is
 // stored that way too, so neither pays for the graph insertion; Nearest scans deferred rows
