@@ -12,7 +12,7 @@
 -- HNSW index over (embedding::vector(N)) WHERE embedder = '<name>' AND scope = ... AND
 -- scope_key = ... AND NOT ann_deferred, built by the host as before (pgstore/annindex.go).
 CREATE TABLE memory_vectors (
-    memory_id    uuid NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    memory_id    uuid NOT NULL,
     embedder     text NOT NULL,
     scope        text NOT NULL,
     scope_key    text NOT NULL,
@@ -24,8 +24,7 @@ CREATE TABLE memory_vectors (
     ann_deferred boolean NOT NULL DEFAULT false,
     -- Why the ANN index refused the row (see 0003); NULL for every healthy row.
     ann_error    text,
-    created_at   timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (memory_id, embedder)
+    created_at   timestamptz NOT NULL DEFAULT now()
 );
 -- Vectors inline (fast exact scans), wide dense vectors still allowed: see 0001.
 ALTER TABLE memory_vectors ALTER COLUMN embedding SET STORAGE MAIN;
@@ -34,12 +33,6 @@ ALTER TABLE memory_vectors SET (toast_tuple_target = 8160);
 -- indexed column, so they never re-insert the row into its graph.
 ALTER TABLE memory_vectors SET (fillfactor = 90);
 
--- A scope's rows of one embedder: the exact scan of a scope without a graph, graph sizing,
--- and how many rows each embedder has (re-embed progress).
-CREATE INDEX memory_vectors_scope ON memory_vectors (embedder, scope, scope_key);
--- The indexer's queue and the exact scan of rows not yet in their graph; empty when idle.
-CREATE INDEX memory_vectors_deferred ON memory_vectors (embedder, scope, scope_key) WHERE ann_deferred;
-
 -- Existing vectors move over as they are. No graph exists on the new table yet, so no row is
 -- deferred (a scope without a graph is scanned exactly; the host builds the graphs of large
 -- scopes in the background at boot, and they take in every row), except the rows set aside
@@ -47,6 +40,16 @@ CREATE INDEX memory_vectors_deferred ON memory_vectors (embedder, scope, scope_k
 INSERT INTO memory_vectors (memory_id, embedder, scope, scope_key, kind, archived, embedding, ann_deferred, ann_error, created_at)
 SELECT id, embedder, scope, scope_key, kind, archived_at IS NOT NULL, embedding, ann_error IS NOT NULL, ann_error, created_at
 FROM memories;
+
+-- Keys, the foreign key and indexes come after the copy: built in one pass each, they cost a
+-- fraction of maintaining them row by row.
+ALTER TABLE memory_vectors ADD PRIMARY KEY (memory_id, embedder);
+ALTER TABLE memory_vectors ADD FOREIGN KEY (memory_id) REFERENCES memories (id) ON DELETE CASCADE;
+-- A scope's rows of one embedder: the exact scan of a scope without a graph, graph sizing,
+-- and how many rows each embedder has (re-embed progress).
+CREATE INDEX memory_vectors_scope ON memory_vectors (embedder, scope, scope_key);
+-- The indexer's queue and the exact scan of rows not yet in their graph; empty when idle.
+CREATE INDEX memory_vectors_deferred ON memory_vectors (embedder, scope, scope_key) WHERE ann_deferred;
 
 -- The width guard of 0003, on the new table.
 CREATE FUNCTION memory_vectors_check_dimensions() RETURNS trigger LANGUAGE plpgsql AS $$

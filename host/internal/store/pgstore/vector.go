@@ -105,8 +105,8 @@ func scopeLiteral(s store.Scope) string {
 }
 
 // genericPlans makes the planner keep one plan per connection for each query text until the
-// end of the transaction: memories carries a partial graph per large project, and planning a
-// query on it weighs every index, so a custom plan per call costs more than most queries take
+// end of the transaction: memory_vectors carries a partial graph per large project, and
+// planning a query on it weighs every index, so a custom plan per call costs more than most queries take
 // to run. Queries that run under it inline what a plan must know (NearestSQL) or look rows up
 // by key.
 const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`

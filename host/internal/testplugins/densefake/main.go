@@ -4,7 +4,9 @@
 // (default 768; the host passes MEMHOST_PLUGIN_* variables through to its plugins). Its name
 // carries the width, densefake-v1-<dims>, because vectors of another width are another space.
 // Its quality is the fake's, not a real model's: it shows what dense vectors cost the store,
-// not how well a model ranks.
+// not how well a model ranks. Its fold threshold, 0.50, is the calibration of `make bench`'s
+// dense rounds (docs/plugins.md, "Fold thresholds"): the fake's cosine cannot tell near misses
+// apart, so the write path's statement check does the work.
 package main
 
 import (
@@ -40,7 +42,7 @@ type dense struct{ dims int }
 
 func (d dense) Describe(context.Context) (embedder.Info, error) {
 	return embedder.Info{Name: fmt.Sprintf("densefake-v1-%d", d.dims), Version: "1", Description: "the fake runtime's model, in-process",
-		Dimensions: d.dims, MaxBatch: 256, MaxInputBytes: 32 << 10, SuggestedFoldThreshold: 0.92}, nil
+		Dimensions: d.dims, MaxBatch: 256, MaxInputBytes: 32 << 10, SuggestedFoldThreshold: 0.50}, nil
 }
 
 func (d dense) Embed(ctx context.Context, _ embedder.Purpose, texts []string) ([][]float32, error) {
