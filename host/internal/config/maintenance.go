@@ -10,11 +10,12 @@ import (
 // Maintenance configures the self-maintenance jobs (docs/maintenance.md). River schedules
 // them on one host of those sharing the database; every table holds one job's knobs.
 type Maintenance struct {
-	Stale     MaintenanceStale     `koanf:"stale"`
-	Purge     MaintenancePurge     `koanf:"purge"`
-	Journal   MaintenanceJournal   `koanf:"journal"`
-	Dormancy  MaintenanceDormancy  `koanf:"dormancy"`
-	Summarize MaintenanceSummarize `koanf:"summarize"`
+	Stale      MaintenanceStale      `koanf:"stale"`
+	Purge      MaintenancePurge      `koanf:"purge"`
+	Journal    MaintenanceJournal    `koanf:"journal"`
+	Dormancy   MaintenanceDormancy   `koanf:"dormancy"`
+	Summarize  MaintenanceSummarize  `koanf:"summarize"`
+	Gatekeeper MaintenanceGatekeeper `koanf:"gatekeeper"`
 }
 
 // MaintenanceDormancy archives the never-retrieved facts of projects with no git activity for
@@ -80,6 +81,13 @@ type MaintenanceSummarize struct {
 	Exclude     []string `koanf:"exclude"`
 }
 
+// MaintenanceGatekeeper is the optional write-time filter: the gatekeeper worker chain may veto
+// a write as not durable within Timeout (at most 500 ms), failing open. Off by default.
+type MaintenanceGatekeeper struct {
+	Enabled bool          `koanf:"enabled"`
+	Timeout time.Duration `koanf:"timeout"`
+}
+
 const day = 24 * time.Hour
 
 func defaultMaintenance() Maintenance {
@@ -90,6 +98,7 @@ func defaultMaintenance() Maintenance {
 		Dormancy: MaintenanceDormancy{Enabled: true, Every: day, After: 60 * day, MaxRows: 1000, MaxDuration: 5 * time.Minute},
 		Summarize: MaintenanceSummarize{Enabled: true, Every: 15 * time.Minute, MaxRows: 20, MaxDuration: 10 * time.Minute,
 			MaxLLMCalls: 60, MaxTokens: 500000, MaxAttempts: 5, Extract: true, PlanDrift: true},
+		Gatekeeper: MaintenanceGatekeeper{Enabled: false, Timeout: 500 * time.Millisecond},
 	}
 }
 
@@ -118,6 +127,7 @@ func (m Maintenance) validate(v *validator) {
 	v.intRange("maintenance.summarize.max_llm_calls", m.Summarize.MaxLLMCalls, 1, 1000000)
 	v.intRange("maintenance.summarize.max_tokens", m.Summarize.MaxTokens, 1, 1000000000)
 	v.intRange("maintenance.summarize.max_attempts", m.Summarize.MaxAttempts, 1, 100)
+	v.duration("maintenance.gatekeeper.timeout", m.Gatekeeper.Timeout, time.Millisecond, 500*time.Millisecond)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").

@@ -21,9 +21,10 @@ import (
 // or "hang" (until the task's context ends), "crash" (the chain's error) or "garbage" (text
 // that is not the JSON asked for). It records the tasks it was given.
 type scripted struct {
-	mu     sync.Mutex
-	script map[llm.TaskKind]string
-	seen   []llm.Task
+	release chan struct{} // closed at the end of a test that sets "stuck"
+	mu      sync.Mutex
+	script  map[llm.TaskKind]string
+	seen    []llm.Task
 }
 
 func (s *scripted) set(kind llm.TaskKind, answer string) {
@@ -57,6 +58,9 @@ func (s *scripted) Run(ctx context.Context, kind llm.TaskKind, t llm.Task) (llm.
 	case answer == "hang":
 		<-ctx.Done()
 		return llm.Answer{}, call, ctx.Err()
+	case answer == "stuck": // ignores its context until the test ends
+		<-s.release
+		return llm.Answer{}, call, nil
 	case answer == "crash":
 		return llm.Answer{}, call, errors.New("task: " + string(kind) + ": " + tasks.ErrNoAnswer.Error() + ": scripted crashed")
 	case answer == "garbage":
