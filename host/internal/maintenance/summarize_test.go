@@ -11,9 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
 	"github.com/memhost/memhost/host/internal/tasks"
+	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 	llm "github.com/memhost/memhost/sdk/worker"
 )
 
@@ -265,4 +268,25 @@ func TestSummariesOffKeepMetadataAndNoTranscript(t *testing.T) {
 	e = excluded.end(t, memory.Access{Project: "github.com/acme/other", Actor: "bob"}, "s")
 	require.Equal(t, "claude session ended after 4m with exit code 0.", e.Text)
 	require.Equal(t, 1, excluded.waiting(t))
+}
+
+// TestASummaryIsCutToTheTextLimit: a summary that would take the entry past memory.max_text_bytes
+// is cut to fit, marked, rather than lost.
+func TestASummaryIsCutToTheTextLimit(t *testing.T) {
+	t.Parallel()
+	var small *memory.Service
+	s := newSummaryEnv(t, true, func(j *Summarize) {
+		cfg := memory.DefaultConfig()
+		cfg.MaxTextBytes = 80
+		small = memory.New(j.Store, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), func(s string) (string, int) { return s, 0 }, cfg)
+		j.Memory, j.Extract, j.PlanDrift = small, false, false
+	})
+	s.ask.set(llm.TaskSessionSummary, `{"summary":"Moved the build to pnpm 9, removed npm from CI, and rewrote the release notes for v2."}`)
+	entry := s.end(t, proj, "sess-1")
+	_, err := s.m.RunNow(context.Background(), "summarize", RunOptions{})
+	require.NoError(t, err)
+	text := s.entryText(t, entry.ID)
+	require.Len(t, text, 80)
+	require.Equal(t, "claude session ended after 4m with exit code 0.\nSummary: Moved the build to p…", text)
+	require.Zero(t, s.waiting(t))
 }
