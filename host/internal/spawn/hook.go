@@ -47,7 +47,25 @@ func MarkStart(dir string, s HookSession, at time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("record the session's start: %w", err)
 	}
+	sweepMarkers(dir, at)
 	return os.WriteFile(filepath.Join(dir, name), []byte(at.UTC().Format(time.RFC3339Nano)), 0o600)
+}
+
+// markerMaxAge is how long a start marker waits for its session's end: a CLI whose end hook is
+// not registered (Gemini CLI), or a session that was killed, never takes its marker.
+const markerMaxAge = 7 * 24 * time.Hour
+
+// sweepMarkers removes the markers in dir older than markerMaxAge.
+func sweepMarkers(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > markerMaxAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // started reads and removes s's start marker.

@@ -81,6 +81,14 @@ func TestTheSessionEndHookJournalsTheSessionWithItsTranscript(t *testing.T) {
 	require.ErrorIs(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, quick, now), ErrNothingToJournal)
 	require.Len(t, host.entries(), 3)
 
+	// A marker no end hook took is swept after a week.
+	require.NoError(t, MarkStart(markers, HookSession{CLI: "gemini", ID: "orphan"}, now))
+	week := now.Add(-8 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(markers, "gemini-orphan"), week, week))
+	require.NoError(t, MarkStart(markers, HookSession{CLI: "claude", ID: "sess-5"}, now))
+	require.NoFileExists(t, filepath.Join(markers, "gemini-orphan"))
+	require.FileExists(t, filepath.Join(markers, "claude-sess-5"))
+
 	// A session id that is not a plain name records nothing.
 	require.NoError(t, MarkStart(markers, HookSession{CLI: "claude", ID: "../escape"}, now))
 	_, err = os.Stat(filepath.Join(root, "escape"))
