@@ -4,7 +4,10 @@ package e2ecli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,4 +107,37 @@ func TestRealTranscriptsReadForTheSummary(t *testing.T) {
 		firstLine(t, path, &head)
 		requireTranscriptReads(t, "gemini", path, head.SessionID, b.work, start, time.Now())
 	})
+}
+
+// journal returns the project's journal entries, newest first, through the host's REST API.
+func (w *spawnWorld) journal(t *testing.T, key string) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.b.host.url+"/api/v1/projects/"+url.PathEscape(key)+"/journal", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+w.admin)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var page struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&page))
+	return page.Entries
+}
+
+// requireHookJournalled requires that the connected CLI's SessionEnd hook journalled one
+// session in the project, its real transcript isolated and sent for the summary (the entry
+// would say "Not summarised: ..." otherwise).
+func requireHookJournalled(t *testing.T, w *spawnWorld, key, cli string) {
+	t.Helper()
+	var entries []map[string]any
+	require.Eventually(t, func() bool { entries = w.journal(t, key); return len(entries) > 0 }, 15*time.Second, 100*time.Millisecond)
+	require.Len(t, entries, 1)
+	text, _ := entries[0]["text"].(string)
+	require.True(t, strings.HasPrefix(text, cli+" session ended after "), text)
+	require.NotContains(t, text, "Not summarised", "the hook read the session's own transcript")
+	require.NotEmpty(t, entries[0]["session"])
 }
