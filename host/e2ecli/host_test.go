@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,15 +35,23 @@ type host struct {
 }
 
 // startHost runs memhost serve until the test ends and waits for it to be ready.
-func startHost(t *testing.T) *host {
+func startHost(t *testing.T) *host { return startHostWith(t, nil, "") }
+
+// startHostWith is startHost with more plugin folders and more configuration appended (tables
+// of its own).
+func startHostWith(t *testing.T, pluginDirs []string, extra string) *host {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	h := &host{t: t, config: filepath.Join(t.TempDir(), "memhost.toml"), url: "http://" + addr, logs: &testlog.Buffer{}}
-	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\n[auth]\nwrite_rate_per_minute = 0\n",
-		addr, testdb.Schema(t), testplugins.Dir(t))
+	dirs := strconv.Quote(testplugins.Dir(t))
+	for _, d := range pluginDirs {
+		dirs += ", " + strconv.Quote(d)
+	}
+	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%s]\n[auth]\nwrite_rate_per_minute = 0\n",
+		addr, testdb.Schema(t), dirs) + extra
 	require.NoError(t, os.WriteFile(h.config, []byte(body), 0o600))
 
 	h.cmd = exec.Command(testplugins.Memhost(t), "serve", "--config", h.config)

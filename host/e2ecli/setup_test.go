@@ -39,9 +39,15 @@ type bundle struct {
 // call of the bundle's fact and then doneText.
 func setup(t *testing.T, proto standin.Protocol, script ...standin.Turn) *bundle {
 	t.Helper()
+	return setupOn(t, startHost(t), proto, script...)
+}
+
+// setupOn is setup on a host the test started.
+func setupOn(t *testing.T, h *host, proto standin.Protocol, script ...standin.Turn) *bundle {
+	t.Helper()
 	id := randomHex(6)
 	b := &bundle{
-		host:     startHost(t),
+		host:     h,
 		egress:   startEgress(t),
 		project:  "github.com/memhost-e2ecli/" + string(proto) + "-" + id,
 		sentinel: "MEMHOST-SENTINEL-" + id,
