@@ -274,12 +274,11 @@ func TestSummariesOffKeepMetadataAndNoTranscript(t *testing.T) {
 // is cut to fit, marked, rather than lost.
 func TestASummaryIsCutToTheTextLimit(t *testing.T) {
 	t.Parallel()
-	var small *memory.Service
 	s := newSummaryEnv(t, true, func(j *Summarize) {
 		cfg := memory.DefaultConfig()
 		cfg.MaxTextBytes = 80
-		small = memory.New(j.Store, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), func(s string) (string, int) { return s, 0 }, cfg)
-		j.Memory, j.Extract, j.PlanDrift = small, false, false
+		j.Memory = memory.New(j.Store, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), func(s string) (string, int) { return s, 0 }, cfg)
+		j.Extract, j.PlanDrift = false, false
 	})
 	s.ask.set(llm.TaskSessionSummary, `{"summary":"Moved the build to pnpm 9, removed npm from CI, and rewrote the release notes for v2."}`)
 	entry := s.end(t, proj, "sess-1")
