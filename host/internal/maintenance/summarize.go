@@ -79,10 +79,11 @@ func (j Summarize) declines(project string) string {
 // Declines implements brain.Summarizer: the journal asks before it queues a transcript.
 func (m *Maintenance) Declines(project string) string {
 	s, ok := m.jobs[Summarize{}.Name()]
-	if !ok || !s.Enabled {
+	j, isSummarize := s.Job.(Summarize)
+	if !ok || !isSummarize || !s.Enabled {
 		return "session summaries are off ([maintenance.summarize] enabled)"
 	}
-	return s.Job.(Summarize).declines(project)
+	return j.declines(project)
 }
 
 // QueueTx implements brain.Summarizer: entry's excerpt waits in session_transcripts and the
