@@ -98,7 +98,8 @@ func snapshotFile(t *testing.T, path string) []byte {
 // TestConnectClaudeCode: after memhost connect claude, plain `claude -p` (no memhost run)
 // starts with the project's goal and facts from the SessionStart hook and has memhost's MCP
 // server at user scope: `memhost mcp` over stdio, no token in any file. Connected once, it
-// works in two projects: in each it stores a fact and finds its own project's facts only. After
+// works in two projects: in each it stores a fact and finds its own project's facts only, and
+// its SessionEnd hook journals the session there with its transcript for the summary. After
 // --undo, Claude Code's settings are byte for byte as before and no memhost server is left in
 // its user configuration.
 func TestConnectClaudeCode(t *testing.T) {
@@ -133,6 +134,10 @@ func TestConnectClaudeCode(t *testing.T) {
 	}
 	requireInModelRequest(t, b.model, goal, first.seeded, "GOAL-TWO-"+b.sentinel)
 	requireOwnProjectOnly(t, b.model, first, second)
+	// The SessionEnd hook journalled each session in its own project, transcript and all.
+	for _, p := range []place{first, second} {
+		requireHookJournalled(t, w, p.key, "claude")
+	}
 	require.Empty(t, b.egress.seen())
 
 	w.connectCLI(t, claudeCode, env, true)

@@ -33,8 +33,21 @@ type ConnectRequest struct {
 	// Config is MEMHOST_CONFIG for that server ("": set none).
 	Config string
 	// Hook is the shell command of memhost's SessionStart hook, for CLIs
-	// that have hooks.
+	// that have hooks: `... memhost [--config FILE] hook session-start --cli
+	// NAME`. SessionEndHook derives its SessionEnd hook from it.
 	Hook string
+}
+
+// SessionEndHook is the shell command of memhost's SessionEnd hook, which
+// journals the session that ended (`memhost hook session-end`): Hook with
+// session-end for session-start, or "" when Hook is not memhost's hook command
+// (a provider then registers no SessionEnd hook).
+func (r ConnectRequest) SessionEndHook() string {
+	const start, end = " hook session-start ", " hook session-end "
+	if strings.Count(r.Hook, start) != 1 {
+		return ""
+	}
+	return strings.Replace(r.Hook, start, end, 1)
 }
 
 // Connection is the plan of a connection.

@@ -81,3 +81,14 @@ func TestInfoValidateImportNames(t *testing.T) {
 		require.ErrorContains(t, tc.info.Validate(), tc.want)
 	}
 }
+
+// TestSessionEndHookIsTheStartHooksSibling: memhost's SessionEnd hook command is its
+// SessionStart hook's with session-end, quoting and config kept; a hook that is not memhost's
+// gives none.
+func TestSessionEndHookIsTheStartHooksSibling(t *testing.T) {
+	t.Parallel()
+	r := provider.ConnectRequest{Hook: `'/home/o'\''b/memhost' --config '/srv/a b.toml' hook session-start --cli claude`}
+	require.Equal(t, `'/home/o'\''b/memhost' --config '/srv/a b.toml' hook session-end --cli claude`, r.SessionEndHook())
+	require.Empty(t, provider.ConnectRequest{Hook: "/opt/memhost hook"}.SessionEndHook())
+	require.Empty(t, provider.ConnectRequest{}.SessionEndHook())
+}

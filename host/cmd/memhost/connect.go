@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/internal/plugins/providers"
 	"github.com/memhost/memhost/host/internal/project"
 	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/spawn"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 	"github.com/memhost/memhost/sdk/worker"
@@ -226,8 +228,61 @@ cannot give a banner, it says why on stderr, prints nothing and exits 0.`,
 	start.Flags().String("cli", "", "the CLI running the hook: claude or gemini (tool names are written as it shows them)")
 	start.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
 	addSpawnTokenFlags(start)
-	c.AddCommand(start)
+	c.AddCommand(start, sessionEndCmd())
 	return c
+}
+
+func sessionEndCmd() *cobra.Command {
+	end := &cobra.Command{
+		Use:   "session-end --cli NAME",
+		Short: "Journal the session that ended, with its transcript for the summary (SessionEnd hook: Claude Code, Gemini CLI)",
+		Long: `Journal the session a SessionEnd hook reports (session_id, transcript_path and cwd on stdin)
+in the project of its cwd: how long it ran (from the start the session-start hook recorded) and,
+when its transcript is provably this session's, in this directory and within its time window,
+a bounded, redacted excerpt the host summarises into the entry (docs/maintenance.md). Sessions
+that memhost run started are journalled by memhost run, so the hook does nothing in them. A
+hook must never hold the CLI up: when memhost cannot journal, it says why on stderr and exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if os.Getenv(worker.RunMarkerEnv) != "" || os.Getenv(spawn.RunSessionEnv) != "" {
+				return nil // a worker's CLI run, or a session memhost run journals itself
+			}
+			cli, _ := cmd.Flags().GetString("cli")
+			if err := sessionEnd(cmd, cli); err != nil && !errors.Is(err, spawn.ErrNothingToJournal) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "memhost: this session is not journalled: %v\n", err)
+			}
+			return nil
+		},
+	}
+	end.Flags().String("cli", "", "the CLI running the hook: claude or gemini (its transcript layout)")
+	end.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
+	addSpawnTokenFlags(end)
+	return end
+}
+
+// sessionMarkers is where the session-start hook records when a session started, for its end.
+func sessionMarkers() string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	return filepath.Join(cache, "memhost", "sessions")
+}
+
+// sessionEnd journals the session the hook input names.
+func sessionEnd(cmd *cobra.Command, cli string) error {
+	in := readHookInput(cmd.InOrStdin())
+	if in.Cwd == "" {
+		return errors.New("the hook input names no cwd")
+	}
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	o, closeFn := spawnOptions(cmd, cfg, cli)
+	defer closeFn()
+	return spawn.EndSession(cmd.Context(), o.Host, o.Tokens, sessionMarkers(),
+		spawn.HookSession{CLI: cli, ID: in.SessionID, Transcript: in.TranscriptPath, Dir: in.Cwd, Reason: in.Reason}, time.Now())
 }
 
 // maxHookInput bounds what a hook reads from stdin, and hookInputWait how long it waits.
@@ -236,11 +291,22 @@ const (
 	hookInputWait = 2 * time.Second
 )
 
-// sessionStart returns the hook output for the session's project.
+// sessionStart returns the hook output for the session's project, and records when the
+// session started for its session-end hook.
 func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
-	dir, err := hookDir(cmd.InOrStdin())
-	if err != nil {
-		return nil, err
+	in := readHookInput(cmd.InOrStdin())
+	dir := in.Cwd
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		dir = wd
+	}
+	if os.Getenv(spawn.RunSessionEnv) == "" {
+		if err := spawn.MarkStart(sessionMarkers(), spawn.HookSession{CLI: cli, ID: in.SessionID}, time.Now()); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "memhost: %v\n", err)
+		}
 	}
 	id, err := project.Resolve(dir)
 	if err != nil {
@@ -267,27 +333,38 @@ func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 	return append(out, '\n'), err
 }
 
-// hookDir is the session's directory: the cwd of the hook input, else the current directory.
-func hookDir(stdin io.Reader) (string, error) {
-	if f, ok := stdin.(*os.File); !ok || !isTerminal(f) {
-		// The CLIs write the input and close stdin; one that kept it open must not hang the
-		// session's start.
-		read := make(chan []byte, 1)
-		go func() {
-			data, _ := io.ReadAll(io.LimitReader(stdin, maxHookInput))
-			read <- data
-		}()
-		var data []byte
-		select {
-		case data = <-read:
-		case <-time.After(hookInputWait):
-		}
-		var in struct {
-			Cwd string `json:"cwd"`
-		}
-		if json.Unmarshal(data, &in) == nil && filepath.IsAbs(in.Cwd) {
-			return in.Cwd, nil
-		}
+// hookInput is what the CLIs send a hook on stdin (the fields memhost reads).
+type hookInput struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	Reason         string `json:"reason"`
+}
+
+// readHookInput reads the hook's input; a terminal, an input that never ends or one that is not
+// JSON gives none. Cwd is kept only when absolute.
+func readHookInput(stdin io.Reader) hookInput {
+	var in hookInput
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		return in
 	}
-	return os.Getwd()
+	// The CLIs write the input and close stdin; one that kept it open must not hang the
+	// session's start.
+	read := make(chan []byte, 1)
+	go func() {
+		data, _ := io.ReadAll(io.LimitReader(stdin, maxHookInput))
+		read <- data
+	}()
+	var data []byte
+	select {
+	case data = <-read:
+	case <-time.After(hookInputWait):
+	}
+	if json.Unmarshal(data, &in) != nil {
+		return hookInput{}
+	}
+	if !filepath.IsAbs(in.Cwd) {
+		in.Cwd = ""
+	}
+	return in
 }

@@ -18,6 +18,7 @@ type Maintenance struct {
 
 	// The jobs that ask worker chains (summarize: this file; the others: consolidate.go).
 	Summarize   MaintenanceSummarize   `koanf:"summarize"`
+	Gatekeeper  MaintenanceGatekeeper  `koanf:"gatekeeper"`
 	Consolidate MaintenanceConsolidate `koanf:"consolidate"`
 	Conflicts   MaintenanceConflicts   `koanf:"conflicts"`
 }
@@ -103,6 +104,13 @@ type MaintenanceSummarize struct {
 	Exclude     []string `koanf:"exclude"`
 }
 
+// MaintenanceGatekeeper is the optional write-time filter: the gatekeeper worker chain may veto
+// a write as not durable within Timeout (at most 500 ms), failing open. Off by default.
+type MaintenanceGatekeeper struct {
+	Enabled bool          `koanf:"enabled"`
+	Timeout time.Duration `koanf:"timeout"`
+}
+
 const day = 24 * time.Hour
 
 func defaultMaintenance() Maintenance {
@@ -118,6 +126,7 @@ func defaultMaintenance() Maintenance {
 		Conflicts:   defaultConflicts(),
 		Summarize: MaintenanceSummarize{Enabled: true, Every: 15 * time.Minute, MaxRows: 20, MaxDuration: 10 * time.Minute,
 			MaxLLMCalls: 60, MaxTokens: 500000, MaxAttempts: 5, Extract: true, PlanDrift: true},
+		Gatekeeper: MaintenanceGatekeeper{Enabled: false, Timeout: 500 * time.Millisecond},
 	}
 }
 
@@ -158,6 +167,7 @@ func (m Maintenance) validate(v *validator) {
 	v.intRange("maintenance.summarize.max_llm_calls", m.Summarize.MaxLLMCalls, 1, 1000000)
 	v.intRange("maintenance.summarize.max_tokens", m.Summarize.MaxTokens, 1, 1000000000)
 	v.intRange("maintenance.summarize.max_attempts", m.Summarize.MaxAttempts, 1, 100)
+	v.duration("maintenance.gatekeeper.timeout", m.Gatekeeper.Timeout, time.Millisecond, 500*time.Millisecond)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").

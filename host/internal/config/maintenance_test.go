@@ -55,3 +55,14 @@ func TestSummarizeKnobsAreChecked(t *testing.T) {
 		{Key: "maintenance.summarize.max_llm_calls", Message: "0 is out of range 1..1000000"},
 	}, bad.Validate())
 }
+
+// TestGatekeeperIsOffAndBoundedTo500ms: the gatekeeper is off by default and its timeout may
+// not exceed the hard 500 ms budget.
+func TestGatekeeperIsOffAndBoundedTo500ms(t *testing.T) {
+	t.Parallel()
+	cfg := load(t, LoadOptions{})
+	require.False(t, cfg.Maintenance.Gatekeeper.Enabled)
+	require.Equal(t, 500*time.Millisecond, cfg.Maintenance.Gatekeeper.Timeout)
+	bad := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.gatekeeper]\nenabled = true\ntimeout = \"2s\"\n")})
+	require.Equal(t, []Problem{{Key: "maintenance.gatekeeper.timeout", Message: "2s is out of range 1ms..500ms"}}, bad.Validate())
+}

@@ -157,6 +157,17 @@ func TestConnectClaudeAsksAppliesAndUndoesByteForByte(t *testing.T) {
           }
         ]
       }
+    ],
+    "SessionEnd": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/memhost/bin/memhost --config '/srv/my memhost/memhost.toml' hook session-end --cli claude",
+            "timeout": 15
+          }
+        ]
+      }
     ]
   }
 }
@@ -209,6 +220,7 @@ func TestUndoKeepsWhatChangedSince(t *testing.T) {
 	after := read(t, settings)
 	require.Contains(t, after, "echo mine")
 	require.NotContains(t, after, "hook session-start")
+	require.NotContains(t, after, "hook session-end", "undo takes the SessionEnd hook out too")
 	require.Contains(t, b.log.String(), "the files as they were before connect are kept in "+filepath.Join(b.opts.StateDir, "claude"))
 	require.FileExists(t, filepath.Join(b.opts.StateDir, "claude", "0-.claude.json"))
 	require.NoFileExists(t, filepath.Join(b.opts.StateDir, "claude", stateFile))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -72,10 +73,11 @@ func (j Summarize) declines(project string) string {
 // Declines implements brain.Summarizer: the journal asks before it queues a transcript.
 func (m *Maintenance) Declines(project string) string {
 	s, ok := m.jobs[Summarize{}.Name()]
-	if !ok || !s.Enabled {
+	j, isSummarize := s.Job.(Summarize)
+	if !ok || !isSummarize || !s.Enabled {
 		return "session summaries are off ([maintenance.summarize] enabled)"
 	}
-	return s.Job.(Summarize).declines(project)
+	return j.declines(project)
 }
 
 // QueueTx implements brain.Summarizer: entry's excerpt waits in session_transcripts and the
@@ -163,9 +165,13 @@ func (j Summarize) session(ctx context.Context, r Run, t pgstore.SessionTranscri
 
 // write appends line to the entry's metadata text and drops its transcript.
 func (j Summarize) write(ctx context.Context, r Run, entry store.Memory, line string, res *Result) error {
-	text := entry.Text + "\n" + line
-	if err := j.Memory.CheckMemoryText("text", text); err != nil {
-		text = entry.Text
+	// An entry is memory text: the line is cut to what memory.max_text_bytes leaves.
+	if room := j.Memory.Config().MaxTextBytes - len(entry.Text) - 1; len(line) > room {
+		line = clipBytes(line, room)
+	}
+	text := entry.Text
+	if line != "" {
+		text += "\n" + line
 	}
 	v, err := j.Memory.EmbedDocument(ctx, text)
 	if err != nil {
@@ -308,6 +314,19 @@ func reasonOf(err error) string {
 		return "the worker did not answer in time"
 	}
 	return "no worker gave a usable summary"
+}
+
+// clipBytes cuts s to at most n bytes on a rune boundary, marking the cut; "" when no room.
+func clipBytes(s string, n int) string {
+	const mark = "…"
+	if n < len(mark)+1 {
+		return ""
+	}
+	cut := n - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
 }
 
 // oneLine collapses s to one line of at most 300 bytes.

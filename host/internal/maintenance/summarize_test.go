@@ -11,9 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/lexical"
 	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
 	"github.com/memhost/memhost/host/internal/tasks"
+	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 	sdkworker "github.com/memhost/memhost/sdk/worker"
 )
 
@@ -21,9 +24,10 @@ import (
 // or "hang" (until the task's context ends), "crash" (the chain's error) or "garbage" (text
 // that is not the JSON asked for). It records the tasks it was given.
 type sessionScript struct {
-	mu     sync.Mutex
-	script map[sdkworker.TaskKind]string
-	seen   []sdkworker.Task
+	release chan struct{} // closed at the end of a test that sets "stuck"
+	mu      sync.Mutex
+	script  map[sdkworker.TaskKind]string
+	seen    []sdkworker.Task
 }
 
 func (s *sessionScript) set(kind sdkworker.TaskKind, answer string) {
@@ -57,6 +61,9 @@ func (s *sessionScript) Run(ctx context.Context, kind sdkworker.TaskKind, t sdkw
 	case answer == "hang":
 		<-ctx.Done()
 		return sdkworker.Answer{}, call, ctx.Err()
+	case answer == "stuck": // ignores its context until the test ends
+		<-s.release
+		return sdkworker.Answer{}, call, nil
 	case answer == "crash":
 		return sdkworker.Answer{}, call, errors.New("task: " + string(kind) + ": " + tasks.ErrNoAnswer.Error() + ": sessionScript crashed")
 	case answer == "garbage":
@@ -261,4 +268,24 @@ func TestSummariesOffKeepMetadataAndNoTranscript(t *testing.T) {
 	e = excluded.end(t, memory.Access{Project: "github.com/acme/other", Actor: "bob"}, "s")
 	require.Equal(t, "claude session ended after 4m with exit code 0.", e.Text)
 	require.Equal(t, 1, excluded.waiting(t))
+}
+
+// TestASummaryIsCutToTheTextLimit: a summary that would take the entry past memory.max_text_bytes
+// is cut to fit, marked, rather than lost.
+func TestASummaryIsCutToTheTextLimit(t *testing.T) {
+	t.Parallel()
+	s := newSummaryEnv(t, true, func(j *Summarize) {
+		cfg := memory.DefaultConfig()
+		cfg.MaxTextBytes = 80
+		j.Memory = memory.New(j.Store, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), func(s string) (string, int) { return s, 0 }, cfg)
+		j.Extract, j.PlanDrift = false, false
+	})
+	s.ask.set(sdkworker.TaskSessionSummary, `{"summary":"Moved the build to pnpm 9, removed npm from CI, and rewrote the release notes for v2."}`)
+	entry := s.end(t, proj, "sess-1")
+	_, err := s.m.RunNow(context.Background(), "summarize", RunOptions{})
+	require.NoError(t, err)
+	text := s.entryText(t, entry.ID)
+	require.Len(t, text, 80)
+	require.Equal(t, "claude session ended after 4m with exit code 0.\nSummary: Moved the build to p…", text)
+	require.Zero(t, s.waiting(t))
 }

@@ -64,6 +64,7 @@ type Service struct {
 	hits     chan retrieval
 	onError  func(error)
 	lastCall atomic.Int64 // unix nanoseconds when the last Store or Search began
+	gate     Gatekeeper   // nil: every valid write is stored
 }
 
 // LastCall is when the last Store or Search began (zero before the first): background work

@@ -29,10 +29,14 @@ type StoreResult struct {
 	Similarity float64   `json:"similarity"`
 	Redactions int       `json:"redactions"`
 	Memory     View      `json:"memory"`
+	// Vetoed, when set, says why the gatekeeper judged the text not durable: nothing was
+	// stored (not an error: the agent learns why and moves on).
+	Vetoed string `json:"vetoed,omitempty"`
 }
 
 // Store is the write path: validate, redact, embed, then fold into the nearest neighbour or
-// insert (FoldOrInsert). There is no LLM call here.
+// insert (FoldOrInsert). There is no LLM call here but the optional gatekeeper's, which is
+// bounded by its own budget and fails open.
 func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreResult, error) {
 	s.called()
 	start := s.now()
@@ -51,8 +55,13 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 	candidates := make(chan []uuid.UUID, 1)
 	text, scope := w.Text, w.Ref()
 	go func() { candidates <- s.foldCandidates(text, scope) }()
+	vetoed := s.veto(ctx, w.ScopeKey, w.Text)
 	w.Vector, err = s.embed(ctx, e, info, embedder.PurposeDocument, w.Text)
-	folds := <-candidates
+	folds, why := <-candidates, <-vetoed
+	if why != "" {
+		s.metrics.write("vetoed", start)
+		return StoreResult{Redactions: redactions, Vetoed: why}, nil
+	}
 	if err != nil {
 		s.metrics.write("unavailable", start)
 		return StoreResult{}, err

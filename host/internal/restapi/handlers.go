@@ -241,7 +241,7 @@ func (a *api) store(c *gin.Context) {
 		return
 	}
 	status := http.StatusCreated
-	if res.Folded {
+	if res.Folded || res.Vetoed != "" {
 		status = http.StatusOK
 	}
 	c.JSON(status, res)

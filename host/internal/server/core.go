@@ -143,7 +143,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 		out, findings := redactor.Redact(text)
 		return out, len(findings)
 	}, serviceConfig(cfg), memory.WithMetrics(memory.NewMetrics(c.Registry)),
-		memory.WithErrorHandler(func(err error) { log.Warn("background error", "err", err) }))
+		memory.WithErrorHandler(func(err error) { log.Warn("background error", "err", err) }), c.gatekeeper(cfg))
 	// At boot, not on the first request: rebuilding an index built with other parameters takes
 	// seconds per 100K vectors, and no request should wait for it.
 	start = time.Now()

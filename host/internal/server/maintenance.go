@@ -9,6 +9,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/maintenance"
+	"github.com/memhost/memhost/host/internal/memory"
 	"github.com/memhost/memhost/host/internal/store"
 )
 
@@ -70,4 +71,14 @@ func (s coreSummarizer) Declines(project string) string { return s.c.Maintenance
 
 func (s coreSummarizer) QueueTx(ctx context.Context, tx pgx.Tx, entry store.Memory, excerpt string) error {
 	return s.c.Maintenance.QueueTx(ctx, tx, entry, excerpt)
+}
+
+// gatekeeper is the write path's optional gatekeeper ([maintenance.gatekeeper]): no option
+// when it is off.
+func (c *Core) gatekeeper(cfg *config.Config) memory.Option {
+	g := cfg.Maintenance.Gatekeeper
+	if !g.Enabled {
+		return func(*memory.Service) {}
+	}
+	return memory.WithGatekeeper(maintenance.Gatekeeper{Tasks: coreTasks{c}, Budget: g.Timeout})
 }

@@ -211,6 +211,7 @@ func (r *runner) prepare(ctx context.Context) (exe string, args []string, env ma
 		delete(env, k)
 	}
 	maps.Copy(env, r.plan.SetEnv)
+	env[RunSessionEnv] = "1"
 	return r.spawn.Executable, r.plan.Args, env
 }
 

@@ -17,8 +17,8 @@ var _ provider.Connector = (*Provider)(nil)
 
 // Connect registers `memhost mcp` through `claude mcp add` at user scope (the
 // default, local scope, would register it for one directory only) and adds a
-// SessionStart hook to settings.json. Claude Code's hook timeout is in
-// seconds.
+// SessionStart hook (the banner) and a SessionEnd hook (the journal entry) to
+// settings.json. Claude Code's hook timeout is in seconds.
 func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provider.Connection, error) {
 	if err := ctx.Err(); err != nil {
 		return provider.Connection{}, err
@@ -38,10 +38,19 @@ func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provid
 	if err != nil {
 		return provider.Connection{}, err
 	}
+	settings := filepath.Join(configDir(r.Env), "settings.json")
 	c := provider.Connection{Steps: []provider.ConnectStep{
 		{File: userFile, Run: &provider.Command{Args: args, UndoArgs: []string{"mcp", "remove", "--scope", "user", provider.ServerName}}},
-		{File: filepath.Join(configDir(r.Env), "settings.json"), JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "SessionStart"}, Value: hook}},
+		{File: settings, JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "SessionStart"}, Value: hook}},
 	}}
+	// The SessionEnd hook journals the session with its transcript for the summary.
+	if end := r.SessionEndHook(); end != "" {
+		endHook, err := hookGroup(end, 15)
+		if err != nil {
+			return provider.Connection{}, err
+		}
+		c.Steps = append(c.Steps, provider.ConnectStep{File: settings, JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "SessionEnd"}, Value: endHook}})
+	}
 	if registered {
 		c.RegisteredIn = userFile
 	}
@@ -57,7 +66,7 @@ func userConfigFile(env map[string]string) string {
 	return filepath.Join(env["HOME"], ".claude.json")
 }
 
-// hookGroup is a SessionStart hook entry running command, in the shape
+// hookGroup is a hook entry running command, in the shape
 // Claude Code reads: {hooks: [{type, command, timeout}]}.
 func hookGroup(command string, timeout int) (string, error) {
 	if command == "" {

@@ -3,11 +3,7 @@
 package e2ecli
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,8 +54,17 @@ func TestSessionSummaryAndExtractedFactReachCodex(t *testing.T) {
 	run := w.run(t, claudeCode, claudeEnv(t, b), "-p", ask, "--output-format", "json")
 	requireClaudeResult(t, run)
 
-	entry := waitForJournal(t, b, summary, 4*time.Minute)
-	require.Contains(t, entry, "claude", "the entry keeps the session's metadata line")
+	var entry string
+	require.Eventually(t, func() bool {
+		for _, e := range w.journal(t, b.project) {
+			if text, _ := e["text"].(string); strings.Contains(text, summary) {
+				entry = text
+				return true
+			}
+		}
+		return false
+	}, 4*time.Minute, time.Second, "the session's journal entry is summarised\n%s", b.host.logs)
+	require.True(t, strings.HasPrefix(entry, "claude session ended after "), "the entry keeps the session's metadata line: %q", entry)
 	// The summary task carried the session's own transcript.
 	requireInModelRequest(t, workerModel, "docs/RELEASING.md")
 	// The job asks for the facts after it has written the summary.
@@ -81,46 +86,4 @@ func TestSessionSummaryAndExtractedFactReachCodex(t *testing.T) {
 	require.Equal(t, doneText, answer, codexRun.stdout)
 	requireSearchRoundTrip(t, b.model, "mcp__memhost__memory_search", extracted)
 	require.Empty(t, b.egress.seen())
-}
-
-// waitForJournal polls the project's journal until an entry holds want and returns its text.
-func waitForJournal(t *testing.T, b *bundle, want string, within time.Duration) string {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	var last []string
-	for time.Now().Before(deadline) {
-		last = journalTexts(t, b)
-		for _, text := range last {
-			if strings.Contains(text, want) {
-				return text
-			}
-		}
-		time.Sleep(2 * time.Second)
-	}
-	t.Fatalf("no journal entry holds %q after %s; entries: %q\nhost log:\n%s", want, within, last, b.host.logs)
-	return ""
-}
-
-func journalTexts(t *testing.T, b *bundle) []string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.host.url+"/api/v1/projects/"+url.PathEscape(b.project)+"/journal", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+b.token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	var page struct {
-		Entries []struct {
-			Text string `json:"text"`
-		} `json:"entries"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&page))
-	texts := make([]string, len(page.Entries))
-	for i, e := range page.Entries {
-		texts[i] = e.Text
-	}
-	return texts
 }
