@@ -113,27 +113,7 @@ func (s *Service) conflict(ctx context.Context, a memory.Access, id uuid.UUID) (
 // ConflictID resolves what a caller names a conflict by: the whole id, or a short id as the
 // inbox shows it (its last 8 or more hex digits).
 func (s *Service) ConflictID(ctx context.Context, a memory.Access, ref string) (uuid.UUID, error) {
-	r, err := shortid.Parse("conflict", ref)
-	if err != nil {
-		return uuid.Nil, fieldErr("id", "%s", err.Error())
-	}
-	if r.Whole() {
-		return r.ID, nil
-	}
-	if err := check(a); err != nil {
-		return uuid.Nil, err
-	}
-	ids, err := s.st.ConflictIDsEndingWith(ctx, a.Project, r.Digits, 2)
-	if err != nil {
-		return uuid.Nil, err
-	}
-	switch len(ids) {
-	case 0:
-		return uuid.Nil, notFound("not found: project %q has no conflict %s", a.Project, strings.TrimSpace(ref))
-	case 1:
-		return ids[0], nil
-	}
-	return uuid.Nil, fieldErr("id", "%q matches more than one conflict; pass more digits or the whole id", strings.TrimSpace(ref))
+	return s.inboxID(ctx, a, "conflict", ref, s.st.ConflictIDsEndingWith)
 }
 
 // AcceptConflict closes an open conflict as real; archive, when not "", names one of its two

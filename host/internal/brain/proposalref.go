@@ -14,7 +14,14 @@ import (
 // short id as the inbox shows it (its last 8 or more hex digits; a prefix of an id printed by
 // an older release is read too). An ambiguous short id asks for more digits.
 func (s *Service) ProposalID(ctx context.Context, a memory.Access, ref string) (uuid.UUID, error) {
-	r, err := shortid.Parse("proposal", ref)
+	return s.inboxID(ctx, a, "proposal", ref, s.st.ProposalIDsEndingWith)
+}
+
+// inboxID resolves ref, a whole or short id of one of the project's what (a proposal, a
+// conflict), with endingWith, the store's lookup of the ids ending with given digits.
+func (s *Service) inboxID(ctx context.Context, a memory.Access, what, ref string,
+	endingWith func(ctx context.Context, project, digits string, limit int) ([]uuid.UUID, error)) (uuid.UUID, error) {
+	r, err := shortid.Parse(what, ref)
 	if err != nil {
 		return uuid.Nil, fieldErr("id", "%s", err.Error())
 	}
@@ -24,15 +31,15 @@ func (s *Service) ProposalID(ctx context.Context, a memory.Access, ref string) (
 	if err := check(a); err != nil {
 		return uuid.Nil, err
 	}
-	ids, err := s.st.ProposalIDsEndingWith(ctx, a.Project, r.Digits, 2)
+	ids, err := endingWith(ctx, a.Project, r.Digits, 2)
 	if err != nil {
 		return uuid.Nil, err
 	}
 	switch len(ids) {
 	case 0:
-		return uuid.Nil, notFound("not found: project %q has no proposal %s", a.Project, strings.TrimSpace(ref))
+		return uuid.Nil, notFound("not found: project %q has no %s %s", a.Project, what, strings.TrimSpace(ref))
 	case 1:
 		return ids[0], nil
 	}
-	return uuid.Nil, fieldErr("id", "%q matches more than one proposal; pass more digits or the whole id", strings.TrimSpace(ref))
+	return uuid.Nil, fieldErr("id", "%q matches more than one %s; pass more digits or the whole id", strings.TrimSpace(ref), what)
 }
