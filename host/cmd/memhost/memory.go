@@ -191,6 +191,9 @@ func printMemory(out io.Writer, m memory.View) {
 	if m.ArchivedAt != nil {
 		fmt.Fprintf(out, "archived: %s (%s)\n", localTime(*m.ArchivedAt), printable(orDash(m.ArchivedReason)))
 	}
+	if m.SupersededBy != nil {
+		fmt.Fprintf(out, "superseded by: %s\n", *m.SupersededBy)
+	}
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, printable(m.Text))
 }
