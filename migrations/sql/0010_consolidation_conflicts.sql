@@ -2,9 +2,9 @@
 -- docs/maintenance.md, "Consolidation" and "Supersession and conflicts").
 --
 -- superseded_by links a fact the conflicts job found clearly replaced ("we moved from npm to
--- pnpm") to its successor. The fact stays live and searchable, ranked below its successor and
--- shown as superseded; clearing the column (accepting nothing, or the successor's archive)
--- undoes it. No foreign key: a purged successor leaves a dangling link the ranker ignores.
+-- pnpm") to its successor. The fact stays live and searchable, ranked below its successor when
+-- both are in a result and shown as superseded; its history records the link. No foreign key:
+-- a purged successor leaves a link the ranker never meets (it only reorders what it ranks).
 ALTER TABLE memories ADD COLUMN IF NOT EXISTS superseded_by uuid;
 
 -- The conflicts inbox: pairs of a project's memories the conflicts job found contradicting,

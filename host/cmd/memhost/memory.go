@@ -72,6 +72,9 @@ func memoryCmd() *cobra.Command {
 		memoryOp("unmerge ID", "Undo what consolidation merged into a memory: restore the memories it absorbed (and its own text, if a merge rewrote it)", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
 			return change(cmd, h, key, args[0], "unmerge", map[string]any{"project": key})
 		}, printChanged("unmerged")),
+		memoryOp("unsupersede ID", "Undo the conflicts job's finding that a memory was replaced: it ranks as before and the pair is never flagged again", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
+			return change(cmd, h, key, args[0], "unsupersede", map[string]any{"project": key})
+		}, printChanged("no longer superseded")),
 		archivedCmd(),
 	)
 	for _, sub := range c.Commands() {
@@ -190,6 +193,9 @@ func printMemory(out io.Writer, m memory.View) {
 	fmt.Fprintf(out, "written:  %s by %s (%s)\n", localTime(m.CreatedAt), printable(orDash(m.Agent)), printable(orDash(m.Source)))
 	if m.ArchivedAt != nil {
 		fmt.Fprintf(out, "archived: %s (%s)\n", localTime(*m.ArchivedAt), printable(orDash(m.ArchivedReason)))
+	}
+	if m.SupersededBy != nil {
+		fmt.Fprintf(out, "superseded by: %s\n", *m.SupersededBy)
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, printable(m.Text))

@@ -15,7 +15,7 @@ import (
 
 // TestMemoryUnmerge: `memhost memory unmerge ID` restores what consolidation merged into a
 // memory, through the running host, by short id; project health counts the merge and a
-// superseded fact.
+// superseded fact, and `memhost memory unsupersede` undoes the supersession.
 func TestMemoryUnmerge(t *testing.T) {
 	t.Parallel()
 	ln := httptest.NewUnstartedServer(nil)
@@ -44,11 +44,21 @@ func TestMemoryUnmerge(t *testing.T) {
 	_, changed, err := core.Store.Supersede(ctx, c.ID, a.ID, "maintenance:conflicts", nil)
 	require.NoError(t, err)
 	require.True(t, changed)
-	out, err := run(t, "project", "health", "--config", cfg, "--project", cliProject)
+	out, err := run(t, "memory", "get", shortid.Of(c.ID), "--config", cfg, "--project", cliProject, "--token", token)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "superseded by: "+a.ID.String())
+	out, err = run(t, "project", "health", "--config", cfg, "--project", cliProject)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "merges:     1 (1 this week)")
 	require.Contains(t, out, "superseded: 1 facts")
 	require.Contains(t, out, "archived:   1 merged into\n", "one line for every survivor's merges")
+
+	out, err = run(t, "memory", "unsupersede", shortid.Of(c.ID), "--config", cfg, "--project", cliProject, "--token", token)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "memory "+c.ID.String()+" no longer superseded")
+	out, err = run(t, "memory", "get", shortid.Of(c.ID), "--config", cfg, "--project", cliProject, "--token", token)
+	require.NoError(t, err, out)
+	require.NotContains(t, out, "superseded by")
 
 	out, err = run(t, "memory", "unmerge", shortid.Of(a.ID), "--config", cfg, "--project", cliProject, "--token", token)
 	require.NoError(t, err, out)

@@ -25,6 +25,16 @@ type Input struct {
 	Recent []Fact
 	// Journal holds recent session entries, newest first.
 	Journal []JournalEntry
+	// Conflicts are the first of the project's open conflicts, most severe first, and
+	// OpenConflicts how many are open in all: the banner shows the count and a few.
+	Conflicts     []Conflict
+	OpenConflicts int
+}
+
+// Conflict is two statements of the project found contradicting, each shown on one line.
+type Conflict struct {
+	Severity     string
+	TextA, TextB string
 }
 
 // Document is a goal, a plan or a map summary. Its text may span lines.

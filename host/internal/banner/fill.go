@@ -22,6 +22,7 @@ type sectionSpec struct {
 var specs = [...]sectionSpec{
 	{SectionGoal, "", 15},
 	{SectionPlan, "", 30},
+	{SectionConflicts, "", 10},
 	{SectionMap, "", 25},
 	{SectionNewest, "## Newest facts\n", 35},
 	{SectionJournal, "## Recent sessions\n", 25},
@@ -136,6 +137,8 @@ func (r *renderer) build(spec sectionSpec) *section {
 		for _, it := range s.items {
 			r.window[it.fact.ID] = true
 		}
+	case SectionConflicts:
+		r.conflicts(s)
 	case SectionJournal:
 		for i := range r.in.Journal {
 			if text := oneLine(r.in.Journal[i].Text); text != "" {

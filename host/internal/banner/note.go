@@ -31,6 +31,9 @@ func (r *renderer) note(reports []SectionReport) string {
 	if journal.Truncated {
 		parts = append(parts, "the rest of journal entries ending in "+ellipsis+" ("+tool("project_journal")+")")
 	}
+	if c := report(reports, SectionConflicts); c.Cut > 0 || c.Truncated {
+		parts = append(parts, "the open conflicts ("+tool("memory_conflicts")+")")
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -84,7 +84,8 @@ var headingLike = regexp.MustCompile(`^(?:[\s\p{Z}\p{Cf}>]|[-*+][ \t]|[0-9]{1,9}
 func checkHeadings(t *testing.T, res Result) {
 	t.Helper()
 	titles := map[Section]string{SectionGoal: "## Goal", SectionPlan: "## Plan", SectionMap: "## Project map",
-		SectionNewest: "## Newest facts", SectionJournal: "## Recent sessions", SectionTop: "## Top facts"}
+		SectionNewest: "## Newest facts", SectionJournal: "## Recent sessions", SectionTop: "## Top facts",
+		SectionConflicts: "## Open conflicts"}
 	want := []string{"# memhost project memory"}
 	for _, s := range res.Sections {
 		if s.Shown > 0 {
@@ -104,8 +105,18 @@ func checkHeadings(t *testing.T, res Result) {
 	}
 }
 
+// conflictLine is how a conflict is shown, whole.
+func conflictLine(c Conflict) string {
+	return "- " + label(c.Severity, maxSeverityBytes) + ": \"" + oneLine(c.TextA) + "\" vs \"" + oneLine(c.TextB) + "\""
+}
+
 // notFullyShown reports whether any given item is absent from text or shortened.
 func notFullyShown(in Input, text string) bool {
+	for _, c := range in.Conflicts {
+		if oneLine(c.TextA) != "" && oneLine(c.TextB) != "" && !strings.Contains(text, conflictLine(c)+"\n") {
+			return true
+		}
+	}
 	for title, d := range map[string]Document{"Goal": in.Goal, "Plan": in.Plan, "Project map": in.Map} {
 		if b := document(d.Text); b != "" && !docShown(text, title, b) {
 			return true
@@ -161,6 +172,9 @@ func checkProvenance(t *testing.T, in Input, body []string, note string) {
 	for _, e := range in.Journal {
 		sources = append(sources, journalPrefix(e, in.Now)+oneLine(e.Text))
 	}
+	for _, c := range in.Conflicts {
+		sources = append(sources, conflictLine(c))
+	}
 	for _, line := range body {
 		line = strings.TrimSuffix(line, "\n")
 		if line == "" || line+"\n" == note || isHeading(line) {
@@ -171,7 +185,7 @@ func checkProvenance(t *testing.T, in Input, body []string, note string) {
 }
 
 func isHeading(line string) bool {
-	for _, h := range []string{"## Goal", "## Plan", "## Project map", "## Newest facts", "## Recent sessions", "## Top facts"} {
+	for _, h := range []string{"## Goal", "## Plan", "## Project map", "## Newest facts", "## Recent sessions", "## Top facts", "## Open conflicts"} {
 		if line == h || strings.HasPrefix(line, h+" (") {
 			return true
 		}

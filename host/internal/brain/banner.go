@@ -66,7 +66,7 @@ func (s *Service) BannerInput(ctx context.Context, a memory.Access, req BannerRe
 		return banner.Input{}, opts, fieldErr("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
 	}
 	rows, err := s.st.Spawn(ctx, store.SpawnQuery{ScopeKey: a.Project, Recent: max(opts.RecentWindow, 1), Journal: max(opts.JournalEntries, 1),
-		Candidates: min(max(minCandidates, opts.Budget/candidatesPerToken), maxCandidates)})
+		Candidates: min(max(minCandidates, opts.Budget/candidatesPerToken), maxCandidates), Conflicts: banner.ConflictsShown})
 	if err != nil {
 		return banner.Input{}, opts, err
 	}
@@ -108,6 +108,10 @@ func (s *Service) bannerInput(key string, rows store.SpawnRows) banner.Input {
 	in.Journal = make([]banner.JournalEntry, len(rows.Journal))
 	for i, m := range rows.Journal {
 		in.Journal[i] = banner.JournalEntry{Agent: m.Provenance.Agent, Session: m.Provenance.Session, Text: m.Text, At: m.CreatedAt}
+	}
+	in.OpenConflicts = int(rows.OpenConflicts)
+	for _, c := range rows.Conflicts {
+		in.Conflicts = append(in.Conflicts, banner.Conflict{Severity: c.Severity, TextA: c.TextA, TextB: c.TextB})
 	}
 	return in
 }

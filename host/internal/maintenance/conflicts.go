@@ -55,7 +55,7 @@ type conflictsAnswer struct {
 // Run implements Job: Budget.MaxRows bounds the projects one run asks about.
 func (j Conflicts) Run(ctx context.Context, r Run) (Result, error) {
 	var res Result
-	keys, err := j.Store.ConsolidationProjects(ctx, r.Project)
+	keys, err := j.Store.ProjectsWithFacts(ctx, r.Project)
 	if err != nil {
 		return res, err
 	}

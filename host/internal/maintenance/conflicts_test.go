@@ -44,7 +44,8 @@ func (e env) conflictsJob(t *testing.T, clock Clock, tk Tasks) *Maintenance {
 // TestConflictsSupersedesAndFilesTheRest: the conflicts chain reads the project's statements;
 // a clear replacement marks the older fact superseded by the newer (kept live, shown as such,
 // ranked below it), a contradiction goes to the inbox, and a pair made up by the chain is
-// ignored; a second run flags nothing twice, and a dismissed pair is never flagged again.
+// ignored; an undone supersession is not found again; a second run flags nothing twice, and a
+// dismissed pair is never flagged again.
 func TestConflictsSupersedesAndFilesTheRest(t *testing.T) {
 	t.Parallel()
 	e := setupWith(t, noFold())
@@ -86,6 +87,19 @@ func TestConflictsSupersedesAndFilesTheRest(t *testing.T) {
 		order = append(order, h.ID)
 	}
 	require.Equal(t, []uuid.UUID{pnpm, npm}, order[:2], "the superseded fact ranks below its successor")
+
+	// Undone, the supersession stays undone: the chain names the pair again, and the job skips it.
+	v, err = e.svc.Unsupersede(ctx, proj, npm)
+	require.NoError(t, err)
+	require.Nil(t, v.SupersededBy)
+	require.Equal(t, []store.Event{store.EventAdd, store.EventUpdate, store.EventUpdate}, events(t, e, npm))
+	undone, err := m.RunNow(ctx, "conflicts", RunOptions{Project: proj.Project})
+	require.NoError(t, err)
+	require.Nil(t, e.memory(t, npm).SupersededBy, "an undone supersession is never found again")
+	require.Zero(t, undone.Result.Changed)
+	_, err = e.svc.Unsupersede(ctx, proj, npm)
+	var fe *memory.FieldError
+	require.ErrorAs(t, err, &fe, "not superseded")
 
 	open, err := e.store.Conflicts(ctx, store.ConflictQuery{ScopeKey: proj.Project, Statuses: []store.ConflictStatus{store.ConflictOpen}, Limit: 10})
 	require.NoError(t, err)

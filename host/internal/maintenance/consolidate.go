@@ -51,7 +51,7 @@ type mergeAnswer struct {
 // compared; a budget or the run's deadline stops it as partial.
 func (j Consolidate) Run(ctx context.Context, r Run) (Result, error) {
 	var res Result
-	keys, err := j.Store.ConsolidationProjects(ctx, r.Project)
+	keys, err := j.Store.ProjectsWithFacts(ctx, r.Project)
 	if err != nil {
 		return res, err
 	}
@@ -121,13 +121,14 @@ func (j Consolidate) merge(ctx context.Context, r Run, c []pgstore.Consolidation
 	}
 	text := strings.TrimSpace(a.Text)
 	if dropped := memory.DroppedSpecifics(texts, text); text == "" || len(dropped) > 0 {
-		res.Items = appendItem(res.Items, Item{ID: sv.ID.String(), Action: "reject", Reason: "merged text drops " + strings.Join(orEmptyText(dropped), ", ")})
+		res.Items = appendItem(res.Items, Item{ID: sv.ID.String(), Action: "reject", Reason: "merged text drops " + strings.Join(droppedList(dropped), ", ")})
 		return nil
 	}
 	return j.apply(ctx, r, sv, unsure, text, "llm", res)
 }
 
-func orEmptyText(dropped []string) []string {
+// droppedList names what a refused merge dropped; an empty answer dropped everything.
+func droppedList(dropped []string) []string {
 	if len(dropped) == 0 {
 		return []string{"everything"}
 	}

@@ -286,3 +286,30 @@ func TestConsolidateWorkerFailuresNeverBlock(t *testing.T) {
 		})
 	}
 }
+
+// TestConsolidateHoldsTheCanonicalTextToTheWriteRules: a merged statement over the memory
+// text limit is refused as a write would be, naming the field and the limit, and the cluster
+// is left alone.
+func TestConsolidateHoldsTheCanonicalTextToTheWriteRules(t *testing.T) {
+	t.Parallel()
+	cfg := noFold()
+	cfg.MaxTextBytes = 64
+	e := setupWith(t, cfg)
+	ctx := context.Background()
+	a := e.write(t, proj, "The api runs 28 replicas in prod")
+	b := e.write(t, proj, "Production has 28 api pods")
+	long := "In production the api service runs 28 replicas, which are also known as the 28 api pods"
+	chain := &scripted{answer: func(context.Context, sdkworker.Task) (string, error) {
+		return `{"same": true, "text": "` + long + `"}`, nil
+	}}
+	m := e.consolidator(t, &fakeClock{now: time.Now()}, chain, 0.05, Budget{MaxRows: 100})
+	rep, err := m.RunNow(ctx, "consolidate", RunOptions{})
+	require.NoError(t, err)
+	require.Zero(t, rep.Result.Changed)
+	require.Len(t, rep.Result.Items, 1)
+	require.Equal(t, "reject", rep.Result.Items[0].Action)
+	require.Contains(t, rep.Result.Items[0].Reason, "text")
+	require.Contains(t, rep.Result.Items[0].Reason, "64")
+	require.False(t, e.memory(t, a).Archived())
+	require.False(t, e.memory(t, b).Archived())
+}

@@ -103,3 +103,21 @@ func (s *Service) Unmerge(ctx context.Context, a Access, id uuid.UUID) (View, er
 	}
 	return ViewOf(out), nil
 }
+
+// Unsupersede undoes the conflicts job's finding that id was replaced: it is no longer ranked
+// below or shown as superseded by its successor, and the job never pairs the two again. It
+// needs write access to id.
+func (s *Service) Unsupersede(ctx context.Context, a Access, id uuid.UUID) (View, error) {
+	if err := s.loadWritable(ctx, a, id); err != nil {
+		return View{}, err
+	}
+	m, changed, err := s.store.Unsupersede(ctx, id, a.Actor)
+	if err != nil {
+		return View{}, err
+	}
+	if !changed {
+		return View{}, fieldErr("id", "memory %s is not superseded", id)
+	}
+	s.index.Apply(changeOf(m))
+	return ViewOf(m), nil
+}

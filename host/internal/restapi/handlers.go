@@ -79,6 +79,7 @@ func Register(r gin.IRouter, o Options) {
 	write.POST("/memories/:id/archive", limitWrites, changeByID(a, a.archive))
 	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
 	write.POST("/memories/:id/unmerge", limitWrites, changeByID(a, a.unmerge))
+	write.POST("/memories/:id/unsupersede", limitWrites, changeByID(a, a.unsupersede))
 	write.PUT("/memories/:id/pin", limitWrites, changeByID(a, a.pin(true)))
 	write.DELETE("/memories/:id/pin", limitWrites, changeByID(a, a.pin(false)))
 	admin := authed.Group("", a.require(auth.ScopeAdmin))
@@ -417,6 +418,11 @@ func (a *api) restore(ctx context.Context, acc memory.Access, id uuid.UUID, _ *p
 // unmerge undoes what consolidation merged into a memory (docs/maintenance.md).
 func (a *api) unmerge(ctx context.Context, acc memory.Access, id uuid.UUID, _ *place) (any, error) {
 	return a.Service.Unmerge(ctx, acc, id)
+}
+
+// unsupersede undoes the conflicts job's supersession of a memory (docs/maintenance.md).
+func (a *api) unsupersede(ctx context.Context, acc memory.Access, id uuid.UUID, _ *place) (any, error) {
+	return a.Service.Unsupersede(ctx, acc, id)
 }
 
 func (a *api) pin(pinned bool) func(context.Context, memory.Access, uuid.UUID, *place) (any, error) {

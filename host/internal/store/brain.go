@@ -85,6 +85,7 @@ type SpawnQuery struct {
 	Candidates int // live facts by importance, most recently updated first
 	Recent     int // newest live facts
 	Journal    int // newest journal entries
+	Conflicts  int // open conflicts, most severe first
 }
 
 // SpawnRows is one project's banner material, read in one round trip.
@@ -94,6 +95,9 @@ type SpawnRows struct {
 	Candidates []Memory
 	Recent     []Memory
 	Journal    []Memory
+	// Conflicts are the first open conflicts, OpenConflicts how many are open in all.
+	Conflicts     []Conflict
+	OpenConflicts int64
 }
 
 // Health is one project's health snapshot.

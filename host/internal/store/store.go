@@ -88,6 +88,9 @@ type Store interface {
 	PendingUnmerge(ctx context.Context, survivor Memory) (MergeUndo, error)
 	// Unmerge restores what a survivor absorbed and, if asked, its prior text.
 	Unmerge(ctx context.Context, p UnmergeParams) (survivor Memory, restored []Memory, err error)
+	// Unsupersede clears a memory's supersession (Memory.SupersededBy) and records the pair
+	// as a dismissed conflict; changed is false when it was not superseded.
+	Unsupersede(ctx context.Context, id uuid.UUID, actor string) (m Memory, changed bool, err error)
 }
 
 // ScopeTx is what a write may do under its scope's lock; every method works in that scope

@@ -191,3 +191,40 @@ func (s *Store) StatementsFor(ctx context.Context, key string, facts, journal in
 	}
 	return collectMemories(rows)
 }
+
+// Unsupersede undoes a supersession the conflicts job found: id is no longer marked superseded
+// (an update row in its history says so), and the pair is recorded as a dismissed conflict,
+// so the job never finds it again. changed is false when id was not superseded.
+func (s *Store) Unsupersede(ctx context.Context, id uuid.UUID, actor string) (store.Memory, bool, error) {
+	var out store.Memory
+	var changed bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		m, err := lockRow(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out = m
+		if m.SupersededBy == nil {
+			return nil
+		}
+		newer := *m.SupersededBy
+		now := time.Now().UTC()
+		if err := appendHistory(ctx, tx, m, store.EventUpdate, &m.Text, &m.Text, actor, map[string]any{"unsuperseded": newer.String()}, now); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO memory_conflicts (id, scope_key, memory_a, memory_b, pair_key, text_a, text_b, evidence, severity,
+				status, created_at, decided_at, decided_by)
+			SELECT $1, $2, $3, $4, $5, $6, coalesce((SELECT text FROM memories WHERE id = $4), ''), 'a supersession undone', 'low', 'dismissed', $7, $7, $8
+			ON CONFLICT (scope_key, pair_key) DO UPDATE SET status = 'dismissed', decided_at = EXCLUDED.decided_at, decided_by = EXCLUDED.decided_by`,
+			uuid.Must(uuid.NewV7()), m.ScopeKey, m.ID, newer, store.PairKey(m.ID, newer), m.Text, now, actor); err != nil {
+			return fmt.Errorf("record the pair: %w", err)
+		}
+		changed = true
+		out, err = scanMemory(tx.QueryRow(ctx, `UPDATE memories SET superseded_by = NULL, updated_at = $2, seq = next_change_seq() WHERE id = $1 RETURNING `+memoryColumns, id, now))
+		return err
+	})
+	if err != nil {
+		return out, false, fmt.Errorf("unsupersede %s: %w", id, err)
+	}
+	return out, changed, nil
+}

@@ -20,18 +20,19 @@ type ConsolidationFact struct {
 	Vector []float32
 }
 
-// ConsolidationProjects returns the projects with at least two live facts, in key order;
-// project "" means every project, else that one (if it has two).
-func (s *Store) ConsolidationProjects(ctx context.Context, project string) ([]string, error) {
+// ProjectsWithFacts returns the projects with at least two live facts (what consolidation and
+// the conflicts job look at), in key order; project "" means every project, else that one (if
+// it has two).
+func (s *Store) ProjectsWithFacts(ctx context.Context, project string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT scope_key FROM memories WHERE scope = 'project' AND archived_at IS NULL AND `+factKinds+`
 		AND (@project = '' OR scope_key = @project) GROUP BY scope_key HAVING count(*) > 1 ORDER BY scope_key`,
 		pgx.NamedArgs{"project": project})
 	if err != nil {
-		return nil, fmt.Errorf("find projects to consolidate: %w", err)
+		return nil, fmt.Errorf("find projects with facts: %w", err)
 	}
 	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("find projects to consolidate: %w", err)
+		return nil, fmt.Errorf("find projects with facts: %w", err)
 	}
 	return keys, nil
 }

@@ -68,6 +68,20 @@ func (s *Store) Spawn(ctx context.Context, q store.SpawnQuery) (store.SpawnRows,
 			out.Map = &pm
 			return err
 		})
+	if q.Conflicts > 0 {
+		b.Queue(`SELECT `+conflictColumns+`, count(*) OVER () FROM memory_conflicts WHERE scope_key = $1 AND status = 'open'
+			ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, created_at DESC, id LIMIT $2`, q.ScopeKey, q.Conflicts).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					c, err := scanConflict(scanLast{rows, &out.OpenConflicts})
+					if err != nil {
+						return err
+					}
+					out.Conflicts = append(out.Conflicts, c)
+				}
+				return rows.Err()
+			})
+	}
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return store.SpawnRows{}, fmt.Errorf("read banner material of %q: %w", q.ScopeKey, err)
 	}
@@ -81,3 +95,11 @@ type scanFirst struct {
 }
 
 func (t scanFirst) Scan(dest ...any) error { return t.rows.Scan(append([]any{t.first}, dest...)...) }
+
+// scanLast lets a scan read its columns while a trailing column lands in last.
+type scanLast struct {
+	rows pgx.Rows
+	last any
+}
+
+func (t scanLast) Scan(dest ...any) error { return t.rows.Scan(append(dest, t.last)...) }
