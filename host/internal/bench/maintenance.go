@@ -81,7 +81,7 @@ func measureMaintenance(ctx context.Context, cfg Config, emb embedder.Embedder, 
 	lcfg := cfg
 	lcfg.ReuseShared, lcfg.KeepShared = false, false
 	var loaded Shared
-	loaded.Layout.ByClass = map[string]int{}
+	loaded.Layout.ByClass, loaded.Layout.Total = map[string]int{}, res.Memories
 	pool, st, release, err := loadSharedLayout(ctx, lcfg, "bench_maintenance", emb, info, projects, &loaded, p)
 	if err != nil {
 		return res, err
