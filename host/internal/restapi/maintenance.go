@@ -128,6 +128,12 @@ func (a *api) maintenanceRun(c *gin.Context) {
 		}
 		opts.OlderThan = d
 	}
+	// A run by hand answers when it is done, bounded by its job's max_duration, which may
+	// exceed the server's write timeout (server.write_timeout, 60 s): lift it for this answer.
+	// The client going away still cancels the run through the request's context.
+	if err := http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{}); err != nil {
+		a.Logger.Warn("maintenance run: keep the write deadline", "err", err)
+	}
 	rep, err := a.Maintenance.RunNow(c.Request.Context(), job, opts)
 	if errors.Is(err, maintenance.ErrUnknownJob) {
 		err = &memory.FieldError{Field: "job", Message: fmt.Sprintf("unknown job %q (valid: %s)", job, strings.Join(a.Maintenance.Jobs(), ", "))}

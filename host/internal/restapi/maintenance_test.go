@@ -100,3 +100,42 @@ func TestMaintenanceRoutes(t *testing.T) {
 	_, field, _ = errField(rep)
 	require.Equal(t, "older_than", field)
 }
+
+// slowJob takes longer than the server's write timeout.
+type slowJob struct{ took time.Duration }
+
+func (slowJob) Name() string { return "slow" }
+
+func (j slowJob) Run(ctx context.Context, _ maintenance.Run) (maintenance.Result, error) {
+	select {
+	case <-time.After(j.took):
+		return maintenance.Result{Examined: 1}, nil
+	case <-ctx.Done():
+		return maintenance.Result{}, ctx.Err()
+	}
+}
+
+// TestALongRunByHandOutlastsTheWriteTimeout: a run by hand that takes longer than the server's
+// write timeout still gets its answer (a 100K-memory consolidation takes minutes; the answer
+// was cut at 60 s).
+func TestALongRunByHandOutlastsTheWriteTimeout(t *testing.T) {
+	t.Parallel()
+	pool, _ := testdb.Migrated(t)
+	st := pgstore.New(pool)
+	svc := memory.New(st, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), nil, memory.DefaultConfig())
+	m, err := maintenance.New(pool, st, maintenance.Config{Host: "test-host", Jobs: []maintenance.Scheduled{{Job: slowJob{took: 1500 * time.Millisecond}}}})
+	require.NoError(t, err)
+	tokens := auth.NewTokens(pool)
+	r := gin.New()
+	restapi.Register(r, restapi.Options{Service: svc, Door: access.NewDoor(tokens), Maintenance: m})
+	srv := httptest.NewUnstartedServer(r)
+	srv.Config.WriteTimeout = 500 * time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	b := bundle{srv: srv, tokens: tokens, engine: r}
+	admin := b.token(t, "", auth.ScopeAdmin)
+
+	rep := b.do(t, admin, "POST", "/api/v1/maintenance/slow/run", "")
+	require.Equal(t, http.StatusOK, rep.status, rep.body)
+	require.Equal(t, "ok", rep.body["run"].(map[string]any)["outcome"])
+}
