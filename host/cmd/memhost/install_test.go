@@ -71,7 +71,8 @@ func TestPluginsShowsWhatEachStarterFinds(t *testing.T) {
 	out, err := runBinary(t, memhost, nil, "plugins", "--config", cfg)
 	require.NoError(t, err, out)
 	require.Regexp(t, `(?m)^provider\s+claude\s+\S+\s+ready\s+\d+\s+0\s+`+regexp.QuoteMeta(own), out)
-	require.NotContains(t, out, "embedder")
+	require.NotRegexp(t, `(?m)^embedder\s+bm25`, out, "no embedder row")
+	require.Contains(t, out, "embedder:    none (configured: auto)")
 
 	out, err = runBinary(t, memhost, nil, "config", "check", "--config", cfg)
 	require.Error(t, err)
