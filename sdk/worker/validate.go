@@ -123,6 +123,9 @@ func (t Task) CheckAnswer(a Answer) (Answer, error) {
 // validator that compiles its meta-schemas at init added ~20 ms to each
 // `memhost run` and hook).
 func compileSchema(s string) (*jsonschema.Resolved, error) {
+	if !json.Valid([]byte(s)) {
+		return nil, errors.New("not JSON")
+	}
 	var schema jsonschema.Schema
 	if err := json.Unmarshal([]byte(s), &schema); err != nil {
 		return nil, fmt.Errorf("not a JSON Schema: %s", oneLine(err.Error()))

@@ -13,7 +13,7 @@ import (
 
 func fact(text string, vec []float32, pinned bool, hits int64, age time.Duration) pgstore.ConsolidationFact {
 	return pgstore.ConsolidationFact{Memory: store.Memory{ID: uuid.New(), Text: text, Embedder: "e", Pinned: pinned, HitCount: hits,
-		CreatedAt: time.Unix(1e9, 0).Add(-age)}, Vector: vec}
+		CreatedAt: time.Unix(1e9, 0).Add(-age)}, Vector: vec, VectorOf: "e"}
 }
 
 // TestClusters: facts group by identical normalised text or cosine at least near,
@@ -46,7 +46,7 @@ func TestClusters(t *testing.T) {
 	require.Len(t, clusters(many, 0.9, 3)[0], 3, "capped at maxSize")
 
 	other := fact("CI runs on Buildkite!", x, false, 0, time.Hour)
-	other.Embedder = "f"
+	other.VectorOf = "f"
 	require.Zero(t, cosine(old, other), "vectors of different embedders are not compared")
 	require.Len(t, clusters([]pgstore.ConsolidationFact{old, other}, 0.9, 8), 1, "but identical texts still cluster")
 }

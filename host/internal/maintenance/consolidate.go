@@ -191,10 +191,10 @@ func normalised(text string) string {
 	}), " ")
 }
 
-// cosine is the similarity of two facts' vectors (of one embedder: ConsolidationFacts reads
-// the active one's); 0 when either has none yet or no direction.
+// cosine is the similarity of two facts' vectors; 0 when they come from different embedders
+// (never compared), either has none yet, or either has no direction.
 func cosine(a, b pgstore.ConsolidationFact) float64 {
-	if len(a.Vector) == 0 || len(a.Vector) != len(b.Vector) {
+	if a.VectorOf != b.VectorOf || len(a.Vector) == 0 || len(a.Vector) != len(b.Vector) {
 		return 0
 	}
 	var dot, na, nb float64

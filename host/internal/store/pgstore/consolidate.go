@@ -17,7 +17,8 @@ import (
 // embedder asked for, nil while the memory holds none (the re-embed job has yet to reach it).
 type ConsolidationFact struct {
 	store.Memory
-	Vector []float32
+	Vector   []float32
+	VectorOf string // the embedder whose vector Vector is
 }
 
 // ProjectsWithFacts returns the projects with at least two live facts (what consolidation and
@@ -59,6 +60,7 @@ func (s *Store) ConsolidationFacts(ctx context.Context, project, embedder string
 		}
 		f := ConsolidationFact{Memory: m}
 		if vec != nil {
+			f.VectorOf = embedder
 			if f.Vector, err = parseVector(*vec); err != nil {
 				return nil, fmt.Errorf("read vector of %s: %w", m.ID, err)
 			}
