@@ -97,6 +97,14 @@ installed and nothing else (no root):
   memhost's and Postgres's costs without a real model's inference, and the fake's ranking
   quality, not a real model's); then the re-embed job giving the large project's memories their
   vectors back, as after an embedder switch, and the dense embedder's fold calibration.
+- **Maintenance pass**: the shared round's layout (100K memories over 101 projects) in a schema
+  of its own, plus a reworded second copy of 5% of each project's sampled facts stored past the
+  write-time fold; a real host whose worker chain is memhost-worker-openaicompat in front of a
+  stand-in chat model answering at once (merge: the longest statement; conflicts: none). Agents'
+  memory_store and memory_search at the MCP client are timed idle, then while every job runs
+  once across all projects by hand (POST /api/v1/maintenance/{job}/run, one after another);
+  per job: wall time, rows examined and changed, LLM calls and tokens; merges with and without
+  the model from the merge history.
 
 Percentiles are nearest-rank over all samples. Targets are the design brief's "Performance
 targets" (stated for 100K memories on 2 cores; the same targets are applied at every size).
