@@ -57,11 +57,16 @@ type response struct {
 	} `json:"error"`
 }
 
+// oneShot opens a connection per request: a connection kept alive across an outage that closes
+// it would answer the next POST with EOF (the transport does not retry a POST), which is the
+// client's concern, not the runtime's.
+var oneShot = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 func post(t *testing.T, s *openaifake.Server, body map[string]any) (*http.Response, response) {
 	t.Helper()
 	b, err := json.Marshal(body)
 	require.NoError(t, err)
-	resp, err := http.Post(s.URL()+"/embeddings", "application/json", bytes.NewReader(b))
+	resp, err := oneShot.Post(s.URL()+"/embeddings", "application/json", bytes.NewReader(b))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var r response
@@ -130,8 +135,7 @@ func TestOutagesAndRateLimits(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 
 	s.SetOutage(openaifake.Refused)
-	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	_, err := fresh.Post(s.URL()+"/embeddings", "application/json", strings.NewReader("{}"))
+	_, err := oneShot.Post(s.URL()+"/embeddings", "application/json", strings.NewReader("{}"))
 	require.ErrorContains(t, err, "connection refused")
 
 	s.SetOutage(openaifake.Up)
