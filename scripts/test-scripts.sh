@@ -174,7 +174,7 @@ done
 expect "dist: --version stamped" "memhost 9.8.7-test (commit $(git rev-parse HEAD), built 20" "$(cd "$app" && as_user bin/memhost --version)"
 expect "dist: version command" "memhost 9.8.7-test" "$(cd "$app" && as_user bin/memhost version)"
 plugins=$(cd "$app" && as_user env MEMHOST_SERVER__LISTEN=127.0.0.1:1 bin/memhost plugins 2>&1)
-for p in "embedder  bm25-v1-384" "provider  claude" "provider  codex" "provider  gemini" "worker    agentcli" "worker    openaicompat"; do
+for p in "embedder  bm25-v1-384" "embedder  openaicompat" "provider  claude" "provider  codex" "provider  gemini" "worker    agentcli" "worker    openaicompat"; do
   expect "dist: plugins lists $p" "$p" "$plugins"
 done
 

@@ -83,7 +83,7 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
 			}
 			list = append(list, sup.List()...)
-			list = append(list, idleWorkers(cfg, list)...)
+			list = append(list, idlePlugins(cfg, list)...)
 			if local {
 				// The choice as boot would make it before any vector is stored.
 				if a, err := server.ChooseEmbedder(cmd.Context(), sup, cfg, nil, slog.New(slog.DiscardHandler)); err != nil {
@@ -176,18 +176,23 @@ func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugi
 	return sup, skipped
 }
 
-// idleWorkers are the worker binaries in plugins.dirs (where the host finds them) that list
-// does not show running: a worker only starts inside the host, once per configured instance
-// with its settings (docs/workers.md), so here it is listed, stopped, with that said.
-func idleWorkers(cfg *config.Config, list []plugins.Status) []plugins.Status {
+// idlePlugins lists the workers and embedders found in plugins.dirs that nothing started here:
+// the host starts a worker per configured worker and an embedder per [embedders.NAME] table
+// that names it (the BM25 floor runs unconfigured), so a bundled plugin is listed, stopped,
+// with why, rather than missing from the table.
+func idlePlugins(cfg *config.Config, list []plugins.Status) []plugins.Status {
 	cands, _ := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	why := map[string]string{
+		"worker":   "not running here: the host starts one per configured worker (docs/workers.md)",
+		"embedder": "not running here: the host starts one per [embedders.NAME] table naming it (README: Semantic memory)",
+	}
 	var out []plugins.Status
-	for _, c := range plugins.OfKind(cands, "worker") {
-		if slices.ContainsFunc(list, func(s plugins.Status) bool { return s.Path == c.Path }) {
+	for _, c := range cands {
+		reason, ok := why[c.Kind]
+		if !ok || slices.ContainsFunc(list, func(s plugins.Status) bool { return s.Path == c.Path }) {
 			continue
 		}
-		out = append(out, plugins.Status{Kind: c.Kind, Name: c.Name, Binary: c.Binary(), Path: c.Path, State: plugins.StateStopped,
-			LastError: "not running here: the host starts one per configured worker (docs/workers.md)"})
+		out = append(out, plugins.Status{Kind: c.Kind, Name: c.Name, Binary: c.Binary(), Path: c.Path, State: plugins.StateStopped, LastError: reason})
 	}
 	return out
 }

@@ -31,8 +31,9 @@ func TestVersionSaysWhatWasBuilt(t *testing.T) {
 }
 
 // TestPluginsListsEveryBundledKind: with no host running, memhost plugins shows the embedder,
-// every provider (started by memhost run, not by the host) and the worker binaries (started
-// by the host per configured worker: listed as stopped, saying so), none as failed.
+// every provider (started by memhost run, not by the host), the dense embedder and the worker
+// binaries (started by the host per configured table: listed as stopped, saying so), none as
+// failed.
 func TestPluginsListsEveryBundledKind(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -43,6 +44,7 @@ func TestPluginsListsEveryBundledKind(t *testing.T) {
 	for _, w := range []string{"agentcli", "openaicompat"} {
 		testplugins.Install(t, dir, "memhost-worker-"+w, filepath.Join(testplugins.Workers(t), "memhost-worker-"+w))
 	}
+	testplugins.Install(t, dir, "memhost-embedder-openaicompat", filepath.Join(testplugins.Dense(t), "memhost-embedder-openaicompat"))
 	out, err := run(t, "plugins", "--config", writeConfig(t, dir, ""))
 	require.NoError(t, err, out)
 	require.Regexp(t, `(?m)^embedder\s+bm25-v1-384\s+\S+\s+ready\s`, out)
@@ -52,6 +54,7 @@ func TestPluginsListsEveryBundledKind(t *testing.T) {
 	for _, w := range []string{"agentcli", "openaicompat"} {
 		require.Regexp(t, `(?m)^worker\s+`+w+`\s+-\s+stopped\s+.*not running here: the host starts one per configured worker`, out)
 	}
+	require.Regexp(t, `(?m)^embedder\s+openaicompat\s+-\s+stopped\s+.*not running here: the host starts one per \[embedders.NAME\] table`, out)
 	require.NotContains(t, out, "failed")
 }
 
