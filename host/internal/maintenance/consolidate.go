@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/google/uuid"
@@ -67,12 +68,15 @@ func (j Consolidate) Run(ctx context.Context, r Run) (Result, error) {
 			res.Partial = true
 			return res, nil
 		}
+		busy := time.Now()
 		facts, err := j.Store.ConsolidationFacts(ctx, key, active, limit)
 		if err != nil {
 			return res, err
 		}
 		res.Examined += int64(len(facts))
-		for _, c := range clusters(facts, j.Near, max(j.MaxCluster, 2)) {
+		found := clusters(facts, j.Near, max(j.MaxCluster, 2))
+		yieldCPU(ctx, time.Since(busy))
+		for _, c := range found {
 			if ctx.Err() != nil {
 				res.Partial = true
 				return res, nil
