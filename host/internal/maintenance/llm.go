@@ -60,17 +60,23 @@ func (l *llm) ask(ctx context.Context, kind sdkworker.TaskKind, t sdkworker.Task
 		l.stopped, l.res.Partial = err.Error(), true
 		return false
 	}
-	data := a.JSON
-	if len(data) == 0 {
-		data = []byte(a.Text)
-	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := decodeAnswer(a, out); err != nil {
 		// One garbled answer says nothing of the next: the run asks on, and the cluster is
 		// left for the next run.
 		l.res.Partial = true
 		return false
 	}
 	return true
+}
+
+// decodeAnswer decodes a task's answer into out: its JSON, checked against the task's schema
+// by the SDK, else its text.
+func decodeAnswer(a sdkworker.Answer, out any) error {
+	data := a.JSON
+	if len(data) == 0 {
+		data = []byte(a.Text)
+	}
+	return json.Unmarshal(data, out)
 }
 
 // numbered renders texts as the numbered list a task's input holds.

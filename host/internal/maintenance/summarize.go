@@ -3,7 +3,6 @@ package maintenance
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -199,11 +198,7 @@ func (j Summarize) ask(ctx context.Context, kind sdkworker.TaskKind, instruction
 	if err != nil {
 		return err
 	}
-	raw := a.JSON
-	if len(raw) == 0 {
-		raw = json.RawMessage(a.Text)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := decodeAnswer(a, out); err != nil {
 		return fmt.Errorf("task %s: the answer is not the JSON asked for", kind)
 	}
 	return nil
