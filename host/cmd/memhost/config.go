@@ -72,7 +72,7 @@ file, an environment variable or a flag); --all lists every key.`,
 // checkEmbedder launches the configured plugins and picks the active embedder the way boot
 // does, so a name no plugin answers to is a problem now rather than a failed start later.
 func checkEmbedder(ctx context.Context, cfg *config.Config, out io.Writer) []config.Problem {
-	sup, skipped := probe(ctx, cfg)
+	sup, _, skipped := probe(ctx, cfg)
 	defer func() { _ = sup.Shutdown(context.WithoutCancel(ctx)) }()
 	for _, err := range skipped {
 		fmt.Fprintf(out, "note: %s\n", plugins.OneLine(err.Error(), 300))

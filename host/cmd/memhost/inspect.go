@@ -77,13 +77,13 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 			} else {
 				source += "; providers probed locally"
 			}
-			sup, skipped := probe(cmd.Context(), cfg, kinds...)
+			sup, found, skipped := probe(cmd.Context(), cfg, kinds...)
 			defer func() { _ = sup.Shutdown(context.WithoutCancel(cmd.Context())) }()
 			for _, p := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
 			}
 			list = append(list, sup.List()...)
-			list = append(list, idlePlugins(cfg, list)...)
+			list = append(list, idlePlugins(found, list)...)
 			if local {
 				// The choice as boot would make it before any vector is stored.
 				if a, err := server.ChooseEmbedder(cmd.Context(), sup, cfg, nil, slog.New(slog.DiscardHandler)); err != nil {
@@ -146,8 +146,9 @@ func printEmbedder(out io.Writer, es server.EmbedderStatus) {
 // run does (pluginDirs: plugins.dirs, then the folder beside the binary), the rest where the
 // host does (plugins.dirs alone), so the table shows what each would start. It asks each who it
 // is and leaves them running without a health loop, for commands that only look; the caller
-// shuts the supervisor down. skipped are the binaries discovery passed over, with the reason.
-func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugins.Supervisor, skipped []error) {
+// shuts the supervisor down. found is what plugins.dirs holds; skipped are the binaries discovery
+// passed over, with the reason.
+func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugins.Supervisor, found []plugins.Candidate, skipped []error) {
 	sup = plugins.New(plugins.Config{
 		Adapters:    []plugins.Adapter{embedders.Adapter{}, providers.Adapter{}},
 		CallTimeout: cfg.Plugins.CallTimeout, HealthInterval: -1,
@@ -173,15 +174,14 @@ func probe(ctx context.Context, cfg *config.Config, kinds ...string) (sup *plugi
 		}
 	}
 	_ = sup.Start(ctx, cands) // a plugin that fails to start is in List, failed, with its reason
-	return sup, skipped
+	return sup, hostFound, skipped
 }
 
 // idlePlugins lists the workers and embedders found in plugins.dirs that nothing started here:
 // the host starts a worker per configured worker and an embedder per [embedders.NAME] table
 // that names it (the BM25 floor runs unconfigured), so a bundled plugin is listed, stopped,
 // with why, rather than missing from the table.
-func idlePlugins(cfg *config.Config, list []plugins.Status) []plugins.Status {
-	cands, _ := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+func idlePlugins(cands []plugins.Candidate, list []plugins.Status) []plugins.Status {
 	why := map[string]string{
 		"worker":   "not running here: the host starts one per configured worker (docs/workers.md)",
 		"embedder": "not running here: the host starts one per [embedders.NAME] table naming it (README: Semantic memory)",
