@@ -18,17 +18,6 @@ type Handle struct {
 
 var _ worker.Worker = (*Handle)(nil)
 
-// List returns a Handle for every worker that started at least once,
-// whatever its current state, in start order.
-func List(s *plugins.Supervisor) []*Handle {
-	ps := s.Plugins(plugin.KindWorker)
-	out := make([]*Handle, len(ps))
-	for i, p := range ps {
-		out[i] = &Handle{p: p}
-	}
-	return out
-}
-
 // Find returns the worker that answers to name: its Describe name, else its
 // binary's file name ("memhost-worker-echo") or the name part of that. See
 // plugins.Supervisor.Find.
