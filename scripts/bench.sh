@@ -40,7 +40,7 @@ url=$(MEMHOST_PG_DB=memhost_bench scripts/pg-cluster.sh start "$root/.memhost/be
 (cd plugins/worker-openaicompat && "$GO" build -trimpath -o "$root/bin/plugins/memhost-worker-openaicompat" .)
 # The dense rounds' embedder, alone in its folder so the host they start takes it.
 dense_plugin=$root/bin/bench-dense/memhost-embedder-densefake
-(cd host && "$GO" build -trimpath -o "$dense_plugin" ./internal/testplugins/densefake)
+(cd host && "$GO" build -trimpath -o "$dense_plugin" ./internal/testkit/testplugins/densefake)
 
 start=$(date +%s)
 bench() { # memhost-bench with the common flags, from host/
@@ -53,8 +53,8 @@ if [ "${1:-}" != 1m ]; then
   bench \
     -sizes "$sizes" \
     -pairs "$root/plugins/embed-bm25/bm25/testdata/pairs.jsonl" \
-    -quality "$root/host/internal/bench/testdata/quality.json" \
-    -retrieval "$root/host/internal/bench/testdata/retrieval" \
+    -quality "$root/host/bench/testdata/quality.json" \
+    -retrieval "$root/host/bench/testdata/retrieval" \
     -out "$root/docs/benchmarks.md" \
     -shared "${BENCH_SHARED:-100000}" \
     -dense "${BENCH_DENSE-768,1024}" -dense-plugin "$dense_plugin"

@@ -33,7 +33,7 @@ if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
 else
   date=$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
 fi
-pkg=github.com/memhost/memhost/host/internal/server
+pkg=github.com/memhost/memhost/host/internal/daemon/server
 ldflags="-s -w -X $pkg.Version=$VERSION -X $pkg.Commit=$commit -X $pkg.BuildDate=$date"
 
 targets=./host/cmd/memhost

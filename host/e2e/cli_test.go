@@ -15,7 +15,7 @@ import (
 
 	"github.com/memhost/memhost/sdk/worker"
 
-	"github.com/memhost/memhost/host/internal/mcpserver"
+	"github.com/memhost/memhost/host/internal/api/mcpserver"
 )
 
 // repo makes a git repository whose origin is github.com/Acme/<name>: its project key.

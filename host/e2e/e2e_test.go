@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/mcpserver"
+	"github.com/memhost/memhost/host/internal/api/mcpserver"
 )
 
 type bearer struct{ token string }

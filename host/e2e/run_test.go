@@ -18,8 +18,8 @@ import (
 
 	"github.com/memhost/memhost/sdk/worker"
 
-	"github.com/memhost/memhost/host/internal/testlog"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/testlog"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // runWorld is a user's machine for memhost run: a project, a home, the fake CLIs on PATH and a

@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/store"
-	"github.com/memhost/memhost/host/internal/transfer"
+	"github.com/memhost/memhost/host/internal/brain/transfer"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // memhost runs a subcommand with the host's config and stdin, and returns its output and

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/standin"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
 )
 
 // searchHits are the facts TestModelBytes seeds: all about releases, none a paraphrase of

@@ -13,8 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/standin"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // summaryLLM is the host's worker model: an OpenAI-compatible endpoint (what the openaicompat

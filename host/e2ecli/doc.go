@@ -1,7 +1,7 @@
 // Package e2ecli proves memhost on the real coding-agent CLIs, offline. Its tests (build tag
 // e2ecli, run by `make e2e-cli`, never by `make test`) install pinned versions of Claude Code,
 // Codex and Gemini CLI from npm into a cache shared between runs, point each at a stand-in
-// model endpoint from host/internal/standin and at a real `memhost serve` over MCP, run it
+// model endpoint from host/internal/testkit/standin and at a real `memhost serve` over MCP, run it
 // headless in a throwaway home, and read what reached the model: the injected context, the
 // tools offered under their memhost names, the tool call's round trip through memhost.
 //

@@ -19,9 +19,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/testdb"
-	"github.com/memhost/memhost/host/internal/testlog"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/testdb"
+	"github.com/memhost/memhost/host/internal/testkit/testlog"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // host is one running `memhost serve` on a fresh schema and a free loopback port.

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memhost/memhost/host/internal/testlog"
+	"github.com/memhost/memhost/host/internal/testkit/testlog"
 )
 
 // cliTimeout bounds one headless CLI run; each finishes in a few seconds against a stand-in.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 
-	"github.com/memhost/memhost/host/internal/standin"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
 )
 
 // connectCLI runs `memhost connect [--undo] CLI --yes` with env, from the user's home.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/standin"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
 )
 
 // TestRunClaudeCode: `memhost run claude -- -p ...` gives the real Claude Code the project's

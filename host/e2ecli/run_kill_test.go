@@ -15,10 +15,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 
-	"github.com/memhost/memhost/host/internal/standin"
-	"github.com/memhost/memhost/host/internal/testlog"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
+	"github.com/memhost/memhost/host/internal/testkit/testlog"
 )
 
 // childOf returns the pid of a live child of parent whose executable's name does not start

@@ -5,7 +5,7 @@ package e2ecli
 import (
 	"testing"
 
-	"github.com/memhost/memhost/host/internal/standin"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
 )
 
 // TestRunCrossAgentLoop is the product's promise on the real CLIs: Claude Code, started with

@@ -19,8 +19,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/standin"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // The tests in run_*_test.go prove `memhost run` and `memhost connect` on the real CLIs: the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/standin"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
 )
 
 // doneText is the stand-in's last answer; each CLI prints it as its result.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/standin"
-	"github.com/memhost/memhost/host/internal/transcript"
+	"github.com/memhost/memhost/host/internal/client/transcript"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
 )
 
 // firstLine decodes the first line of a JSONL file into v.
@@ -62,7 +62,7 @@ func requireTranscriptReads(t *testing.T, cli, path, id, dir string, start, end 
 }
 
 // TestRealTranscriptsReadForTheSummary: each real CLI run by memhost run writes its transcript
-// in the layout host/internal/transcript reads, with the session id and working directory its
+// in the layout host/internal/client/transcript reads, with the session id and working directory its
 // isolation checks compare.
 func TestRealTranscriptsReadForTheSummary(t *testing.T) {
 	t.Parallel()

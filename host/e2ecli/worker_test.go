@@ -23,15 +23,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/standin"
-	"github.com/memhost/memhost/host/internal/tasks"
-	"github.com/memhost/memhost/host/internal/testdb"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/jobs/tasks"
+	"github.com/memhost/memhost/host/internal/testkit/standin"
+	"github.com/memhost/memhost/host/internal/testkit/testdb"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
 // The tests here prove the agentcli worker on the real CLIs: the host's task runner
-// (host/internal/tasks) launches the real memhost-worker-agentcli plugin over go-plugin, which
+// (host/internal/jobs/tasks) launches the real memhost-worker-agentcli plugin over go-plugin, which
 // runs the CLI headless against a stand-in model, for a user who ran `memhost connect`.
 
 // mergeSchema is the merge task's answer shape (the one `memhost workers try merge` sends).

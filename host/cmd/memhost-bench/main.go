@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memhost/memhost/host/internal/bench"
+	"github.com/memhost/memhost/host/bench"
 )
 
 func main() {

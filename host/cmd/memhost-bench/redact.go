@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/redact"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/redact"
 )
 
 // redactor is the write path's secret redactor, the same one the host wires in, so measured
@@ -16,5 +16,5 @@ func redactor() (memory.RedactFunc, string, error) {
 		out, findings := r.Redact(text)
 		return out, len(findings)
 	}
-	return fn, "host/internal/redact (gitleaks default rules + extras)", nil
+	return fn, "host/internal/core/redact (gitleaks default rules + extras)", nil
 }

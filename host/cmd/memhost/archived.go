@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 // archivedPageLimit is the page size archived asks the host for while it filters by reason.

@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/access"
+	"github.com/memhost/memhost/host/internal/api/access"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/project"
-	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/project"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
 // The project brain's operator commands work on the database directly, as the other operator

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/plugins"
-	"github.com/memhost/memhost/host/internal/server"
 )
 
 func configCmd() *cobra.Command {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // run runs the memhost command line with args and returns what it printed.

@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/shortid"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/shortid"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // TestProjectConflictsThroughTheCLI: the conflicts inbox lists, shows, accepts (archiving one

@@ -14,12 +14,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/server"
-	"github.com/memhost/memhost/host/internal/testdb"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/daemon/server"
+	"github.com/memhost/memhost/host/internal/testkit/testdb"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest/openaifake"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/projectmap"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/brain/projectmap"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // hostile holds what a terminal obeys or hides: erase line and cursor up, conceal, BEL, a C1

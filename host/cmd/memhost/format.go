@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/memhost/memhost/host/internal/shortid"
+	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
 // printable is the one escape of what memhost prints to a terminal. Text that agents and

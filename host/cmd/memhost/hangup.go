@@ -6,7 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
 // reloadOnHangup reloads the host on every SIGHUP until stop is called or ctx ends. A refused

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/brain"
+	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
-	"github.com/memhost/memhost/host/internal/project"
 )
 
 func importCLICmd() *cobra.Command {

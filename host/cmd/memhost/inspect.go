@@ -15,14 +15,14 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/hostclient"
-	"github.com/memhost/memhost/host/internal/migrate"
+	"github.com/memhost/memhost/host/internal/core/store/pgstore"
+	"github.com/memhost/memhost/host/internal/daemon/migrate"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/embedders"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
-	"github.com/memhost/memhost/host/internal/server"
-	"github.com/memhost/memhost/host/internal/store/pgstore"
 )
 
 // readiness is what the CLI reads from a running host's unauthenticated /readyz: states only.

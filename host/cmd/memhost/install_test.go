@@ -13,8 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/server"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/daemon/server"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // TestVersionSaysWhatWasBuilt: memhost version and memhost --version print the same line: the

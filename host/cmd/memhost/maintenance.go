@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhost/memhost/host/internal/api/restapi"
+	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/hostclient"
-	"github.com/memhost/memhost/host/internal/restapi"
 )
 
 // maintenanceRunTimeout bounds `memhost maintenance run`: a run may take up to its job's

@@ -9,9 +9,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 // TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,

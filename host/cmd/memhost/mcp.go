@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/hostclient"
-	"github.com/memhost/memhost/host/internal/project"
-	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/client/hostclient"
+	"github.com/memhost/memhost/host/internal/core/project"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/sdk/worker"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 // The memory commands are for operators who live in the terminal. They go through the

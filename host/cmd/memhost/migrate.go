@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/migrate"
+	"github.com/memhost/memhost/host/internal/daemon/migrate"
 )
 
 func migrateCmd() *cobra.Command {

@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/project"
-	"github.com/memhost/memhost/host/internal/projectmap"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/brain/projectmap"
+	"github.com/memhost/memhost/host/internal/core/project"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 func projectCmd() *cobra.Command {

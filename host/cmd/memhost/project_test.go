@@ -15,14 +15,14 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/server"
-	"github.com/memhost/memhost/host/internal/shortid"
-	"github.com/memhost/memhost/host/internal/store"
-	"github.com/memhost/memhost/host/internal/testdb"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/core/shortid"
+	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/host/internal/daemon/server"
+	"github.com/memhost/memhost/host/internal/testkit/testdb"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // brainConfig writes a config on a fresh schema with the BM25 plugin, listening on listen

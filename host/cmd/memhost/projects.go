@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/restapi"
+	"github.com/memhost/memhost/host/internal/api/restapi"
 )
 
 // projectsCmd is the operator's overview of a database shared by many projects. It asks the

@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/auth"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/restapi"
+	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/api/restapi"
+	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 // TestProjectsCommandListsEveryProject: `memhost projects` asks the running host for every

@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/access"
-	"github.com/memhost/memhost/host/internal/hostclient"
-	"github.com/memhost/memhost/host/internal/maintenance"
-	"github.com/memhost/memhost/host/internal/restapi"
-	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/api/access"
+	"github.com/memhost/memhost/host/internal/api/restapi"
+	"github.com/memhost/memhost/host/internal/client/hostclient"
+	"github.com/memhost/memhost/host/internal/daemon/server"
+	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 )
 
 // reembedPoll is how often `memhost reembed` reads the progress while a run goes on, and how

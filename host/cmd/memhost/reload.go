@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
 func reloadCmd() *cobra.Command {

@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/server"
-	"github.com/memhost/memhost/host/internal/testdb"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/daemon/server"
+	"github.com/memhost/memhost/host/internal/testkit/testdb"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest/openaifake"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
 func rootCmd() *cobra.Command {

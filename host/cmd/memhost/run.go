@@ -13,11 +13,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/auth"
+	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/client/hostclient"
+	"github.com/memhost/memhost/host/internal/client/spawn"
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/hostclient"
-	"github.com/memhost/memhost/host/internal/server"
-	"github.com/memhost/memhost/host/internal/spawn"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
 func runCmd() *cobra.Command {

@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/auth"
-	"github.com/memhost/memhost/host/internal/migrate"
-	"github.com/memhost/memhost/host/internal/shortid"
+	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/core/shortid"
+	"github.com/memhost/memhost/host/internal/daemon/migrate"
 )
 
 func tokenCmd() *cobra.Command {

@@ -9,12 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/migrate"
-	"github.com/memhost/memhost/host/internal/project"
-	"github.com/memhost/memhost/host/internal/redact"
-	"github.com/memhost/memhost/host/internal/store"
-	"github.com/memhost/memhost/host/internal/store/pgstore"
-	"github.com/memhost/memhost/host/internal/transfer"
+	"github.com/memhost/memhost/host/internal/brain/transfer"
+	"github.com/memhost/memhost/host/internal/core/project"
+	"github.com/memhost/memhost/host/internal/core/redact"
+	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/host/internal/core/store/pgstore"
+	"github.com/memhost/memhost/host/internal/daemon/migrate"
 )
 
 func scopeFlag(cmd *cobra.Command) (store.ScopeRef, error) {

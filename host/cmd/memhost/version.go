@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/server"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
 // versionCmd prints what `memhost --version` prints: the release, commit and build date

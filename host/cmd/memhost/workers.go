@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/tasks"
+	"github.com/memhost/memhost/host/internal/jobs/tasks"
 )
 
 // The workers commands ask the running host, which runs the workers: their state and last 24

@@ -14,10 +14,10 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/auth"
-	"github.com/memhost/memhost/host/internal/tasks"
-	"github.com/memhost/memhost/host/internal/testdb"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/jobs/tasks"
+	"github.com/memhost/memhost/host/internal/testkit/testdb"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // TestWorkersThroughTheCLI: an operator configures two workers for merge, the first broken;

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memhost/memhost/host/internal/banner"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/brain/banner"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // BannerRequest asks for one project's spawn banner.

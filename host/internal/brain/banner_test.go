@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/project"
-	"github.com/memhost/memhost/host/internal/projectmap"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/brain/projectmap"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/project"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // populate gives a project a goal, a plan, a map, facts and journal entries, each text marked

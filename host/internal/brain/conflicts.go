@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/shortid"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/shortid"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // The conflicts inbox: pairs of a project's memories the conflicts job (package maintenance)

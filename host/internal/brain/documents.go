@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // DocumentView is a goal or plan as the surfaces show it.

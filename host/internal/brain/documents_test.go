@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/access"
+	"github.com/memhost/memhost/host/internal/api/access"
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 func mustUUID(t *testing.T, s string) uuid.UUID {

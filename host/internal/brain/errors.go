@@ -3,7 +3,7 @@ package brain
 import (
 	"fmt"
 
-	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 // Error is a refusal or absence worded for the user: what is missing or refused and what to do

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // SourceInstructions is the source of a project's instruction files (CLAUDE.md, AGENTS.md, ...);

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // JournalRequest is one session_log_append call: what a session did.
@@ -18,7 +18,7 @@ type JournalRequest struct {
 	Session string
 	Source  string // "mcp", "rest"
 	// Transcript is the session's excerpt, read by the client that ran the session
-	// (host/internal/transcript: isolated, bounded, redacted), for the summarize job. Empty
+	// (host/internal/client/transcript: isolated, bounded, redacted), for the summarize job. Empty
 	// when there is none.
 	Transcript string
 	// TranscriptNote says why there is no transcript (its isolation could not be proven); it

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/memory"
+	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 func TestJournalAppendIsFoundAtOnceAndListedNewestFirst(t *testing.T) {

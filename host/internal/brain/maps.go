@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/project"
-	"github.com/memhost/memhost/host/internal/projectmap"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/brain/projectmap"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/project"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // MapView is a project's map as the surfaces show it.

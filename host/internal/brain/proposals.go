@@ -9,8 +9,8 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/google/uuid"
 
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // MaxReasonBytes bounds a proposal's reason.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/lifecycle"
+	"github.com/memhost/memhost/host/internal/daemon/lifecycle"
 )
 
 // project_search cuts the merged layers to its top_k: only what it returns counts as

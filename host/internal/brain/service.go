@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/memhost/memhost/host/internal/banner"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/brain/banner"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // Store is what the brain needs from storage; *pgstore.Store implements it.

@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/memory"
-	"github.com/memhost/memhost/host/internal/redact"
-	"github.com/memhost/memhost/host/internal/store"
-	"github.com/memhost/memhost/host/internal/transfer"
+	"github.com/memhost/memhost/host/internal/brain/transfer"
+	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/redact"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // TestLayersTravelWithExportAndImport: goal, plan and journal are exported and imported with

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/store"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // TestDocumentVersionsCountPerProjectAndLayer: a project's first goal is version 1 however

@@ -24,7 +24,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/embedders"
-	"github.com/memhost/memhost/host/internal/testplugins"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 	"github.com/memhost/memhost/sdk/embedder"
 	"github.com/memhost/memhost/sdk/plugin"
 )

@@ -11,7 +11,7 @@
 // Pairs are JSON Lines: {"a": stored text, "b": incoming text, "same": bool, "kind": optional
 // family name}. A host that adds its own checks to the threshold measures them with RatesOf,
 // and RatesByKind breaks any decision down by Pair.Kind (memhost's bench does both on its fold
-// set of several thousand near-miss pairs, host/internal/bench/testdata/foldpairs.jsonl).
+// set of several thousand near-miss pairs, host/bench/testdata/foldpairs.jsonl).
 //
 //	pairs, err := calibration.ReadPairsFile("testdata/pairs.jsonl")
 //	rates, err := calibration.Calibrate(ctx, e, pairs, info.SuggestedFoldThreshold)

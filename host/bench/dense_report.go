@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// denseMethod says what the dense rounds are and are not.
+const denseMethod = `The shared-database round again, with dense vectors of the given width: the densefake
+plugin (host/internal/testkit/testplugins/densefake) embeds with the model of the fake
+OpenAI-compatible runtime (sdk/embedder/embeddertest/openaifake), computed in the plugin process
+rather than over HTTP, so the times are memhost's and Postgres's, without a real model's
+inference. Its ranking quality is the fake's, not a real model's. After the timed calls the
+re-embed job (maintenance.reembed) gives the large project's memories their vectors back, as
+after an embedder switch, and the background indexer moves them into the project's graph.
+`
+
+// renderDense writes one dense round.
+func renderDense(b *strings.Builder, d Dense, note func(string, ...any)) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	s := d.Shared
+	// The shared round's misses, said of this width.
+	widthNote := func(format string, args ...any) {
+		note("Dense %d: "+format, append([]any{d.Embedder.Dimensions}, args...)...)
+	}
+	renderShared(b, s, fmt.Sprintf("Dense vectors, %d dimensions (%s): %d memories in %d projects, timed at the MCP client",
+		d.Embedder.Dimensions, d.Embedder.Name, s.Layout.Total, len(s.Layout.Sizes)), false, widthNote)
+	w("\n")
+	w(denseMethod)
+	r := d.Reembed
+	w("\n| re-embed and fold | |\n| --- | --- |\n")
+	w("| re-embed of %s (one job run, batches of 64 through the plugin) | %d memories in %s: %.0f/s |\n", r.Project, r.Rows, r.Took.Round(time.Millisecond), r.Rate())
+	w("| - then the background indexer into the project's graph | %s |\n", drained(r.Drained, r.DrainTime))
+	f := d.Fold
+	if f.Calibrated > 0 {
+		for _, row := range f.Sweep {
+			if row.Threshold == f.Calibrated {
+				w("| fold threshold calibrated on the fold set (%d pairs): the lowest whose false folds, as the write path decides, stay <= %.1f%% | %.2f (write path: %.2f%% false / %.1f%% missed; cosine alone: %.1f%% false / %.1f%% missed) |\n",
+					f.Pairs, 100*targetFalseFold, f.Calibrated, 100*row.Rule.FalseFold, 100*row.Rule.MissedFold, 100*row.Cosine.FalseFold, 100*row.Cosine.MissedFold)
+			}
+		}
+	} else {
+		w("| fold threshold calibrated on the fold set (%d pairs) | none from 0.50 to 0.99 keeps the write path's false folds <= %.1f%% |\n", f.Pairs, 100*targetFalseFold)
+		note("Dense %d: no fold threshold from 0.50 to 0.99 keeps the write path's false folds within %.1f%%.", d.Embedder.Dimensions, 100*targetFalseFold)
+	}
+	var sweep []string
+	for _, row := range f.Sweep {
+		if int(row.Threshold*100+0.5)%5 == 0 || row.Threshold == f.Calibrated {
+			sweep = append(sweep, fmt.Sprintf("%.2f: %.1f%% / %.1f%% (%.2f%% / %.1f%%)", row.Threshold, 100*row.Cosine.FalseFold, 100*row.Cosine.MissedFold,
+				100*row.Rule.FalseFold, 100*row.Rule.MissedFold))
+		}
+	}
+	w("| - false / missed folds by threshold: cosine alone (write path) | %s |\n", strings.Join(sweep, "; "))
+}
+
+// renderOnlyDense is a run of the dense rounds alone (Config.OnlyDense).
+func renderOnlyDense(r Report) string {
+	var b strings.Builder
+	var notes []string
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	for _, d := range r.Dense {
+		renderDense(&b, d, note)
+	}
+	fmt.Fprintf(&b, "\n| run | |\n| --- | --- |\n| date | %s (%s) |\n| machine | %d CPUs, %s, %s RAM |\n| PostgreSQL | %s, shared_buffers %s |\n",
+		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Elapsed.Round(time.Second), r.Machine.CPUs, r.Machine.CPUModel, r.Machine.RAM,
+		r.Machine.Postgres, r.Machine.SharedBuffers)
+	b.WriteString("\nMisses in this run:")
+	if len(notes) == 0 {
+		b.WriteString(" none, every target was met.\n")
+	} else {
+		b.WriteString("\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+	return b.String()
+}

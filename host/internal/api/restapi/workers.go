@@ -1,0 +1,62 @@
+package restapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/memhost/memhost/host/internal/jobs/tasks"
+)
+
+// The workers' routes are the operator's (admin scope): each worker's state and last 24 hours,
+// a sample task through a chain, and a chain changed at runtime.
+
+// registerWorkers mounts /workers on the admin group.
+func (a *api) registerWorkers(admin gin.IRoutes) {
+	admin.GET("/workers", a.workerOp(func(ctx context.Context, _ *gin.Context) (any, error) {
+		return a.Workers.Status(ctx)
+	}))
+	admin.POST("/workers/try", a.workerOp(func(ctx context.Context, c *gin.Context) (any, error) {
+		var b struct {
+			Task   string `json:"task"`
+			Worker string `json:"worker"`
+		}
+		if err := a.decode(c, &b); err != nil {
+			return nil, err
+		}
+		return a.Workers.Try(ctx, b.Task, b.Worker)
+	}))
+	admin.PUT("/workers/chains/:task", a.workerOp(func(ctx context.Context, c *gin.Context) (any, error) {
+		var b struct {
+			Workers []string `json:"workers"`
+		}
+		if err := a.decode(c, &b); err != nil {
+			return nil, err
+		}
+		task := c.Param("task")
+		if err := a.Workers.SetChain(task, b.Workers); err != nil {
+			return nil, err
+		}
+		return gin.H{"task": task, "chain": b.Workers}, nil
+	}))
+}
+
+// workerOp answers op's result as JSON, or its error through the front door's mapping.
+func (a *api) workerOp(op func(ctx context.Context, c *gin.Context) (any, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		out, err := op(c.Request.Context(), c)
+		if err != nil {
+			fail(c, a.Logger, err)
+			return
+		}
+		c.JSON(http.StatusOK, out)
+	}
+}
+
+// Workers is what the workers' routes need of the task runner.
+type Workers interface {
+	Status(ctx context.Context) (tasks.Status, error)
+	Try(ctx context.Context, task, worker string) (tasks.TryResult, error)
+	SetChain(task string, workers []string) error
+}

@@ -1,0 +1,139 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memhost/memhost/host/internal/client/transcript"
+	"github.com/memhost/memhost/host/internal/core/project"
+)
+
+// RunSessionEnv is set in the environment of a CLI memhost run starts: memhost run journals that
+// session itself, so the session-end hook `memhost connect` registered stands down.
+const RunSessionEnv = "MEMHOST_RUN_SESSION"
+
+// HookSession is a session as a CLI's hook input names it (Claude Code and Gemini CLI send
+// session_id, transcript_path and cwd to SessionStart and SessionEnd hooks).
+type HookSession struct {
+	CLI        string
+	ID         string
+	Transcript string
+	Dir        string
+	Reason     string // why it ended, as the CLI says ("exit", "clear", ...)
+}
+
+// markerName is the file recording when a hooked session started: the CLI and the session id,
+// which must be a plain name.
+func markerName(s HookSession) (string, bool) {
+	name := s.CLI + "-" + s.ID
+	if s.ID == "" || s.CLI == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+		return "", false
+	}
+	return name, true
+}
+
+// MarkStart records in dir (the user's cache) that s started at at: the session-end hook's time
+// window. A session without a usable id is not recorded; its end then journals metadata alone.
+func MarkStart(dir string, s HookSession, at time.Time) error {
+	name, ok := markerName(s)
+	if !ok {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("record the session's start: %w", err)
+	}
+	sweepMarkers(dir, at)
+	return os.WriteFile(filepath.Join(dir, name), []byte(at.UTC().Format(time.RFC3339Nano)), 0o600)
+}
+
+// markerMaxAge is how long a start marker waits for its session's end: a CLI whose end hook is
+// not registered (Gemini CLI), or a session that was killed, never takes its marker.
+const markerMaxAge = 7 * 24 * time.Hour
+
+// sweepMarkers removes the markers in dir older than markerMaxAge.
+func sweepMarkers(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > markerMaxAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// started reads and removes s's start marker.
+func started(dir string, s HookSession) (time.Time, bool) {
+	name, ok := markerName(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	path := filepath.Join(dir, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	_ = os.Remove(path)
+	at, err := time.Parse(time.RFC3339Nano, string(data))
+	return at, err == nil
+}
+
+// ErrNothingToJournal means a hooked session ended without anything worth an entry: it was
+// short and nothing of it could be read.
+var ErrNothingToJournal = errors.New("the session did nothing worth a journal entry")
+
+// EndSession journals a session a CLI's SessionEnd hook reports: metadata, and the excerpt of
+// its own transcript when isolation holds (the window runs from the start MarkStart recorded to
+// now), else why not. A session that ended within DefaultQuietUnder with no turn read is not
+// journalled (ErrNothingToJournal).
+func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, s HookSession, now time.Time) error {
+	id, err := project.Resolve(s.Dir)
+	if err != nil {
+		return err
+	}
+	entry := JournalEntry{Agent: s.CLI, Session: s.ID}
+	start, known := started(markers, s)
+	var ran time.Duration
+	if known {
+		ran = now.Sub(start)
+		entry.Text = fmt.Sprintf("%s session ended after %s", s.CLI, ran.Round(time.Second))
+		ex, err := transcript.Read(transcript.Session{CLI: s.CLI, Path: s.Transcript, ID: s.ID, Dir: s.Dir, Start: start, End: now}, 0)
+		if err != nil {
+			entry.TranscriptNote = transcript.Reason(err)
+		} else {
+			entry.Transcript = ex.Text
+		}
+	} else {
+		entry.Text = s.CLI + " session ended"
+		entry.TranscriptNote = "its start was not recorded (no session-start hook ran), so its time window is unknown"
+	}
+	if r := oneWord(s.Reason); r != "" {
+		entry.Text += " (" + r + ")"
+	}
+	entry.Text += "."
+	if entry.Transcript == "" && known && ran < DefaultQuietUnder {
+		return ErrNothingToJournal
+	}
+	token, release, err := tokens.Grant(ctx, id.Key, s.CLI)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = release(context.WithoutCancel(ctx)) }()
+	return host.Journal(ctx, token, id.Key, entry)
+}
+
+// oneWord keeps a CLI's end reason when it is a short identifier ("prompt_input_exit").
+func oneWord(s string) string {
+	if len(s) > 40 || strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) >= 0 {
+		return ""
+	}
+	return s
+}

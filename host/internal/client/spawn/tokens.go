@@ -1,0 +1,154 @@
+package spawn
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memhost/memhost/host/internal/api/auth"
+)
+
+// Tokens gives a spawn the right to use memhost for one project: a bearer token, and a
+// release function called when the session is over.
+type Tokens interface {
+	Grant(ctx context.Context, project, cli string) (token string, release func(context.Context) error, err error)
+}
+
+// Forgetter is a Tokens that can be told a token it granted was refused, so that the next
+// Grant mints a fresh one.
+type Forgetter interface {
+	Forget(project string)
+}
+
+// DefaultTokenTTL is how long a token minted for a project lives: long enough for a working
+// day's sessions.
+const DefaultTokenTTL = 24 * time.Hour
+
+// MintTokens mints tokens through the token store (direct database access from the operator's
+// configuration, as `memhost token create` does): bound to the project, allowed to read and
+// write its memory, expiring after TTL.
+//
+// Without CacheDir each session gets its own token, revoked when the session ends. With it, a
+// project's token is kept in CacheDir (a file per project, 0600) and handed to every session
+// of the project while it has at least half its TTL to live, and left to expire: most spawns
+// then neither connect to the database nor write to it, which is most of what minting costs a
+// CLI's start.
+type MintTokens struct {
+	// Store returns the token store. It is called only when a token must be minted (or
+	// revoked), so that connecting to the database overlaps the provider plugin's start, or is
+	// not needed at all.
+	Store func(ctx context.Context) (*auth.Tokens, error)
+	// TTL is a token's lifetime; 0 means DefaultTokenTTL.
+	TTL time.Duration
+	// CacheDir keeps the tokens for reuse; "" mints one per session.
+	CacheDir string
+}
+
+var (
+	_ Tokens    = MintTokens{}
+	_ Forgetter = MintTokens{}
+)
+
+// cached is a token kept in CacheDir.
+type cached struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Grant returns the project's kept token, or mints one.
+func (m MintTokens) Grant(ctx context.Context, project, cli string) (string, func(context.Context) error, error) {
+	ttl := m.TTL
+	if ttl == 0 {
+		ttl = DefaultTokenTTL
+	}
+	keep := func(context.Context) error { return nil }
+	if m.CacheDir != "" {
+		if c, ok := m.load(project); ok && time.Until(c.ExpiresAt) >= ttl/2 {
+			return c.Token, keep, nil
+		}
+	}
+	store, err := m.Store(ctx)
+	if err != nil {
+		return "", nil, fmt.Errorf("mint a session token: %w", err)
+	}
+	plain, tok, err := store.Create(ctx, auth.CreateToken{
+		Name: "memhost run " + cli, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}, ProjectKey: project, TTL: ttl,
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("mint a session token: %w", err)
+	}
+	if m.CacheDir == "" || tok.ExpiresAt == nil || m.save(project, cached{Token: plain, ExpiresAt: *tok.ExpiresAt}) != nil {
+		// Not kept (or it could not be): the session's own, revoked when it ends.
+		return plain, func(ctx context.Context) error { return store.Revoke(ctx, tok.ID) }, nil
+	}
+	return plain, keep, nil
+}
+
+// Forget drops the project's kept token.
+func (m MintTokens) Forget(project string) {
+	if m.CacheDir != "" {
+		_ = os.Remove(m.path(project))
+	}
+}
+
+// path is the project's file: named by a hash, since keys hold slashes and may be long.
+func (m MintTokens) path(project string) string {
+	sum := sha256.Sum256([]byte(project))
+	return filepath.Join(m.CacheDir, hex.EncodeToString(sum[:12])+".json")
+}
+
+func (m MintTokens) load(project string) (cached, bool) {
+	data, err := os.ReadFile(m.path(project))
+	var c cached
+	if err != nil || json.Unmarshal(data, &c) != nil || c.Token == "" {
+		return cached{}, false
+	}
+	return c, true
+}
+
+// save writes the token atomically, readable by this user only.
+func (m MintTokens) save(project string, c cached) error {
+	if err := os.MkdirAll(m.CacheDir, 0o700); err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(m.CacheDir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return errors.Join(err, fs.ErrPermission)
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(m.CacheDir, ".token-")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), m.path(project))
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// StaticToken is a token the operator gave (MEMHOST_TOKEN), used as it is and never revoked.
+// It should be bound to the project: the CLI holds it for the whole session.
+type StaticToken string
+
+var _ Tokens = StaticToken("")
+
+// Grant returns the token.
+func (s StaticToken) Grant(context.Context, string, string) (string, func(context.Context) error, error) {
+	return string(s), func(context.Context) error { return nil }, nil
+}

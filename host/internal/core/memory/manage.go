@@ -1,0 +1,71 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/core/store"
+)
+
+func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) error {
+	m, err := s.load(ctx, a, id)
+	if err != nil {
+		return err
+	}
+	if !a.writable(m) {
+		return fmt.Errorf("%w: memory %s is global; changing it needs an admin token not bound to a project", ErrForbidden, id)
+	}
+	if store.IsDocument(m.Kind) && !a.Admin {
+		// Agents change a goal or plan only through a proposal a human decides.
+		return fmt.Errorf("%w: memory %s is the project's %s; propose a change with project_%s_set, or use a token with the admin scope", ErrForbidden, id, m.Kind, m.Kind)
+	}
+	return nil
+}
+
+// Archive soft-deletes a memory. It stays restorable (and in history) until purge. The
+// reason is held to the rules of every free-text field and redacted like memory text.
+func (s *Service) Archive(ctx context.Context, a Access, id uuid.UUID, reason string) (View, error) {
+	if err := CheckLine("reason", reason, MaxReasonBytes); err != nil {
+		return View{}, err
+	}
+	s.redactField(&reason)
+	if reason == "" {
+		reason = "archived by " + a.Actor
+	}
+	if err := s.loadWritable(ctx, a, id); err != nil {
+		return View{}, err
+	}
+	m, err := s.store.SetArchived(ctx, id, true, reason, a.Actor)
+	if err != nil {
+		return View{}, err
+	}
+	s.index.Apply(changeOf(m))
+	return ViewOf(m), nil
+}
+
+// Restore brings an archived memory back.
+func (s *Service) Restore(ctx context.Context, a Access, id uuid.UUID) (View, error) {
+	if err := s.loadWritable(ctx, a, id); err != nil {
+		return View{}, err
+	}
+	m, err := s.store.SetArchived(ctx, id, false, "", a.Actor)
+	if err != nil {
+		return View{}, err
+	}
+	s.index.Apply(changeOf(m))
+	return ViewOf(m), nil
+}
+
+// SetPinned pins (always full quality in ranking, never folded away) or unpins a memory.
+func (s *Service) SetPinned(ctx context.Context, a Access, id uuid.UUID, pinned bool) (View, error) {
+	if err := s.loadWritable(ctx, a, id); err != nil {
+		return View{}, err
+	}
+	m, err := s.store.SetPinned(ctx, id, pinned, a.Actor)
+	if err != nil {
+		return View{}, err
+	}
+	return ViewOf(m), nil
+}
