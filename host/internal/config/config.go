@@ -130,8 +130,9 @@ type Brain struct {
 	// MaxPendingProposals bounds a project's proposals waiting for review; a proposal over it
 	// is refused (REST 429) until an operator approves or rejects some.
 	MaxPendingProposals int `koanf:"max_pending_proposals"`
-	// QuietSession: a session under `memhost run` that ends cleanly sooner is not journalled
-	// (nor summarised); 0 journals every session.
+	// QuietSession: a session under `memhost run`, or one the SessionEnd hook `memhost connect`
+	// registered reports, that ends cleanly sooner is not journalled (nor summarised); 0
+	// journals every session.
 	QuietSession time.Duration `koanf:"quiet_session"`
 }
 
