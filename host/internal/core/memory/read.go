@@ -248,15 +248,26 @@ func (s *Service) signals(m store.Memory, hasQuery bool, relevance float64, now 
 		HitCount: m.HitCount, Pinned: m.Pinned, Age: now.Sub(last), HalfLife: s.halfLife(m.Kind)}
 }
 
+// parseKinds reads the kinds a search or a listing asks for: fact kinds, and the journal, whose
+// entries are memories an operator lists and searches like facts (its own routes page it by
+// session). Goal and plan are one document each, read through their own routes.
 func parseKinds(names []string) ([]store.Kind, error) {
 	var kinds []store.Kind
 	for _, n := range names {
 		if strings.TrimSpace(n) == "" {
 			return nil, fieldErr("kinds", "must not contain an empty kind")
 		}
+		if store.Kind(strings.ToLower(strings.TrimSpace(n))) == store.KindJournal {
+			kinds = append(kinds, store.KindJournal)
+			continue
+		}
 		k, err := store.ParseKind(n)
 		if err != nil {
-			return nil, fieldErr("kinds", "%s", strings.TrimPrefix(err.Error(), "kind: "))
+			msg := strings.TrimPrefix(err.Error(), "kind: ")
+			if !store.IsLayer(store.Kind(strings.ToLower(strings.TrimSpace(n)))) {
+				msg += ", " + string(store.KindJournal)
+			}
+			return nil, fieldErr("kinds", "%s", msg)
 		}
 		kinds = append(kinds, k)
 	}
