@@ -43,7 +43,10 @@ func projectCmd() *cobra.Command {
 			return nil
 		},
 	})
-	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journalCmd(), projectLifecycleCmd(true), projectLifecycleCmd(false))
+	journal := journalCmd()
+	journal.Short = "The project's journal: what each session did (list, show, prune)"
+	journal.AddCommand(journalReadCmds()...)
+	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journal, projectLifecycleCmd(true), projectLifecycleCmd(false))
 	c.AddCommand(conflictsCmd())
 	return c
 }

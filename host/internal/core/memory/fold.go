@@ -163,6 +163,10 @@ func foldParams(existing store.Memory, w store.Write, similarity float64, rule F
 	if !same {
 		p.Detail["canonical_because"] = why
 	}
+	if !same && keepExisting {
+		// History keeps the text folded in: merged_from is bounded and drops the oldest.
+		p.Detail["folded_text"] = w.Text
+	}
 	return p
 }
 

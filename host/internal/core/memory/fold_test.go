@@ -41,7 +41,7 @@ func TestFoldParams(t *testing.T) {
 		require.Len(t, p.MergedFrom, 2)
 		require.Equal(t, store.Merged{Text: "This repo uses pnpm", Agent: "codex", At: p.MergedFrom[1].At}, p.MergedFrom[1])
 		require.Equal(t, map[string]any{"agent": "codex", "session": "s9", "similarity": 0.93, "canonical": "existing",
-			"canonical_because": "first written"}, p.Detail)
+			"canonical_because": "first written", "folded_text": "This repo uses pnpm"}, p.Detail)
 		require.Len(t, existing.MergedFrom, 1, "the existing memory's slice is not written through")
 	})
 	t.Run("a more specific or better formed text takes over", func(t *testing.T) {

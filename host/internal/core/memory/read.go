@@ -283,12 +283,17 @@ func containsKind(kinds []store.Kind, k store.Kind) bool {
 	return false
 }
 
-// Get returns one memory visible in the caller's project and counts a use of it: an agent
-// that opens a memory found by search is using it, and uses (hit_count, last_hit_at) raise
-// its rank in later searches (rank.Usage, recency). The count is recorded off the request
-// path by RecordHits; the returned view shows the count before this read.
+// Get returns one memory visible in the caller's project, with what it absorbed (Absorbed),
+// and counts a use of it: an agent that opens a memory found by search is using it, and uses
+// (hit_count, last_hit_at) raise its rank in later searches (rank.Usage, recency). The count is
+// recorded off the request path by RecordHits; the returned view shows the count before this
+// read.
 func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error) {
 	m, err := s.load(ctx, a, id)
+	if err != nil {
+		return View{}, err
+	}
+	absorbed, err := s.absorbedOf(ctx, m)
 	if err != nil {
 		return View{}, err
 	}
@@ -297,7 +302,9 @@ func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error)
 	default:
 		s.metrics.droppedHits()
 	}
-	return ViewOf(m), nil
+	v := ViewOf(m)
+	v.Absorbed = absorbed
+	return v, nil
 }
 
 func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memory, error) {
