@@ -206,6 +206,7 @@ func serviceConfig(cfg *config.Config) memory.Config {
 	mc.MaxK = cfg.Memory.SearchMaxK
 	mc.CandidatePool = cfg.Memory.CandidatePool
 	mc.FoldThresholds = cfg.Embedder.FoldThresholds
+	mc.VectorWeights, mc.RelevanceFloors = cfg.Embedder.VectorWeights, cfg.Embedder.RelevanceFloors
 	for k, days := range cfg.Ranking.HalfLifeDays {
 		mc.HalfLives[store.Kind(k)] = time.Duration(days * float64(24*time.Hour))
 	}
