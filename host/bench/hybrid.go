@@ -142,15 +142,7 @@ func askAll(ctx context.Context, svc *memory.Service, set RetrievalSet, memOf ma
 			if q.Split() == SplitBlind {
 				continue
 			}
-			want, stale := map[string]bool{}, map[string]bool{}
-			for _, id := range q.Relevant {
-				want[memOf[id]] = true
-			}
-			for _, id := range q.Stale {
-				if m := memOf[id]; !want[m] {
-					stale[m] = true
-				}
-			}
+			want, stale := q.labels(memOf)
 			r, err := svc.Search(ctx, a, memory.SearchRequest{Query: q.Query, TopK: retrievalDepth, Unrecorded: true})
 			if err != nil {
 				return row, 0, fmt.Errorf("search %s: %w", q.ID, err)

@@ -43,12 +43,7 @@ func TestHealthSaysWhenNothingChecksForConflicts(t *testing.T) {
 				"[workers.local]\nplugin = \"openaicompat\"\nbase_url = \"%s/v1\"\nmodel = \"good\"\n[workers.chains]\nconflicts = [\"local\"]\n",
 				ln.Listener.Addr().String(), testdb.Schema(t), dirs, api.URL)
 			require.NoError(t, os.WriteFile(cfg, []byte(body), 0o600))
-			core := openCore(t, cfg)
-			require.NoError(t, core.StartWorkers(t.Context()))
-			handler, closeMCP := core.Handler()
-			ln.Config.Handler = handler
-			ln.Start()
-			t.Cleanup(func() { ln.Close(); closeMCP() })
+			core := serveCore(t, ln, cfg, true)
 			token, _, err := core.Tokens.Create(context.Background(), auth.CreateToken{Name: "reader", Scopes: []auth.Scope{auth.ScopeRead}})
 			require.NoError(t, err)
 

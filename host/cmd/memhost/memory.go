@@ -175,6 +175,20 @@ func printJSON(out io.Writer, v any) error {
 }
 
 func printMemories(cmd *cobra.Command, out io.Writer, ms []memory.View) {
+	printTable(cmd, out, ms, nil)
+}
+
+// printHits lists search hits best first with the score that ranked them (docs/ranking.md).
+func printHits(cmd *cobra.Command, out io.Writer, hits []memory.SearchHit) {
+	views := make([]memory.View, len(hits))
+	for i, h := range hits {
+		views[i] = h.View
+	}
+	printTable(cmd, out, views, func(i int) float64 { return hits[i].Score })
+}
+
+// printTable lists memories, with a SCORE column when score gives the i-th one's.
+func printTable(cmd *cobra.Command, out io.Writer, ms []memory.View, score func(i int) float64) {
 	if len(ms) == 0 {
 		fmt.Fprintln(out, "no memories")
 		return
@@ -182,27 +196,18 @@ func printMemories(cmd *cobra.Command, out io.Writer, ms []memory.View) {
 	full, _ := cmd.Flags().GetBool("full")
 	names := shortNames(full, ms, func(m memory.View) uuid.UUID { return m.ID })
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tKIND\tAGE\tUSES\tTEXT")
-	now := time.Now()
-	for _, m := range ms {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", names[m.ID], cell(string(m.Kind)), age(now.Sub(m.UpdatedAt)), m.HitCount, cell(m.Text))
+	head := "ID\tKIND\tAGE\tUSES\tTEXT"
+	if score != nil {
+		head = "ID\tSCORE\tKIND\tAGE\tUSES\tTEXT"
 	}
-	_ = w.Flush()
-}
-
-// printHits lists search hits best first with the score that ranked them (docs/ranking.md).
-func printHits(cmd *cobra.Command, out io.Writer, hits []memory.SearchHit) {
-	if len(hits) == 0 {
-		fmt.Fprintln(out, "no memories")
-		return
-	}
-	full, _ := cmd.Flags().GetBool("full")
-	names := shortNames(full, hits, func(h memory.SearchHit) uuid.UUID { return h.ID })
-	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tSCORE\tKIND\tAGE\tUSES\tTEXT")
+	fmt.Fprintln(w, head)
 	now := time.Now()
-	for _, h := range hits {
-		fmt.Fprintf(w, "%s\t%.2f\t%s\t%s\t%d\t%s\n", names[h.ID], h.Score, cell(string(h.Kind)), age(now.Sub(h.UpdatedAt)), h.HitCount, cell(h.Text))
+	for i, m := range ms {
+		id := names[m.ID]
+		if score != nil {
+			id += fmt.Sprintf("\t%.2f", score(i))
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", id, cell(string(m.Kind)), age(now.Sub(m.UpdatedAt)), m.HitCount, cell(m.Text))
 	}
 	_ = w.Flush()
 }

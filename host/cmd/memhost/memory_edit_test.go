@@ -24,14 +24,25 @@ func cliHost(t *testing.T) (cfg string, core *server.Core, token string) {
 	t.Helper()
 	ln := httptest.NewUnstartedServer(nil)
 	cfg, _ = brainConfig(t, ln.Listener.Addr().String())
-	core = openCore(t, cfg)
+	core = serveCore(t, ln, cfg, false)
+	token, _, err := core.Tokens.Create(context.Background(), auth.CreateToken{Name: "operator", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	require.NoError(t, err)
+	return cfg, core, token
+}
+
+// serveCore opens a core on the config at cfg, as `memhost serve` does (with its workers when
+// workers), and serves it on ln until the test ends.
+func serveCore(t *testing.T, ln *httptest.Server, cfg string, workers bool) *server.Core {
+	t.Helper()
+	core := openCore(t, cfg)
+	if workers {
+		require.NoError(t, core.StartWorkers(t.Context()))
+	}
 	handler, closeMCP := core.Handler()
 	ln.Config.Handler = handler
 	ln.Start()
 	t.Cleanup(func() { ln.Close(); closeMCP() })
-	token, _, err := core.Tokens.Create(context.Background(), auth.CreateToken{Name: "operator", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
-	require.NoError(t, err)
-	return cfg, core, token
+	return core
 }
 
 // storedID reads the short id `memory add` printed.
