@@ -39,7 +39,7 @@ func loadConfig(cmd *cobra.Command, opts ...config.ValidateOption) (*config.Conf
 	if err != nil {
 		return nil, err
 	}
-	if problems := cfg.Validate(opts...); len(problems) > 0 {
+	if problems := cfg.Validate(append(opts, server.RefuseSecrets())...); len(problems) > 0 {
 		if hint := configHint(cfg); hint != "" {
 			return nil, fmt.Errorf("%w\n%s", config.Problems(problems), hint)
 		}
