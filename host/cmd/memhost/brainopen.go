@@ -45,6 +45,11 @@ func projectKey(cmd *cobra.Command, dir string) (string, error) {
 		}
 		dir = wd
 	}
+	if access.HoldsHome(dir) {
+		// "/" or the home directory would be one project for every session started there.
+		return "", fmt.Errorf("%s is the root or the home directory (or above it), which holds many projects, not one: "+
+			"run memhost in the project's directory, or pass --project KEY (`memhost project key` prints a checkout's key)", printable(dir))
+	}
 	id, err := project.Resolve(dir)
 	if err != nil {
 		return "", fmt.Errorf("resolve the project of %s (pass --project KEY): %w", dir, err)
