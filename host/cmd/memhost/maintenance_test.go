@@ -12,7 +12,22 @@ import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
+
+// servedCore is a host core on a fresh schema serving HTTP at its config's listen address, for
+// the commands that talk to the running host; cfg is its config file, dsn its database.
+func servedCore(t *testing.T) (cfg, dsn string, core *server.Core) {
+	t.Helper()
+	ln := httptest.NewUnstartedServer(nil)
+	cfg, dsn = brainConfig(t, ln.Listener.Addr().String())
+	core = openCore(t, cfg)
+	handler, closeMCP := core.Handler()
+	ln.Config.Handler = handler
+	ln.Start()
+	t.Cleanup(func() { ln.Close(); closeMCP() })
+	return cfg, dsn, core
+}
 
 // TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,
 // who ran it and what changed; run --dry-run prints what would change and changes nothing;
@@ -21,13 +36,7 @@ import (
 // and unarchive restores; a non-admin token is refused.
 func TestMaintenanceCommands(t *testing.T) {
 	t.Parallel()
-	ln := httptest.NewUnstartedServer(nil)
-	cfg, dsn := brainConfig(t, ln.Listener.Addr().String())
-	core := openCore(t, cfg)
-	handler, closeMCP := core.Handler()
-	ln.Config.Handler = handler
-	ln.Start()
-	t.Cleanup(func() { ln.Close(); closeMCP() })
+	cfg, dsn, core := servedCore(t)
 	ctx := context.Background()
 	admin, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "op", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeAdmin}})
 	require.NoError(t, err)
@@ -127,13 +136,7 @@ func TestMaintenanceCommands(t *testing.T) {
 // progress lines off a terminal, and status then shows none left; non-admins are refused.
 func TestReembedCommand(t *testing.T) {
 	t.Parallel()
-	ln := httptest.NewUnstartedServer(nil)
-	cfg, dsn := brainConfig(t, ln.Listener.Addr().String())
-	core := openCore(t, cfg)
-	handler, closeMCP := core.Handler()
-	ln.Config.Handler = handler
-	ln.Start()
-	t.Cleanup(func() { ln.Close(); closeMCP() })
+	cfg, dsn, core := servedCore(t)
 	ctx := context.Background()
 	admin, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "op", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeAdmin}})
 	require.NoError(t, err)
@@ -177,13 +180,7 @@ func TestReembedCommand(t *testing.T) {
 // without --project lists its own project's memories only.
 func TestHostWideCommandsNeedTheOperatorsToken(t *testing.T) {
 	t.Parallel()
-	ln := httptest.NewUnstartedServer(nil)
-	cfg, dsn := brainConfig(t, ln.Listener.Addr().String())
-	core := openCore(t, cfg)
-	handler, closeMCP := core.Handler()
-	ln.Config.Handler = handler
-	ln.Start()
-	t.Cleanup(func() { ln.Close(); closeMCP() })
+	cfg, dsn, core := servedCore(t)
 	ctx := context.Background()
 	bound, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "ops-other", Scopes: []auth.Scope{auth.ScopeAdmin}, ProjectKey: "other"})
 	require.NoError(t, err)
