@@ -69,7 +69,7 @@ func operator(key string) memory.Access {
 // openBrain opens a core on the configured database for one command; close releases it
 // (plugins are stopped).
 func openBrain(cmd *cobra.Command) (b *brain.Service, closeFn func(), err error) {
-	cfg, err := loadConfig(cmd, config.RequireDatabase)
+	cfg, err := loadConfig(cmd, config.RequireDatabase, server.RefuseSecrets())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -127,11 +127,13 @@ func TestAKeyPastedIntoAPIKeyEnvIsNeverEchoed(t *testing.T) {
 			require.NotContains(t, out, key)
 		}
 
-		out, err = run(t, "serve", "--config", path)
-		require.Error(t, err, "the host does not start with it")
-		require.Contains(t, err.Error(), table+": holds what looks like a key")
-		for _, key := range []string{pasted, aws} {
-			require.NotContains(t, err.Error()+out, key)
+		for _, cmd := range []string{"serve", "plugins"} { // the commands that start the plugins it names
+			out, err = run(t, cmd, "--config", path)
+			require.Error(t, err, "%s does not start with it", cmd)
+			require.Contains(t, err.Error(), table+": holds what looks like a key", cmd)
+			for _, key := range []string{pasted, aws} {
+				require.NotContains(t, err.Error()+out, key, cmd)
+			}
 		}
 	}
 
