@@ -6,10 +6,9 @@ import (
 )
 
 // RefuseSecrets is config.RefuseSecrets with the host's one secret detector (core/redact), for
-// every validation of a configuration an operator wrote: boot and every other command that
-// loads it, `memhost config check` and reload. The detector is built (tens of milliseconds,
-// once per process) only when a value asks for it, so commands on the spawn path pay nothing
-// unless an api_key_env is set.
+// the validations of a configuration whose plugins are about to start: boot, reload, the
+// commands that open the core or launch plugins, and `memhost config check`. The detector is
+// built (about 25 ms, once per process) only when an api_key_env asks for it.
 func RefuseSecrets() config.ValidateOption {
 	return config.RefuseSecrets(func(v string) bool {
 		r, err := redact.New()
