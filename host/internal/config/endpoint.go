@@ -1,15 +1,8 @@
 package config
 
-import (
-	"regexp"
-
-	"github.com/memhost/memhost/sdk/openaihttp"
-)
+import "github.com/memhost/memhost/sdk/openaihttp"
 
 // The settings of a model endpoint that [workers.NAME] and [embedders.NAME] tables share.
-
-// envName is an environment variable's name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // baseURL checks an endpoint's base_url with the plugins' own check (openaihttp.ParseBaseURL),
 // so what config check accepts is what the plugin will take: http or https, a host, a port of

@@ -217,3 +217,6 @@ func ChainProblem(defined map[string]Worker, chain []string) string {
 	}
 	return ""
 }
+
+// envName is an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
