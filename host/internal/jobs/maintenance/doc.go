@@ -8,5 +8,7 @@
 // longer than one row's change. Every run is recorded in maintenance_runs (what
 // `memhost maintenance status` shows); a periodic run first claims its window there, so a
 // window runs once even when leadership moves between hosts. Time comes from a [Clock], so
-// tests travel in time instead of sleeping. See docs/maintenance.md.
+// tests travel in time instead of sleeping. A job touches only the project a run names unless
+// it is host-wide (scope.go), which decides who may run it by hand; a run by hand names who
+// asked in the history it writes (RunOptions.Actor). See docs/maintenance.md.
 package maintenance

@@ -180,6 +180,9 @@ type RunOptions struct {
 	Project   string        // "" for every project
 	DryRun    bool          // change nothing; report what would change
 	OlderThan time.Duration // the job's age threshold for this run; 0 keeps the configured one
+	// Actor names who asked for the run (e.g. "token:ops"): the history rows it writes name
+	// it beside the job, "maintenance:purge by token:ops". "" for the scheduler's runs.
+	Actor string
 }
 
 // RunNow runs job once, by hand, on this host, and reports what it did (or, dry, would do).
@@ -215,7 +218,11 @@ func (m *Maintenance) execute(ctx context.Context, job, trigger string, o RunOpt
 		rctx, cancel = context.WithTimeout(ctx, s.Budget.MaxDuration)
 		defer cancel()
 	}
-	res, runErr := s.Job.Run(rctx, Run{Now: now, Project: o.Project, DryRun: o.DryRun, OlderThan: o.OlderThan, Budget: s.Budget, Actor: "maintenance:" + job})
+	actor := "maintenance:" + job
+	if o.Actor != "" {
+		actor += " by " + o.Actor
+	}
+	res, runErr := s.Job.Run(rctx, Run{Now: now, Project: o.Project, DryRun: o.DryRun, OlderThan: o.OlderThan, Budget: s.Budget, Actor: actor})
 	finished := m.cfg.Clock.Now().UTC()
 	run.FinishedAt = &finished
 	run.Examined, run.Changed, run.LLMCalls, run.Tokens = res.Examined, res.Changed, res.LLMCalls, res.Tokens

@@ -27,7 +27,7 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, second.Skipped, "the window already ran on host-a")
 
-	st, err := b.Status(ctx)
+	st, err := b.Status(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, st, 1)
 	require.Equal(t, "maintenance.stale", st[0].Kind)
@@ -39,7 +39,7 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	third, err := b.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
 	require.NoError(t, err)
 	require.False(t, third.Skipped, "the next window runs")
-	st, err = a.Status(ctx)
+	st, err = a.Status(ctx, "")
 	require.NoError(t, err)
 	require.Equal(t, "host-b", st[0].Last.Host)
 }

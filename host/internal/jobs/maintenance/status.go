@@ -20,9 +20,11 @@ type JobStatus struct {
 	Next *time.Time
 }
 
-// Status reports every configured job, in configuration order.
-func (m *Maintenance) Status(ctx context.Context) ([]JobStatus, error) {
-	last, err := m.store.LastRuns(ctx)
+// Status reports every configured job, in configuration order. project "" reports every run;
+// a project key reports only the runs over that project (Last is its latest, nil when none):
+// what a token bound to it may see, no other project's keys, ids or counts.
+func (m *Maintenance) Status(ctx context.Context, project string) ([]JobStatus, error) {
+	last, err := m.store.LastRuns(ctx, project)
 	if err != nil {
 		return nil, err
 	}

@@ -57,11 +57,12 @@ func (s *Store) FinishRun(ctx context.Context, r MaintenanceRun) error {
 	return nil
 }
 
-// LastRuns returns each job's latest run, keyed by job.
-func (s *Store) LastRuns(ctx context.Context) (map[string]MaintenanceRun, error) {
+// LastRuns returns each job's latest run, keyed by job: of every run when project is "",
+// else of the runs over that project alone.
+func (s *Store) LastRuns(ctx context.Context, project string) (map[string]MaintenanceRun, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (job) id, job, trigger, window_start, project, dry_run, host,
 		started_at, finished_at, outcome, error, examined, changed, llm_calls, tokens
-		FROM maintenance_runs ORDER BY job, id DESC`)
+		FROM maintenance_runs WHERE $1 = '' OR project = $1 ORDER BY job, id DESC`, project)
 	if err != nil {
 		return nil, fmt.Errorf("read maintenance runs: %w", err)
 	}
