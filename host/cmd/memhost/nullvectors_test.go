@@ -61,14 +61,8 @@ func TestAnEmbedderAnsweringNullsIsRefused(t *testing.T) {
 	listen := regexp.MustCompile(`listen = "([^"]+)"`).FindStringSubmatch(h.head)[1]
 	body, err := json.Marshal(map[string]string{"text": "The poison pill queue drains nightly.", "project": cliProject})
 	require.NoError(t, err)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+listen+"/api/v1/memories", strings.NewReader(string(body)))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	status, answer := rest(t, h.token, "POST", "http://"+listen+"/api/v1/memories", string(body))
+	require.Equal(t, http.StatusServiceUnavailable, status, answer)
 	var n int
 	require.NoError(t, h.core.Pool.QueryRow(ctx, `SELECT count(*) FROM memories`).Scan(&n))
 	require.Equal(t, 1, n, "nothing stored for the refused write")

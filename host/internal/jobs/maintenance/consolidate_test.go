@@ -355,16 +355,7 @@ func TestConsolidateHoldsTheCanonicalTextToTheWriteRules(t *testing.T) {
 	e := setupWith(t, cfg)
 	ctx := context.Background()
 	a := e.write(t, proj, "The api runs 28 replicas in prod")
-	long := "In production the api service runs 28 replicas on pool-a7, which are also known as the 28 api pods"
-	v, err := e.svc.EmbedDocument(ctx, long)
-	require.NoError(t, err)
-	var b uuid.UUID
-	require.NoError(t, e.store.WithScopeLock(ctx, store.Project(proj.Project), func(tx store.ScopeTx) error {
-		m, err := tx.Insert(ctx, store.Write{Scope: store.ScopeProject, ScopeKey: proj.Project, Kind: store.KindFact, Text: long,
-			Importance: 0.5, Confidence: 0.8, Vector: v, Actor: "import"})
-		b = m.ID
-		return err
-	}))
+	b := e.insert(t, store.KindFact, "In production the api service runs 28 replicas on pool-a7, which are also known as the 28 api pods")
 	chain := &scripted{answer: func(context.Context, sdkworker.Task) (string, error) { return `{"same": true}`, nil }}
 	m := e.consolidator(t, &fakeClock{now: time.Now()}, chain, 0.05, Budget{MaxRows: 100})
 	rep, err := m.RunNow(ctx, "consolidate", RunOptions{})
