@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,6 +47,9 @@ type Maintenance struct {
 	jobs   map[string]Scheduled
 	order  []string
 	client *river.Client[pgx.Tx]
+
+	mu     sync.Mutex
+	active map[int64]bool // the runs this host is working on
 }
 
 // ErrUnknownJob means a job name that is not configured.
@@ -59,7 +63,7 @@ func New(pool *pgxpool.Pool, st *pgstore.Store, cfg Config) (*Maintenance, error
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Maintenance{store: st, cfg: cfg, jobs: map[string]Scheduled{}}
+	m := &Maintenance{store: st, cfg: cfg, jobs: map[string]Scheduled{}, active: map[int64]bool{}}
 	workers := river.NewWorkers()
 	var periodic []*river.PeriodicJob
 	for _, s := range cfg.Jobs {
@@ -203,7 +207,7 @@ func (m *Maintenance) execute(ctx context.Context, job, trigger string, o RunOpt
 		w := now.Truncate(s.Every)
 		run.WindowStart = &w
 	}
-	id, claimed, err := m.store.StartRun(ctx, run)
+	id, claimed, err := m.store.StartRun(ctx, run, m.live(now))
 	if err != nil {
 		return Report{}, err
 	}
@@ -212,6 +216,7 @@ func (m *Maintenance) execute(ctx context.Context, job, trigger string, o RunOpt
 		return Report{Run: run, Skipped: true}, nil
 	}
 	run.ID = id
+	defer m.working(id)()
 	rctx := ctx
 	if s.Budget.MaxDuration > 0 {
 		var cancel context.CancelFunc
