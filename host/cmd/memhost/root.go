@@ -57,7 +57,11 @@ func showConfigured(cmd *cobra.Command) {
 	}
 }
 
-// loadConfig reads and validates the configuration for cmd.
+// loadConfig reads and validates the configuration for cmd. The commands that start the
+// embedder or worker plugins it names (serve, those that open the core in-process, plugins,
+// config check) pass server.RefuseSecrets too: a key pasted into api_key_env would reach a
+// plugin's environment and its log. The spawn path's commands (run, hook, mcp) start none of
+// them and do not pay the secret detector's ~25 ms.
 func loadConfig(cmd *cobra.Command, opts ...config.ValidateOption) (*config.Config, error) {
 	path, _ := cmd.Flags().GetString("config")
 	cfg, err := config.Load(cmd.Context(), config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
@@ -99,7 +103,7 @@ func serveCmd() *cobra.Command {
 		Short: "Run the host: MCP at /mcp, REST at /api/v1, plugins supervised",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, config.RequireDatabase)
+			cfg, err := loadConfig(cmd, config.RequireDatabase, server.RefuseSecrets())
 			if err != nil {
 				return err
 			}

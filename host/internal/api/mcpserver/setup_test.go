@@ -55,6 +55,7 @@ type bundle struct {
 type setupOptions struct {
 	limits auth.Limits
 	config *memory.Config
+	gate   memory.Gatekeeper
 }
 
 func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
@@ -69,7 +70,11 @@ func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
 	if o.config != nil {
 		cfg = *o.config
 	}
-	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, cfg)
+	var svcOpts []memory.Option
+	if o.gate != nil {
+		svcOpts = append(svcOpts, memory.WithGatekeeper(o.gate))
+	}
+	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, cfg, svcOpts...)
 	logs := &testlog.Buffer{}
 	srv := mcpserver.New(svc, mcpserver.Options{
 		Limits: o.limits, Version: "test",
