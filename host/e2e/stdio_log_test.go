@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -20,9 +18,7 @@ func TestStdioMCPLogsOneInfoLinePerSession(t *testing.T) {
 	t.Parallel()
 	h := newHost(t)
 	h.start()
-	cmd := exec.Command(h.bin, "mcp")
-	cmd.Dir = repo(t, "Quiet")
-	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+t.TempDir(), "MEMHOST_TOKEN=")
+	cmd := h.mcpCommand(repo(t, "Quiet"), t.TempDir())
 	stderr := &testlog.Buffer{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "quiet-agent", Version: "1.0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
