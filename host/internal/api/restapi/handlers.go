@@ -76,6 +76,7 @@ func Register(r gin.IRouter, o Options) {
 	write := authed.Group("", a.require(auth.ScopeWrite))
 	limitWrites := a.limit(a.Limits.Writes)
 	write.POST("/memories", limitWrites, a.store)
+	write.PATCH("/memories/:id", limitWrites, changeByID(a, a.edit))
 	write.POST("/memories/:id/archive", limitWrites, changeByID(a, a.archive))
 	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
 	write.POST("/memories/:id/unmerge", limitWrites, changeByID(a, a.unmerge))
