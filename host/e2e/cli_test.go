@@ -13,9 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/worker"
-
-	"github.com/memhost/memhost/host/internal/api/mcpserver"
 )
 
 // repo makes a git repository whose origin is github.com/Acme/<name>: its project key.
@@ -43,7 +42,7 @@ func (h *host) stdioMCP(t *testing.T, dir, cache, client string) (*mcp.ClientSes
 	t.Helper()
 	cmd := h.mcpCommand(dir, cache)
 	// It asks for structured output to decode results, and memhost mcp asks the host for it.
-	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
 	began := time.Now()
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)

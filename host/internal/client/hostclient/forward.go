@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host/internal/api/mcpserver"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // TokenSource grants a token bound to a project (spawn.MintTokens: minted through the
@@ -128,7 +128,7 @@ func (fw *forwarding) introduce(ctx context.Context, next mcp.MethodHandler, met
 	if client != nil {
 		fw.client = client
 	}
-	fw.structured = mcpserver.AsksStructured(caps)
+	fw.structured = wire.AsksStructured(caps)
 	fw.mu.Unlock()
 	res, err := next(ctx, method, req)
 	if err != nil {
@@ -237,7 +237,7 @@ func (fw *forwarding) upstream(ctx context.Context) (*mcp.ClientSession, error) 
 	}
 	var opts *mcp.ClientOptions
 	if fw.structured {
-		opts = &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()}
+		opts = &mcp.ClientOptions{Capabilities: wire.StructuredClient()}
 	}
 	for attempt := 0; ; attempt++ {
 		token, release, err := fw.f.Tokens.Grant(ctx, fw.f.Project, tokenClient)
