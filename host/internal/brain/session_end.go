@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -84,7 +85,7 @@ func (s *Service) EndSession(ctx context.Context, a memory.Access, e SessionEnd)
 		return SessionEndResult{}, err
 	}
 	if !ok {
-		return SessionEndResult{}, fieldErr("session", "is required")
+		return SessionEndResult{}, rules.Errf("session", "is required")
 	}
 	if err := e.check(s.now()); err != nil {
 		return SessionEndResult{}, err
@@ -158,36 +159,36 @@ func (s *Service) EndSession(ctx context.Context, a memory.Access, e SessionEnd)
 func (e *SessionEnd) check(now time.Time) error {
 	switch {
 	case e.StartedAt.IsZero():
-		return fieldErr("started_at", "is required")
+		return rules.Errf("started_at", "is required")
 	case e.StartedAt.After(now.Add(time.Minute)):
-		return fieldErr("started_at", "is in the future")
+		return rules.Errf("started_at", "is in the future")
 	case !e.EndedAt.IsZero() && e.EndedAt.Before(e.StartedAt):
-		return fieldErr("ended_at", "is before started_at")
+		return rules.Errf("ended_at", "is before started_at")
 	case !e.EndedAt.IsZero() && e.EndedAt.Sub(e.StartedAt) > maxSessionSpan:
-		return fieldErr("ended_at", "is more than %d days after started_at", int(maxSessionSpan/(24*time.Hour)))
+		return rules.Errf("ended_at", "is more than %d days after started_at", int(maxSessionSpan/(24*time.Hour)))
 	case e.CLISession != "" && !sessionKeyPattern.MatchString(e.CLISession):
-		return fieldErr("cli_session", "must be 1 to 128 letters, digits, '.', '_', ':' or '-'")
+		return rules.Errf("cli_session", "must be 1 to 128 letters, digits, '.', '_', ':' or '-'")
 	case e.Tokens != nil && (*e.Tokens < 0 || *e.Tokens > maxDiscoveryTok):
-		return fieldErr("tokens", "%d is out of range 0..%d", *e.Tokens, maxDiscoveryTok)
+		return rules.Errf("tokens", "%d is out of range 0..%d", *e.Tokens, maxDiscoveryTok)
 	case e.Turns != nil && *e.Turns < 0:
-		return fieldErr("turns", "must not be negative")
+		return rules.Errf("turns", "must not be negative")
 	}
 	for _, l := range []struct {
 		name string
 		n    int
 	}{{"retrieved", len(e.Retrieved)}, {"cited", len(e.Cited)}, {"stored", len(e.Stored)}} {
 		if l.n > maxEndIDs {
-			return fieldErr(l.name, "holds %d ids; at most %d", l.n, maxEndIDs)
+			return rules.Errf(l.name, "holds %d ids; at most %d", l.n, maxEndIDs)
 		}
 	}
 	for i, f := range e.Stored {
 		switch {
 		case f.Tokens != nil && (*f.Tokens < 0 || *f.Tokens > maxDiscoveryTok):
-			return fieldErr("stored", "[%d].tokens %d is out of range 0..%d", i, *f.Tokens, maxDiscoveryTok)
+			return rules.Errf("stored", "[%d].tokens %d is out of range 0..%d", i, *f.Tokens, maxDiscoveryTok)
 		case f.Seconds != nil && (*f.Seconds < 0 || *f.Seconds > maxSessionSpan.Seconds()):
-			return fieldErr("stored", "[%d].seconds %v is out of range 0..%v", i, *f.Seconds, maxSessionSpan.Seconds())
+			return rules.Errf("stored", "[%d].seconds %v is out of range 0..%v", i, *f.Seconds, maxSessionSpan.Seconds())
 		case f.Turns < 0:
-			return fieldErr("stored", "[%d].turns must not be negative", i)
+			return rules.Errf("stored", "[%d].turns must not be negative", i)
 		}
 	}
 	return nil
@@ -200,7 +201,7 @@ func (s *Service) resolve(ctx context.Context, project string, refs []string) (m
 	for _, r := range refs {
 		d := normalID(r)
 		if !hexDigits.MatchString(d) {
-			return nil, fieldErr("ids", "%q is not a memory id or short id (8 to 32 hex digits)", clipRef(r))
+			return nil, rules.Errf("ids", "%q is not a memory id or short id (8 to 32 hex digits)", clipRef(r))
 		}
 		if !slices.Contains(digits, d) {
 			digits = append(digits, d)
@@ -233,4 +234,4 @@ func containsValue(m map[string]uuid.UUID, id uuid.UUID) bool {
 	return false
 }
 
-func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+func isNotFound(err error) bool { return errors.Is(err, rules.ErrNotFound) }

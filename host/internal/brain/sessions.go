@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
@@ -62,13 +63,13 @@ var (
 // (nothing is recorded then).
 func (r SessionRef) key(project string) (store.SessionKey, bool, error) {
 	if r.CLI != "" && !cliNamePattern.MatchString(r.CLI) {
-		return store.SessionKey{}, false, fieldErr("cli", "must be a CLI name: 1 to 32 lower-case letters, digits or '-'")
+		return store.SessionKey{}, false, rules.Errf("cli", "must be a CLI name: 1 to 32 lower-case letters, digits or '-'")
 	}
 	if r.Key == "" {
 		return store.SessionKey{CLI: r.CLI}, false, nil
 	}
 	if !sessionKeyPattern.MatchString(r.Key) {
-		return store.SessionKey{}, false, fieldErr("session", "must be 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit")
+		return store.SessionKey{}, false, rules.Errf("session", "must be 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit")
 	}
 	origin := store.SessionOrigin(r.Origin)
 	switch origin {
@@ -76,7 +77,7 @@ func (r SessionRef) key(project string) (store.SessionKey, bool, error) {
 		origin = store.SessionConnected
 	case store.SessionRun, store.SessionConnected:
 	default:
-		return store.SessionKey{}, false, fieldErr("origin", "must be run or connected")
+		return store.SessionKey{}, false, rules.Errf("origin", "must be run or connected")
 	}
 	return store.SessionKey{ScopeKey: project, Key: r.Key, CLI: r.CLI, Origin: origin}, true, nil
 }
@@ -182,13 +183,13 @@ func (s *Service) Sessions(ctx context.Context, a memory.Access, req SessionsReq
 		limit = defaultSessions
 	}
 	if limit < 1 || limit > maxSessions {
-		return SessionPage{}, fieldErr("limit", "%d is out of range 1..%d", req.Limit, maxSessions)
+		return SessionPage{}, rules.Errf("limit", "%d is out of range 1..%d", req.Limit, maxSessions)
 	}
 	if req.Since < 0 {
-		return SessionPage{}, fieldErr("since", "must not be negative")
+		return SessionPage{}, rules.Errf("since", "must not be negative")
 	}
 	if req.CLI != "" && !cliNamePattern.MatchString(req.CLI) {
-		return SessionPage{}, fieldErr("cli", "must be a CLI name: 1 to 32 lower-case letters, digits or '-'")
+		return SessionPage{}, rules.Errf("cli", "must be a CLI name: 1 to 32 lower-case letters, digits or '-'")
 	}
 	q := store.SessionQuery{ScopeKey: a.Project, CLI: req.CLI, Limit: limit + 1}
 	if req.Since > 0 {
@@ -197,7 +198,7 @@ func (s *Service) Sessions(ctx context.Context, a memory.Access, req SessionsReq
 	if req.Cursor != "" {
 		c, ok := store.ParseCursor(req.Cursor)
 		if !ok {
-			return SessionPage{}, fieldErr("cursor", "is not a cursor returned by a previous page")
+			return SessionPage{}, rules.Errf("cursor", "is not a cursor returned by a previous page")
 		}
 		q.Before = &c
 	}
@@ -245,7 +246,7 @@ func (s *Service) Session(ctx context.Context, a memory.Access, ref string) (Ses
 	}
 	id, _ := uuid.Parse(ref)
 	if id == uuid.Nil && !sessionKeyPattern.MatchString(ref) {
-		return SessionDetail{}, fieldErr("session", "must be a session's id or key")
+		return SessionDetail{}, rules.Errf("session", "must be a session's id or key")
 	}
 	x, rows, err := s.st.Session(ctx, a.Project, id, ref)
 	if err != nil {
@@ -257,7 +258,7 @@ func (s *Service) Session(ctx context.Context, a memory.Access, ref string) (Ses
 	d := SessionDetail{Project: a.Project, SessionView: sessionView(x), Memories: make([]SessionMemory, len(rows))}
 	for i, r := range rows {
 		d.Memories[i] = SessionMemory{ID: r.MemoryID, ShortID: shortid.Of(r.MemoryID), Event: string(r.Event), Channel: r.Channel,
-			Tokens: r.Tokens, At: r.At, Kind: string(r.Kind), Text: memory.Printable(r.Text), Archived: r.Archived}
+			Tokens: r.Tokens, At: r.At, Kind: string(r.Kind), Text: rules.Printable(r.Text), Archived: r.Archived}
 	}
 	return d, nil
 }

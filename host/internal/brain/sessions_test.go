@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
@@ -78,7 +78,7 @@ func TestSessionValueEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, rb.Totals.Sessions)
 	_, err = b.brain.Session(ctx, agentB, "run-first")
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 }
 
 // TestRecordKeepsToTheProject: a use of another project's memory is never recorded, whatever
@@ -169,13 +169,13 @@ func TestSessionEndRefusesBadInput(t *testing.T) {
 		e := ok
 		tc.mod(&e)
 		_, err := b.brain.EndSession(ctx, agentA, e)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe, tc.field)
 		require.Equal(t, tc.field, fe.Field)
 	}
 	for _, req := range []brain.ValueRequest{{Since: -time.Hour}, {UnusedAfter: -1}, {Sessions: 501}} {
 		_, err := b.brain.Value(ctx, agentA, req)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe)
 	}
 	page, err := b.brain.Sessions(ctx, agentA, brain.SessionsRequest{})

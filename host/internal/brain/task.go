@@ -11,6 +11,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/brain/banner"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -51,7 +52,7 @@ const DefaultTaskFloor = 0.35
 // checkTask refuses a task or prompt past MaxTaskBytes.
 func checkTask(field, text string) error {
 	if len(text) > MaxTaskBytes {
-		return fieldErr(field, "is %d bytes; at most %d", len(text), MaxTaskBytes)
+		return rules.Errf(field, "is %d bytes; at most %d", len(text), MaxTaskBytes)
 	}
 	return nil
 }
@@ -185,7 +186,7 @@ func (s *Service) PromptContext(ctx context.Context, a memory.Access, req Prompt
 		budget = banner.DefaultPromptBudget
 	}
 	if budget < banner.MinPromptBudget || budget > banner.MaxPromptBudget {
-		return PromptContext{}, fieldErr("budget", "%d is out of range %d..%d tokens", req.Budget, banner.MinPromptBudget, banner.MaxPromptBudget)
+		return PromptContext{}, rules.Errf("budget", "%d is out of range %d..%d tokens", req.Budget, banner.MinPromptBudget, banner.MaxPromptBudget)
 	}
 	out := PromptContext{Project: a.Project, Memories: []uuid.UUID{}, Mode: TaskNone}
 	if !s.cfg.TaskContext {

@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/brain/banner"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
@@ -187,12 +188,12 @@ func TestPromptContextRefusesBadInput(t *testing.T) {
 		{brain.PromptRequest{Prompt: strings.Repeat("login ", 20000)}, "prompt"},
 	} {
 		_, err := b.brain.PromptContext(ctx, agentA, tc.req)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe)
 		require.Equal(t, tc.field, fe.Field)
 	}
 	_, err := b.brain.Banner(ctx, agentA, brain.BannerRequest{Session: brain.SessionRef{Key: "-bad"}})
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, "session", fe.Field)
 	page, err := b.brain.Sessions(ctx, agentA, brain.SessionsRequest{})

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
@@ -117,11 +118,11 @@ func (s *Service) Value(ctx context.Context, a memory.Access, req ValueRequest) 
 	}
 	switch {
 	case req.Since < 0 || req.Since > maxValueWindow:
-		return ValueReport{}, fieldErr("since", "must be a positive duration of at most %d days", int(maxValueWindow/(24*time.Hour)))
+		return ValueReport{}, rules.Errf("since", "must be a positive duration of at most %d days", int(maxValueWindow/(24*time.Hour)))
 	case req.UnusedAfter < 1 || req.UnusedAfter > maxUnusedAfter:
-		return ValueReport{}, fieldErr("unused_after", "%d is out of range 1..%d", req.UnusedAfter, maxUnusedAfter)
+		return ValueReport{}, rules.Errf("unused_after", "%d is out of range 1..%d", req.UnusedAfter, maxUnusedAfter)
 	case req.Sessions < 1 || req.Sessions > maxValueRows:
-		return ValueReport{}, fieldErr("sessions", "%d is out of range 1..%d", req.Sessions, maxValueRows)
+		return ValueReport{}, rules.Errf("sessions", "%d is out of range 1..%d", req.Sessions, maxValueRows)
 	}
 	since := s.now().Add(-req.Since)
 	rows, err := s.st.Value(ctx, store.ValueQuery{ScopeKey: a.Project, Since: since, UnusedAfter: req.UnusedAfter, Sessions: req.Sessions, Unused: unusedListed})
@@ -141,7 +142,7 @@ func (s *Service) Value(ctx context.Context, a memory.Access, req ValueRequest) 
 		r.Sessions[i] = SessionValue{SessionView: sessionView(v.Session), Used: v.Used, Saved: v.Saved, SavedFacts: v.SavedFacts}
 	}
 	for i, u := range rows.Unused {
-		r.Unused[i] = UnusedMemory{ID: u.ID, ShortID: shortid.Of(u.ID), Kind: string(u.Kind), Text: memory.Printable(u.Text), Given: u.Given, LastGiven: u.LastGiven}
+		r.Unused[i] = UnusedMemory{ID: u.ID, ShortID: shortid.Of(u.ID), Kind: string(u.Kind), Text: rules.Printable(u.Text), Given: u.Given, LastGiven: u.LastGiven}
 	}
 	return r, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -250,7 +251,7 @@ func (s *Store) Session(ctx context.Context, project string, id uuid.UUID, key s
 	}
 	x, err := pgx.CollectExactlyOneRow(rows, scanSession)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Session{}, nil, store.ErrNotFound
+		return store.Session{}, nil, rules.ErrNotFound
 	}
 	if err != nil {
 		return store.Session{}, nil, fmt.Errorf("read the session: %w", err)
