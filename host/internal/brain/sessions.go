@@ -38,8 +38,9 @@ type SessionStore interface {
 // SessionRef names the session a call belongs to, as its client knows it. A zero Key records
 // nothing.
 type SessionRef struct {
-	// Key is memhost run's session key (which it hands the CLI's MCP entry as the SessionHeader
-	// and its hooks), or a connected CLI's own session id (what its hooks receive).
+	// Key is memhost run's session key (which it hands the CLI's MCP entry as a header,
+	// wire.SessionHeader, and its hooks), or a connected CLI's own session id (what its hooks
+	// receive).
 	Key string `json:"key"`
 	// CLI is claude, codex, gemini or another provider's name.
 	CLI string `json:"cli,omitempty"`
@@ -47,10 +48,6 @@ type SessionRef struct {
 	// registered memhost in); default connected.
 	Origin string `json:"origin,omitempty"`
 }
-
-// SessionHeader is the HTTP header memhost run adds to the MCP entry it hands a CLI, naming the
-// session (SessionRef.Key), so its tool calls are recorded in the session's record.
-const SessionHeader = "X-Memhost-Session"
 
 // Session key and CLI name rules: what CLIs use as session ids (UUIDs) and what memhost run
 // mints, with room to spare; nothing that could carry text.
