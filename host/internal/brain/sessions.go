@@ -56,6 +56,9 @@ var (
 	cliNamePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
 )
 
+// ValidSessionKey reports whether key is a session key the records accept.
+func ValidSessionKey(key string) bool { return sessionKeyPattern.MatchString(key) }
+
 // key checks r and returns its store key in project; ok is false for a ref without a key
 // (nothing is recorded then).
 func (r SessionRef) key(project string) (store.SessionKey, bool, error) {
