@@ -131,9 +131,9 @@ type world struct {
 
 // checkTask: a provider that reads its CLI's prompt argument (provider.Tasker)
 // finds none in no arguments, and whatever it finds comes from the arguments
-// (one of them whole, or the value of an --option=value): memhost searches
-// with it, so it must be the user's own words. A plugin without the RPC
-// (ErrUnimplemented) passes.
+// (one of them, the value of an --option=value, or positional words joined):
+// memhost searches with it, so it must be the user's own words. A plugin
+// without the RPC (ErrUnimplemented) passes.
 func checkTask(t testing.TB, k *kit) {
 	tk, ok := k.p.(provider.Tasker)
 	if !ok {
@@ -157,10 +157,27 @@ func checkTask(t testing.TB, k *kit) {
 		if len(args) == 0 && task != "" {
 			t.Fatalf("Task of no arguments: %q; want none", short(task))
 		}
-		if task != "" && !slices.ContainsFunc(args, func(a string) bool { return a == task || strings.HasSuffix(a, "="+task) }) {
-			t.Fatalf("Task(%q) = %q: not one of the arguments", args, short(task))
+		if task != "" && !fromArgs(task, args) {
+			t.Fatalf("Task(%q) = %q: not the arguments' own words", args, short(task))
 		}
 	}
+}
+
+// fromArgs reports whether every word of task is a word of args.
+func fromArgs(task string, args []string) bool {
+	words := map[string]bool{}
+	for _, a := range args {
+		_, v, _ := strings.Cut(a, "=")
+		for _, w := range append(strings.Fields(a), strings.Fields(v)...) {
+			words[w] = true
+		}
+	}
+	for _, w := range strings.Fields(task) {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // userArgs are the arguments a typical headless spawn passes.
