@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 	"github.com/memhost/memhost/sdk/worker"
@@ -327,7 +328,7 @@ func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = release(cmd.Context()) }()
-	banner, err := o.Host.Banner(cmd.Context(), token, id.Key, cli)
+	banner, err := o.Host.Banner(cmd.Context(), token, id.Key, wire.BannerRequest{CLI: cli})
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package restapi
 import (
 	"context"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -139,26 +137,9 @@ func windowQuery(c *gin.Context, name string) (time.Duration, error) {
 	if v == "" {
 		return 0, nil
 	}
-	d, ok := parseWindow(v)
+	d, ok := wire.ParseWindow(v)
 	if !ok {
 		return 0, rules.Errf(name, "%q is not a window: give a positive duration such as 7d, 36h or 90m", v)
 	}
 	return d, nil
-}
-
-// maxWindowDays bounds a window in days, far past any retention (and any overflow).
-const maxWindowDays = 36500
-
-// parseWindow reads a window as `memhost project value --since` and ?since= take it: a
-// positive Go duration (36h, 90m) or a whole number of days (7d).
-func parseWindow(v string) (time.Duration, bool) {
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n <= 0 || n > maxWindowDays {
-			return 0, false
-		}
-		return time.Duration(n) * 24 * time.Hour, true
-	}
-	d, err := time.ParseDuration(v)
-	return d, err == nil && d > 0
 }

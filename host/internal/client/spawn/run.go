@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 )
@@ -291,7 +292,7 @@ func (r *runner) banner(ctx context.Context) (string, error) {
 		if r.token, r.release, err = r.o.Tokens.Grant(ctx, r.project, r.o.CLI); err != nil {
 			return "", err
 		}
-		banner, err := r.o.Host.Banner(ctx, r.token, r.project, r.o.CLI)
+		banner, err := r.o.Host.Banner(ctx, r.token, r.project, wire.BannerRequest{CLI: r.o.CLI})
 		f, forgets := r.o.Tokens.(Forgetter)
 		if !errors.Is(err, ErrRefused) || !forgets || attempt > 0 {
 			return banner, err
