@@ -233,7 +233,7 @@ memhost cannot give a banner, it says why on stderr, prints nothing and exits 0.
 	start.Flags().String("cli", "", "the CLI running the hook: claude or gemini (tool names are written as it shows them)")
 	start.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
 	addSpawnTokenFlags(start)
-	c.AddCommand(start, sessionEndCmd())
+	c.AddCommand(start, sessionEndCmd(), promptHookCmd())
 	return c
 }
 
@@ -328,7 +328,12 @@ func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = release(cmd.Context()) }()
-	banner, err := o.Host.Banner(cmd.Context(), token, id.Key, wire.BannerRequest{CLI: cli})
+	req := wire.BannerRequest{CLI: cli}
+	if in.SessionID != "" && !spawn.MarkedByRun(os.Getenv, spawn.RunSessionEnv, cli) {
+		// The session's record keeps what its banner gave, under the CLI's own session id.
+		req.Session = &wire.SessionRef{Key: in.SessionID, CLI: cli, Origin: wire.OriginConnected}
+	}
+	banner, err := o.Host.Banner(cmd.Context(), token, id.Key, req)
 	if err != nil {
 		return nil, err
 	}
@@ -344,6 +349,10 @@ type hookInput struct {
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
 	Reason         string `json:"reason"`
+	// Prompt is what the user submitted (UserPromptSubmit, BeforeAgent), and HookEventName
+	// the event the hook answers.
+	Prompt        string `json:"prompt"`
+	HookEventName string `json:"hook_event_name"`
 }
 
 // readHookInput reads the hook's input; a terminal, an input that never ends or one that is not

@@ -28,6 +28,9 @@ type SessionEnd struct {
 	// CLI writes none.
 	Tokens *int64 `json:"tokens,omitempty"`
 	Turns  *int   `json:"turns,omitempty"`
+	// Given are the ids (short or whole) a memory_load_context result gave the session: its
+	// banner, loaded by a tool call where no hook or spawn gave it.
+	Given []string `json:"given,omitempty"`
 	// Retrieved are the ids (short or whole) the transcript's memhost tool results showed the
 	// session: search hits and gets.
 	Retrieved []string `json:"retrieved,omitempty"`
@@ -93,6 +96,10 @@ func (s *Service) EndSession(ctx context.Context, a memory.Access, e SessionEnd)
 	if e.EndedAt.IsZero() {
 		e.EndedAt = s.now()
 	}
+	given, err := s.resolve(ctx, a.Project, e.Given)
+	if err != nil {
+		return SessionEndResult{}, err
+	}
 	retrieved, err := s.resolve(ctx, a.Project, e.Retrieved)
 	if err != nil {
 		return SessionEndResult{}, err
@@ -119,10 +126,11 @@ func (s *Service) EndSession(ctx context.Context, a memory.Access, e SessionEnd)
 			recs = append(recs, store.SessionMemory{MemoryID: id, Event: ev, Channel: "transcript", At: e.EndedAt})
 		}
 	}
+	add(given, store.EventGiven)
 	add(retrieved, store.EventRetrieved)
 	add(stored, store.EventStored)
 	for _, id := range cited {
-		if slices.Contains(seen, id) || containsValue(retrieved, id) {
+		if slices.Contains(seen, id) || containsValue(retrieved, id) || containsValue(given, id) {
 			recs = append(recs, store.SessionMemory{MemoryID: id, Event: store.EventCited, Channel: "transcript", At: e.EndedAt})
 		}
 	}
@@ -176,7 +184,7 @@ func (e *SessionEnd) check(now time.Time) error {
 	for _, l := range []struct {
 		name string
 		n    int
-	}{{"retrieved", len(e.Retrieved)}, {"cited", len(e.Cited)}, {"stored", len(e.Stored)}} {
+	}{{"given", len(e.Given)}, {"retrieved", len(e.Retrieved)}, {"cited", len(e.Cited)}, {"stored", len(e.Stored)}} {
 		if l.n > maxEndIDs {
 			return rules.Errf(l.name, "holds %d ids; at most %d", l.n, maxEndIDs)
 		}

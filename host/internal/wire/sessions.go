@@ -62,6 +62,9 @@ type SessionEnd struct {
 	EndedAt    time.Time  `json:"ended_at,omitempty"`
 	Tokens     *int64     `json:"tokens,omitempty"`
 	Turns      *int       `json:"turns,omitempty"`
+	// Given are the memory ids a memory_load_context result gave the session (its banner by
+	// tool call).
+	Given []string `json:"given,omitempty"`
 	// Retrieved are the memory ids (short or whole) the session's memhost tool results showed.
 	Retrieved []string `json:"retrieved,omitempty"`
 	// Cited are the short ids the agent named ("Memory used: [id]").

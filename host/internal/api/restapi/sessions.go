@@ -78,7 +78,7 @@ func (a *api) endSession(ctx context.Context, acc memory.Access, c *gin.Context)
 		return nil, 0, err
 	}
 	e := brain.SessionEnd{Session: sessionRef(&b.Session), CLISession: b.CLISession, StartedAt: b.StartedAt, EndedAt: b.EndedAt,
-		Tokens: b.Tokens, Turns: b.Turns, Retrieved: b.Retrieved, Cited: b.Cited, Stored: make([]brain.StoredFact, len(b.Stored))}
+		Tokens: b.Tokens, Turns: b.Turns, Given: b.Given, Retrieved: b.Retrieved, Cited: b.Cited, Stored: make([]brain.StoredFact, len(b.Stored))}
 	for i, f := range b.Stored {
 		e.Stored[i] = brain.StoredFact{ID: f.ID, Tokens: f.Tokens, Seconds: f.Seconds, Turns: f.Turns}
 	}
