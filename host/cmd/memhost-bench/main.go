@@ -36,6 +36,7 @@ func run() error {
 	flag.IntVar(&cfg.Distractors, "distractors", 5000, "synthetic memories next to the quality set")
 	flag.StringVar(&cfg.RetrievalDir, "retrieval", "internal/bench/testdata/retrieval", "retrieval benchmark directory; empty skips it")
 	flag.IntVar(&cfg.RetrievalFiller, "retrieval-filler", 1000, "synthetic memories per project in the retrieval benchmark's second run; 0 skips that run")
+	flag.IntVar(&cfg.SelectionFiller, "selection-filler", 300, "synthetic memories per project in the banner-selection round (on the retrieval set); negative skips it")
 	flag.IntVar(&cfg.ImportBatch, "import-batch", 2000, "records per store.Import call")
 	flag.IntVar(&cfg.ImportWorkers, "import-workers", 2, "concurrent store.Import calls")
 	flag.Uint64Var(&cfg.Seed, "seed", 7420, "corpus seed")

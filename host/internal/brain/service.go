@@ -57,7 +57,7 @@ type Config struct {
 	// task is known at spawn, and a prompt hook's context for each prompt (task.go). Off, a
 	// banner is query-less and prompt hooks add nothing (brain.prompt_context).
 	TaskContext bool
-	// TaskFloor is the relevance a fact must reach to be given for a task (brain.prompt_floor).
+	// TaskFloor is the score a fact must reach to be given for a task (brain.prompt_floor).
 	TaskFloor float64
 }
 

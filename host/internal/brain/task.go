@@ -2,6 +2,7 @@ package brain
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -18,7 +19,7 @@ import (
 // Task-scoped context (docs/banner.md, "Relevant to this task"): when a session's task is known
 // (a prompt argument at spawn, or a prompt the user submits to a connected CLI), the facts most
 // relevant to it are found by memory.Service's search, the one ranker, with the task as the
-// query, and only those whose relevance clears Config.TaskFloor are given: a weak match costs
+// query, and only those whose score clears Config.TaskFloor are given: a weak match costs
 // tokens and, as the evidence on coding agents says, can make the work worse. A project whose
 // live facts the query-less banner shows whole is given whole.
 
@@ -44,10 +45,12 @@ const (
 	taskHits = 12
 )
 
-// DefaultTaskFloor is the relevance (memory.SearchHit.Relevance) a fact must reach to be given
-// for a task. Calibrated on the banner-selection benchmark (docs/value.md): below it, tasks
-// whose text is about nothing in the project started bringing facts.
-const DefaultTaskFloor = 0.35
+// DefaultTaskFloor is the score (memory.SearchHit.Score: the ranker's relevance to the task,
+// weighed by the fact's quality) a fact must reach to be given for a task. Calibrated on the
+// banner-selection benchmark (docs/value.md): the lowest floor at which no task about nothing
+// in the project got a fact; below it such tasks start bringing one, and above it tasks lose
+// the facts they need.
+const DefaultTaskFloor = 0.40
 
 // checkTask refuses a task or prompt past MaxTaskBytes.
 func checkTask(field, text string) error {
@@ -99,7 +102,7 @@ func whole(r banner.Result) bool {
 }
 
 // taskFacts returns the project's facts relevant to task, best first by the ranker, those whose
-// relevance clears the floor and that are not in skip.
+// score clears the floor and that are not in skip.
 func (s *Service) taskFacts(ctx context.Context, a memory.Access, task string, skip []uuid.UUID) ([]banner.Fact, error) {
 	q := taskQuery(task)
 	if q == "" {
@@ -111,7 +114,7 @@ func (s *Service) taskFacts(ctx context.Context, a memory.Access, task string, s
 	}
 	var out []banner.Fact
 	for _, h := range res.Hits {
-		if h.Relevance < s.cfg.TaskFloor || slices.Contains(skip, h.ID) {
+		if h.Score < s.cfg.TaskFloor || slices.Contains(skip, h.ID) {
 			continue
 		}
 		out = append(out, banner.Fact{ID: h.ID, Kind: string(h.Kind), Text: h.Text, Pinned: h.Pinned, UpdatedAt: h.UpdatedAt})
@@ -122,10 +125,15 @@ func (s *Service) taskFacts(ctx context.Context, a memory.Access, task string, s
 	return out, nil
 }
 
-// taskQuery is the search query of a task: its words on one line, without what the query
-// rules refuse (control and bidi characters), cut at a word boundary within MaxTaskQueryBytes.
+// ansiEscape matches a terminal's control sequences (colours, cursor moves), which pasted
+// output carries and which are no words of the task.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+
+// taskQuery is the search query of a task: its words on one line, without terminal escapes and
+// what the query rules refuse (control and bidi characters), cut at a word boundary within
+// MaxTaskQueryBytes.
 func taskQuery(task string) string {
-	words := strings.FieldsFunc(task, func(r rune) bool {
+	words := strings.FieldsFunc(ansiEscape.ReplaceAllString(task, " "), func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError
 	})
 	var b strings.Builder

@@ -143,7 +143,7 @@ type Brain struct {
 	// task" banner section when memhost run knows the task, and context for each prompt
 	// through the CLIs' prompt hooks. false: query-less banners, prompt hooks add nothing.
 	PromptContext bool `koanf:"prompt_context"`
-	// PromptFloor is the relevance (0..1) a fact must reach to be given for a task or a
+	// PromptFloor is the search score (0..1) a fact must reach to be given for a task or a
 	// prompt (brain.DefaultTaskFloor, calibrated in docs/value.md).
 	PromptFloor float64 `koanf:"prompt_floor"`
 }
@@ -218,7 +218,7 @@ func Default() *Config {
 		Tasks:   Tasks{RunTokens: 16000, RunTimeout: 3 * time.Minute, DailyTokens: 2_000_000, DailyTime: 4 * time.Hour},
 		Workers: Workers{Defined: map[string]Worker{}, Chains: map[string][]string{}},
 		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100, QuietSession: 30 * time.Second,
-			PromptContext: true, PromptFloor: 0.35},
+			PromptContext: true, PromptFloor: 0.40},
 
 		Maintenance: defaultMaintenance(),
 	}
