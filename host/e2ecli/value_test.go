@@ -249,3 +249,33 @@ func TestRunClaudePromptHookAddsWhatTheBannerHadNoRoomFor(t *testing.T) {
 	}
 	require.Greater(t, given, 1)
 }
+
+// TestConnectGeminiPromptHookBringsTheNeededFact: after memhost connect gemini, plain `gemini -p`
+// gets the fact its prompt needs from the BeforeAgent hook (Gemini CLI 0.61's hook on each
+// prompt, whose additionalContext joins the prompt; the prompt it receives opens with the
+// SessionStart hook's banner, which is not what the user asked), once; an unrelated prompt gets
+// nothing.
+func TestConnectGeminiPromptHookBringsTheNeededFact(t *testing.T) {
+	t.Parallel()
+	b := setup(t, standin.Gemini, standin.Say(doneText))
+	w := newSpawnWorld(t, b)
+	needle, _ := w.crowdProject(t, 300)
+	b.model = newModel(t, standin.Gemini, standin.Say(doneText), standin.Say(doneText))
+	geminiSettings(t, b, nil)
+	env := append(geminiRunEnv(t, b, b.model), "GEMINI_CLI_TRUST_WORKSPACE=true")
+	w.connectCLI(t, geminiCLI, env, false)
+
+	gr := runCLI(t, b.work, env, cliPath(t, geminiCLI), "-p", needleTask, "-o", "json")
+	geminiResult(t, gr)
+	reqs := agentRequests(b.model)
+	require.NotEmpty(t, reqs)
+	first := reqs[0]
+	require.True(t, first.Contains(promptContext), "the BeforeAgent hook added its context; stderr:\n%s", gr.stderr)
+	require.Equal(t, 1, strings.Count(first.Text(), needle), "the needle, once")
+
+	geminiResult(t, runCLI(t, b.work, env, cliPath(t, geminiCLI), "-p", unrelatedTask, "-o", "json"))
+	reqs = agentRequests(b.model)
+	require.False(t, reqs[len(reqs)-1].Contains(promptContext), "an unrelated prompt gets nothing")
+	require.Empty(t, b.egress.seen())
+	w.connectCLI(t, geminiCLI, env, true)
+}

@@ -59,6 +59,7 @@ cannot answer, it says why on stderr, prints nothing and exits 0.`,
 // context to add.
 func promptContext(cmd *cobra.Command, cli, session string) ([]byte, error) {
 	in := readHookInput(cmd.InOrStdin())
+	in.Prompt = spawn.HookPrompt(in.Prompt)
 	if in.Prompt == "" {
 		return nil, nil
 	}

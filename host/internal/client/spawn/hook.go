@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"cmp"
+	"regexp"
 	"context"
 	"errors"
 	"fmt"
@@ -184,4 +185,15 @@ func oneWord(s string) string {
 // DefaultQuietUnder. One rule for the sessions memhost run ends and those a hook reports.
 func quiet(code int, ran, under time.Duration) bool {
 	return code == 0 && ran < cmp.Or(under, DefaultQuietUnder)
+}
+
+// hookContext matches what Gemini CLI puts before the user's words in a BeforeAgent hook's
+// prompt: the additionalContext earlier hooks gave (the SessionStart banner), in its own tags.
+var hookContext = regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>`)
+
+// HookPrompt is the user's own words in the prompt a CLI's prompt hook receives: Gemini CLI's
+// carries the context earlier hooks added (<hook_context>...</hook_context>), which is memhost's
+// banner, not what the user asked.
+func HookPrompt(prompt string) string {
+	return strings.TrimSpace(hookContext.ReplaceAllString(prompt, " "))
 }
