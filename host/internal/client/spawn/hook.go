@@ -2,12 +2,12 @@ package spawn
 
 import (
 	"cmp"
-	"regexp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
