@@ -52,8 +52,12 @@ masked), and asks (or --yes). Each file is backed up first; connecting again cha
 --undo takes it all out again, restoring each file byte for byte when nothing else changed it
 since, and revokes the token an earlier memhost connect registered.
 
-Codex has no hooks: memhost's MCP server instructions tell its model to load the project's
-context (memory_load_context) at the start of a session.`,
+Each prompt the user submits gets the project's facts relevant to it through the CLI's prompt
+hook (memhost hook prompt): UserPromptSubmit for Claude Code and Codex, BeforeAgent for Gemini
+CLI; brain.prompt_context = false turns it off on the host. Codex runs a hook only after the user
+has reviewed and trusted it in Codex, which memhost never bypasses; its banner comes from
+memhost's MCP server instructions, which tell its model to load the project's context
+(memory_load_context) at the start of a session.`,
 		Example: `  memhost connect claude
   memhost connect --undo claude
   memhost connect gemini --yes`,

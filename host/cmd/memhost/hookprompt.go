@@ -17,7 +17,7 @@ import (
 func promptHookCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "prompt --cli NAME [--session KEY]",
-		Short: "Add the facts relevant to a prompt the user submitted (UserPromptSubmit: Claude Code; BeforeAgent: Gemini CLI)",
+		Short: "Add the facts relevant to a prompt the user submitted (UserPromptSubmit: Claude Code, Codex; BeforeAgent: Gemini CLI)",
 		Long: `Print the context of the prompt a CLI's prompt hook reports (prompt, session_id and cwd on
 stdin), in the shape the CLI adds to the prompt: {"hookSpecificOutput":{"hookEventName":...,
 "additionalContext":"..."}}. The context is the project's facts most relevant to the prompt,
@@ -117,7 +117,7 @@ func promptContext(cmd *cobra.Command, cli, session string) ([]byte, error) {
 }
 
 // promptEvents are the prompt hooks' events by CLI, for an input that names none.
-var promptEvents = map[string]string{"claude": "UserPromptSubmit", "gemini": "BeforeAgent"}
+var promptEvents = map[string]string{"claude": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent"}
 
 // maxHookPrompt bounds the prompt sent to the host: the search reads its first thousand bytes
 // (brain.MaxTaskQueryBytes), and a pasted file need not travel whole.
