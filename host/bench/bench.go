@@ -55,6 +55,9 @@ type Config struct {
 	// SelectionFiller is the synthetic memories per project of the banner-selection round
 	// (selection.go, on the retrieval set); negative skips it.
 	SelectionFiller int
+	// ValueClaude is the Claude Code binary of the value A/B round (valueab.go), run with
+	// HostPath and the providers beside PluginPath; "" skips it.
+	ValueClaude string
 	// SpawnRuns times `memhost run` (spawn.go) that many times with HostPath and the provider
 	// plugins beside PluginPath; 0 skips it.
 	SpawnRuns int
@@ -90,6 +93,8 @@ type Report struct {
 	Retrieval []RetrievalResult
 	// Selection is the banner-selection benchmark; nil when skipped.
 	Selection *SelectionResult
+	// ValueAB is the value A/B round; nil when skipped.
+	ValueAB *ValueAB
 	// Spawn is memhost run's overhead; nil when skipped.
 	Spawn *SpawnBench
 	// Workers is what a worker call costs without the model; nil when skipped.
@@ -207,6 +212,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, err
 	}
 	if rep.Selection, err = measureSelection(ctx, cfg, emb, p); err != nil {
+		return rep, err
+	}
+	if rep.ValueAB, err = measureValueAB(ctx, cfg); err != nil {
 		return rep, err
 	}
 	if cfg.SpawnRuns > 0 {

@@ -37,6 +37,7 @@ func run() error {
 	flag.StringVar(&cfg.RetrievalDir, "retrieval", "internal/bench/testdata/retrieval", "retrieval benchmark directory; empty skips it")
 	flag.IntVar(&cfg.RetrievalFiller, "retrieval-filler", 1000, "synthetic memories per project in the retrieval benchmark's second run; 0 skips that run")
 	flag.IntVar(&cfg.SelectionFiller, "selection-filler", 300, "synthetic memories per project in the banner-selection round (on the retrieval set); negative skips it")
+	flag.StringVar(&cfg.ValueClaude, "value-claude", pinnedClaude(), "Claude Code binary of the value A/B round (default: the pinned one make e2e-cli installed, if any); empty skips the round")
 	flag.IntVar(&cfg.ImportBatch, "import-batch", 2000, "records per store.Import call")
 	flag.IntVar(&cfg.ImportWorkers, "import-workers", 2, "concurrent store.Import calls")
 	flag.Uint64Var(&cfg.Seed, "seed", 7420, "corpus seed")
@@ -105,6 +106,16 @@ func run() error {
 	}
 	fmt.Fprintf(os.Stderr, "memhost-bench: took %s\n", rep.Elapsed.Round(1e9))
 	return nil
+}
+
+// pinnedClaude is the Claude Code `make e2e-cli` installed in its cache ($TMPDIR/memhost-cli-cache),
+// or "" when it has not run on this machine.
+func pinnedClaude() string {
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "memhost-cli-cache", "*", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe"))
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1]
 }
 
 // writeReport writes md to out, or to stdout for "-".
