@@ -347,6 +347,15 @@ func (a abAPI) call(ctx context.Context, method, path string, body, out any) err
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
+// RenderValueAB is the A/B round's report alone (memhost-bench -only-value): its section and
+// what it measures.
+func RenderValueAB(v ValueAB) string {
+	var b strings.Builder
+	b.WriteString("# memhost value A/B\n\nWhat is measured:\n\n" + valueABHeader)
+	renderValueAB(&b, &v, func(string, ...any) {})
+	return b.String()
+}
+
 // renderValueAB writes the A/B round's section of the report.
 func renderValueAB(b *strings.Builder, v *ValueAB, note func(string, ...any)) {
 	if v == nil {

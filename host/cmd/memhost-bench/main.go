@@ -27,7 +27,7 @@ func main() {
 func run() error {
 	cfg := bench.Config{Progress: os.Stderr}
 	var sizes, out, dense string
-	var calibrate bool
+	var calibrate, onlyValue bool
 	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
 	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
 	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project); empty for none")
@@ -57,6 +57,7 @@ func run() error {
 	flag.StringVar(&dense, "dense", "", "comma-separated widths of the dense rounds (e.g. 768,1024): the shared round again with the densefake plugin; empty skips them")
 	flag.StringVar(&cfg.DensePlugin, "dense-plugin", "", "the densefake embedder plugin, alone in its folder (scripts/bench.sh builds it)")
 	flag.BoolVar(&cfg.OnlyDense, "only-dense", false, "run the dense rounds alone; the report is their section")
+	flag.BoolVar(&onlyValue, "only-value", false, "run the value A/B round alone (needs -value-claude, -host and the providers beside -plugin) and write its report")
 	flag.BoolVar(&calibrate, "calibrate", false, "only measure the -plugin embedder's relevance floor, vector weight and fold threshold on the -retrieval and fold sets, and print the configuration that applies them (docs/ranking.md)")
 	flag.Parse()
 	if cfg.ProseRoot == "" {
@@ -90,6 +91,17 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if onlyValue {
+		if cfg.ValueClaude == "" {
+			return fmt.Errorf("-only-value: no Claude Code binary (run make e2e-cli once, or pass -value-claude)")
+		}
+		v, err := bench.RunValueAB(ctx, bench.ABOptions{DatabaseURL: cfg.DatabaseURL, HostPath: cfg.HostPath, PluginDir: filepath.Dir(cfg.PluginPath),
+			Claude: cfg.ValueClaude, QualityPath: cfg.QualityPath, Seed: cfg.Seed, Progress: os.Stderr})
+		if err != nil {
+			return err
+		}
+		return writeReport(out, bench.RenderValueAB(v))
+	}
 	if calibrate {
 		c, err := bench.CalibrateEmbedder(ctx, cfg)
 		if err != nil {
