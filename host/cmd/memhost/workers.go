@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/jobs/tasks"
+	"github.com/memhost/memhost/host/internal/plugins"
 )
 
 // The workers commands ask the running host, which runs the workers: their state and last 24
@@ -109,10 +110,7 @@ func printWorkers(out io.Writer, st tasks.Status) {
 		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "WORKER\tPLUGIN\tMODEL\tSTATE\tCALLS 24H\tSUCCESS\tP50\tP95\tTOKENS IN/OUT\tNOTE")
 		for _, wk := range st.Workers {
-			note := plainError(wk.LastError)
-			if wk.BackedOffUntil != nil {
-				note = "backed off until " + localTime(*wk.BackedOffUntil)
-			}
+			note := workerNote(wk)
 			d := wk.Day
 			success := "-"
 			if d.Calls > 0 {
@@ -122,6 +120,12 @@ func printWorkers(out io.Writer, st tasks.Status) {
 				d.Calls, success, ms(d.P50Ms), ms(d.P95Ms), d.InputTokens, d.OutputTokens, cell(note))
 		}
 		_ = w.Flush()
+		// The whole reason, which a table cell would cut.
+		for _, wk := range st.Workers {
+			if why := workerWhy(wk); why != "" {
+				fmt.Fprintf(out, "%s: %s\n", printable(wk.Name), printable(why))
+			}
+		}
 	}
 	fmt.Fprintln(out)
 	for _, t := range st.Tasks {
@@ -166,5 +170,28 @@ func ms(v float64) string {
 	return (time.Duration(v) * time.Millisecond).String()
 }
 
-// plainError keeps a worker's last error to one short line for the table.
-func plainError(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
+// workerNote is a worker's NOTE cell: whether it is backed off, and what failed last.
+func workerNote(wk tasks.WorkerStatus) string {
+	var parts []string
+	if wk.BackedOffUntil != nil {
+		parts = append(parts, "backed off until "+localTime(*wk.BackedOffUntil))
+	}
+	switch {
+	case wk.LastFailure != nil:
+		parts = append(parts, "last call "+string(wk.LastFailure.Outcome)+" (below)")
+	case wk.LastError != "":
+		parts = append(parts, "not ready (below)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// workerWhy is what a worker said when it last failed, or why its plugin is not ready.
+func workerWhy(wk tasks.WorkerStatus) string {
+	if f := wk.LastFailure; f != nil {
+		return fmt.Sprintf("last call %s at %s (%s): %s", f.Outcome, localTime(f.At), f.Task, plugins.OneLine(f.Reason, 300))
+	}
+	if wk.LastError != "" {
+		return plugins.OneLine(wk.LastError, 300)
+	}
+	return ""
+}

@@ -37,6 +37,9 @@ type Candidate struct {
 	// Instance is the configured instance this candidate runs, e.g. the NAME of an
 	// [embedders.NAME] table; "" for a plugin started as found.
 	Instance string
+	// Keys maps each setting variable of a configured instance to the operator's key it comes
+	// from (see Settings); what the plugin says is told in those keys.
+	Keys map[string]string
 }
 
 // Binary returns the candidate's file name, the key of the checksum

@@ -98,9 +98,19 @@ func (p *Plugin) Status() Status {
 		s.NextRestart = p.nextTry
 	}
 	if p.lastErr != nil {
-		s.LastError = p.lastErr.Error()
+		s.LastError = p.Explain(p.lastErr.Error())
 	}
 	return s
+}
+
+// Explain tells msg, something the plugin said, in the operator's terms: each setting variable
+// of a configured instance (MEMHOST_EMBEDDER_MAX_INPUT_TOKENS) becomes the key the operator
+// sets (embedders.local.max_input_tokens).
+func (p *Plugin) Explain(msg string) string {
+	if r := explainer(p.cand.Keys); r != nil {
+		return r.Replace(msg)
+	}
+	return msg
 }
 
 // nameLocked is how errors, logs and metrics call the plugin: its reported
@@ -177,7 +187,7 @@ func (p *Plugin) callFailed(inst *instance, method string, err error, timedOut b
 	defer p.mu.Unlock()
 	adapter := p.adapter()
 	failure := func(o Outcome, msg string) error {
-		return &callError{kind: p.cand.Kind, name: p.nameLocked(), msg: msg, sentinel: adapter.Sentinel(o), cause: err}
+		return &callError{kind: p.cand.Kind, name: p.nameLocked(), msg: msg, sentinel: adapter.Sentinel(o), cause: err, detail: p.Explain(err.Error())}
 	}
 	switch {
 	case inst.client.Exited():
@@ -259,6 +269,9 @@ func (p *Plugin) noticeExitLocked() {
 
 func (p *Plugin) unavailableLocked() error {
 	e := &UnavailableError{Kind: p.cand.Kind, Name: p.nameLocked(), State: p.state, Cause: p.lastErr}
+	if p.lastErr != nil {
+		e.detail = p.Explain(p.lastErr.Error())
+	}
 	if a := p.adapter(); a != nil {
 		e.sentinel = a.Sentinel(Unavailable)
 	}

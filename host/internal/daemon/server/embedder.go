@@ -65,8 +65,9 @@ func EmbedderCandidates(cfg *config.Config, found []plugins.Candidate, environ f
 }
 
 // endpointEnv is what the embedder of table name is told: the MEMHOST_EMBEDDER_* contract of
-// the embedder plugins (plugins/embed-openaicompat), and the variable holding its key.
-func endpointEnv(name string, e config.Endpoint, environ func(string) (string, bool)) []string {
+// the embedder plugins (plugins/embed-openaicompat), each from its key in [embedders.NAME],
+// and the variable holding its key.
+func endpointEnv(name string, e config.Endpoint, environ func(string) (string, bool)) plugins.Configured {
 	itoa := func(n int) string {
 		if n <= 0 {
 			return ""
@@ -81,16 +82,17 @@ func endpointEnv(name string, e config.Endpoint, environ func(string) (string, b
 	if e.APIKeyEnv != "" {
 		pass = []string{e.APIKeyEnv}
 	}
-	return plugins.Settings([][2]string{
-		{"MEMHOST_EMBEDDER_NAME", name},
-		{"MEMHOST_EMBEDDER_BASE_URL", e.BaseURL},
-		{"MEMHOST_EMBEDDER_MODEL", e.Model},
-		{"MEMHOST_EMBEDDER_API_KEY_ENV", e.APIKeyEnv},
-		{"MEMHOST_EMBEDDER_DIMENSIONS", itoa(e.Dimensions)},
-		{"MEMHOST_EMBEDDER_MAX_INPUT_TOKENS", itoa(e.MaxInputTokens)},
-		{"MEMHOST_EMBEDDER_QUERY_PREFIX", e.QueryPrefix},
-		{"MEMHOST_EMBEDDER_DOCUMENT_PREFIX", e.DocumentPrefix},
-		{"MEMHOST_EMBEDDER_TIMEOUT", timeout},
+	key := func(field string) string { return "embedders." + name + "." + field }
+	return plugins.Settings([]plugins.Setting{
+		{Var: "MEMHOST_EMBEDDER_NAME", Key: "[embedders." + name + "]", Value: name},
+		{Var: "MEMHOST_EMBEDDER_BASE_URL", Key: key("base_url"), Value: e.BaseURL},
+		{Var: "MEMHOST_EMBEDDER_MODEL", Key: key("model"), Value: e.Model},
+		{Var: "MEMHOST_EMBEDDER_API_KEY_ENV", Key: key("api_key_env"), Value: e.APIKeyEnv},
+		{Var: "MEMHOST_EMBEDDER_DIMENSIONS", Key: key("dimensions"), Value: itoa(e.Dimensions)},
+		{Var: "MEMHOST_EMBEDDER_MAX_INPUT_TOKENS", Key: key("max_input_tokens"), Value: itoa(e.MaxInputTokens)},
+		{Var: "MEMHOST_EMBEDDER_QUERY_PREFIX", Key: key("query_prefix"), Value: e.QueryPrefix},
+		{Var: "MEMHOST_EMBEDDER_DOCUMENT_PREFIX", Key: key("document_prefix"), Value: e.DocumentPrefix},
+		{Var: "MEMHOST_EMBEDDER_TIMEOUT", Key: key("timeout"), Value: timeout},
 	}, pass, environ)
 }
 

@@ -54,7 +54,7 @@ func (r *Runner) checkDaily(ctx context.Context, kind worker.TaskKind) error {
 		return err
 	}
 	if why := r.overDaily(s); why != "" {
-		return fmt.Errorf("task %s: %w (%s); it waits until the 24-hour window has room", kind, ErrWaiting, why)
+		return fmt.Errorf("%w (%s); it waits until the 24-hour window has room", ErrWaiting, why)
 	}
 	return nil
 }

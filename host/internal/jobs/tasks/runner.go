@@ -65,6 +65,8 @@ type Runner struct {
 	mu       sync.Mutex
 	chains   map[worker.TaskKind][]string
 	breakers map[string]*breaker
+	// failures holds each worker's last failed call on this host, until it answers again.
+	failures map[string]Failure
 }
 
 // callMargin is added to the longest task deadline for the supervisor's call ceiling, so the
@@ -90,6 +92,7 @@ func Open(ctx context.Context, o Options) (*Runner, error) {
 		defined:  defined(cfg.Workers, o.LookPath),
 		chains:   map[worker.TaskKind][]string{},
 		breakers: map[string]*breaker{},
+		failures: map[string]Failure{},
 	}
 	for _, kind := range config.TaskKinds {
 		chain, ok := cfg.Workers.Chains[kind]
@@ -175,8 +178,18 @@ type Attempt struct {
 	Worker string `json:"worker"`
 	// Outcome is the call's outcome, or "skipped".
 	Outcome Outcome `json:"outcome"`
-	// Reason says why a worker was skipped or failed, in words safe to show an operator.
+	// Reason says why a worker was skipped or failed, for an operator: for a failed call, what
+	// the worker said (connection refused, HTTP 401, no such model, a CLI's exit status and
+	// last line on stderr), else what the outcome means.
 	Reason string `json:"reason,omitempty"`
+}
+
+// Failure is a worker's last failed call on this host since it last answered.
+type Failure struct {
+	At      time.Time `json:"at"`
+	Task    string    `json:"task"`
+	Outcome Outcome   `json:"outcome"`
+	Reason  string    `json:"reason"`
 }
 
 // Run runs task t of kind through kind's chain and returns the first answer, checked against
@@ -185,10 +198,14 @@ type Attempt struct {
 // where no worker answered with ErrNoAnswer naming what happened with each.
 func (r *Runner) Run(ctx context.Context, kind worker.TaskKind, t worker.Task) (worker.Answer, Call, error) {
 	a, c, _, err := r.run(ctx, kind, t, r.Chain(kind), false)
-	return a, c, err
+	if err != nil {
+		return a, c, fmt.Errorf("task %s: %w", kind, err)
+	}
+	return a, c, nil
 }
 
-// run is Run over chain; probe (an operator's try of one worker) bypasses the breaker.
+// run is Run over chain; probe (an operator's try of one worker) bypasses the breaker. Its
+// errors do not name the task kind: Run and Try do.
 func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, chain []string, probe bool) (worker.Answer, Call, []Attempt, error) {
 	if len(r.defined) == 0 {
 		return worker.Answer{}, Call{}, nil, ErrNoWorker
@@ -223,12 +240,12 @@ func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, c
 			attempts = append(attempts, Attempt{Worker: name, Outcome: OK})
 			return a, call, attempts, nil
 		}
-		attempts = append(attempts, Attempt{Worker: name, Outcome: call.Outcome, Reason: reasonOf(call.Outcome)})
+		attempts = append(attempts, Attempt{Worker: name, Outcome: call.Outcome, Reason: r.lastFailure(name).Reason})
 	}
 	if err := ctx.Err(); err != nil {
-		return worker.Answer{}, Call{}, attempts, fmt.Errorf("task %s: %w: %s", kind, err, describe(attempts))
+		return worker.Answer{}, Call{}, attempts, fmt.Errorf("%w: %s", err, describe(attempts))
 	}
-	return worker.Answer{}, Call{}, attempts, fmt.Errorf("task %s: %w: %s", kind, ErrNoAnswer, describe(attempts))
+	return worker.Answer{}, Call{}, attempts, fmt.Errorf("%w: %s", ErrNoAnswer, describe(attempts))
 }
 
 // usable returns the handle of worker name when it can take a task of kind now, else why not.
@@ -293,10 +310,33 @@ func (r *Runner) call(ctx context.Context, h *workers.Handle, name string, t wor
 	if rerr := r.record(context.WithoutCancel(ctx), c); rerr != nil {
 		r.log.Warn("worker call not recorded", "task", c.Task, "worker", name, "err", rerr)
 	}
-	if err != nil {
-		r.log.Warn("worker call failed", "task", c.Task, "worker", name, "outcome", c.Outcome, "err", err)
+	switch {
+	case err == nil:
+		r.setFailure(name, nil)
+	case c.Outcome != Canceled:
+		f := Failure{At: start, Task: c.Task, Outcome: c.Outcome, Reason: reasonFor(c.Outcome, err)}
+		r.setFailure(name, &f)
+		r.log.Warn("worker call failed", "task", c.Task, "worker", name, "outcome", c.Outcome, "reason", f.Reason)
 	}
 	return a, c, err
+}
+
+// setFailure records worker name's last failed call, or clears it (nil) when it answered.
+func (r *Runner) setFailure(name string, f *Failure) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f == nil {
+		delete(r.failures, name)
+		return
+	}
+	r.failures[name] = *f
+}
+
+// lastFailure is worker name's last failed call since it last answered; zero when none.
+func (r *Runner) lastFailure(name string) Failure {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[name]
 }
 
 func (r *Runner) breaker(name string) *breaker {

@@ -26,8 +26,13 @@ type WorkerStatus struct {
 	Locality string `json:"locality,omitempty"`
 	// State is the plugin process's state (ready, unhealthy, restarting, failed), or
 	// "missing" when its plugin binary was not found.
-	State     string `json:"state"`
+	State string `json:"state"`
+	// LastError is why the plugin process is not ready (a failed start or health check).
 	LastError string `json:"last_error,omitempty"`
+	// LastFailure is the worker's last failed call on this host since it last answered, with
+	// what the worker said: a plugin process can be ready while every call fails (an agent
+	// CLI that is not logged in, an endpoint that refuses the key).
+	LastFailure *Failure `json:"last_failure,omitempty"`
 	// BackedOffUntil is set while the circuit breaker passes the worker over.
 	BackedOffUntil *time.Time `json:"backed_off_until,omitempty"`
 	DailyTokens    int        `json:"daily_tokens,omitempty"`
@@ -75,6 +80,9 @@ func (r *Runner) Status(ctx context.Context) (Status, error) {
 			if info.Name != "" {
 				ws.Locality = info.Locality.String()
 			}
+		}
+		if f := r.lastFailure(name); !f.At.IsZero() {
+			ws.LastFailure = &f
 		}
 		if until := r.breaker(name).until(now); !until.IsZero() {
 			ws.BackedOffUntil = &until
