@@ -18,7 +18,8 @@ started with) and its plugin folders: new or replaced plugin binaries, changed c
 changed [embedders] tables are started beside the running plugins and the embedder is chosen
 again as boot would; requests in flight finish on the old plugins. A configuration with
 problems is refused with the reason, and the running one stays. Sending the host SIGHUP does
-the same. Needs an admin token (--token or MEMHOST_TOKEN).`,
+the same. [workers] tables are not reloaded: a reload that finds them changed says so, and they
+apply when the host restarts. Needs an admin token (--token or MEMHOST_TOKEN).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := runningHost(cmd)
@@ -33,6 +34,9 @@ the same. Needs an admin token (--token or MEMHOST_TOKEN).`,
 			fmt.Fprintf(out, "reloaded: %d plugins\n", len(res.Plugins))
 			printPlugins(out, res.Plugins)
 			printEmbedder(out, res.Embedder)
+			for _, w := range res.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", printable(w))
+			}
 			return nil
 		},
 	}
