@@ -63,7 +63,7 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 				return err
 			}
 			token, _ := cmd.Flags().GetString("token")
-			list, es, source, err := hostPlugins(cmd.Context(), cfg, token)
+			list, es, source, statesOnly, err := hostPlugins(cmd.Context(), cfg, token)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,11 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
 			}
 			list = append(list, sup.List()...)
-			list = append(list, idlePlugins(found, list)...)
+			if !statesOnly {
+				// /readyz names no paths, so what the host runs cannot be told from what it
+				// does not: nothing is listed as idle then.
+				list = append(list, idlePlugins(found, list)...)
+			}
 			if local {
 				// The choice as boot would make it before any vector is stored.
 				if a, err := server.ChooseEmbedder(cmd.Context(), sup, cfg, nil, slog.New(slog.DiscardHandler)); err != nil {
@@ -94,6 +98,9 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "plugins: %s\n", source)
 			printPlugins(cmd.OutOrStdout(), list)
+			if statesOnly {
+				fmt.Fprintln(cmd.OutOrStdout(), adminHint)
+			}
 			printEmbedder(cmd.OutOrStdout(), es)
 			return nil
 		},
@@ -102,28 +109,31 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 	return c
 }
 
+// adminHint is what a command that read only /readyz says about what it could not see.
+const adminHint = "the host's embedder states only: pass an admin token (--token or MEMHOST_TOKEN) to see the host's plugins, its workers and why any is not ready"
+
 // hostPlugins asks the running host for its plugins and its embedder choice: the full list
-// from /api/v1/status when token is an admin's, else the states from /readyz. source is ""
-// when no host answers.
-func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []plugins.Status, es server.EmbedderStatus, source string, err error) {
+// from /api/v1/status when token is an admin's, else the embedders' states from /readyz
+// (statesOnly). source is "" when no host answers.
+func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []plugins.Status, es server.EmbedderStatus, source string, statesOnly bool, err error) {
 	source = "running host at " + cfg.Server.Listen
 	if token != "" {
 		var s server.Status
 		running, err := hostGet(ctx, cfg, "/api/v1/status", token, &s)
 		if err != nil {
-			return nil, es, "", err
+			return nil, es, "", false, err
 		}
 		if running && len(s.Plugins) > 0 {
-			return s.Plugins, s.Embedder, source, nil
+			return s.Plugins, s.Embedder, source, false, nil
 		}
 	}
 	var r readiness
 	running, err := hostGet(ctx, cfg, "/readyz", "", &r)
 	if err != nil || !running {
-		return nil, es, "", err
+		return nil, es, "", false, err
 	}
 	es = server.EmbedderStatus{Name: r.Active, State: r.Embedder, Reason: r.ActiveWhy, Configured: r.Configured}
-	return r.Plugins, es, source + " (states only: pass an admin --token for details)", nil
+	return r.Plugins, es, source + " (states only)", true, nil
 }
 
 // printEmbedder says which embedder serves, what was configured and why.
@@ -246,6 +256,9 @@ func statusCmd() *cobra.Command {
 				return err
 			}
 			printStatus(cmd.OutOrStdout(), s, source)
+			if source == readyzSource {
+				fmt.Fprintln(cmd.OutOrStdout(), adminHint)
+			}
 			return nil
 		},
 	}
@@ -287,8 +300,11 @@ func localStatus(ctx context.Context, cfg *config.Config) (server.Status, string
 	}
 	s.Plugins = r.Plugins
 	s.Embedder.State, s.Embedder.Name, s.Embedder.Reason, s.Embedder.Configured = r.Embedder, r.Active, r.ActiveWhy, r.Configured
-	return s, "database and the running host's /readyz", nil
+	return s, readyzSource, nil
 }
+
+// readyzSource is localStatus's source when a host answered its /readyz.
+const readyzSource = "database and the running host's /readyz"
 
 func printStatus(out io.Writer, s server.Status, source string) {
 	fmt.Fprintf(out, "memhost %s (status from %s)\n", s.Version, source)

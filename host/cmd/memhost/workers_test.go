@@ -245,3 +245,25 @@ func TestWorkerEnvTakesNamesOnly(t *testing.T) {
 	require.Contains(t, problems, "workers.codex.env: MEMHOST_DATABASE_URL: memhost's own variables never reach a worker")
 	require.NotContains(t, problems, pasted)
 }
+
+// TestPluginsWithoutATokenSayWhatTheyCannotSee: without a token, `memhost plugins` and
+// `memhost status` against a running host show the embedders' states from /readyz, list
+// nothing the host runs as "stopped ... not running here", and say that an admin token shows
+// the host's plugins and workers; with one, the workers are there with their real state.
+func TestPluginsWithoutATokenSayWhatTheyCannotSee(t *testing.T) {
+	t.Parallel()
+	api := testplugins.NewOpenAI(t, "", `{"text":"x"}`)
+	p := workersHost(t, fmt.Sprintf("[workers.local]\nplugin = \"openaicompat\"\nbase_url = \"%s/v1\"\nmodel = \"good\"\n", api.URL))
+	cfg := p[:2]
+	for _, args := range [][]string{{"plugins"}, {"status"}} {
+		out, err := run(t, append(args, cfg...)...)
+		require.NoError(t, err, out)
+		require.NotContains(t, out, "not running here", "%s: the host runs them", args[0])
+		require.Contains(t, out, "pass an admin token (--token or MEMHOST_TOKEN) to see the host's plugins, its workers and why any is not ready")
+		require.Regexp(t, `embedder\s+bm25-v1-384\s+\S+\s+ready`, out)
+	}
+	out, err := run(t, append([]string{"plugins"}, p...)...)
+	require.NoError(t, err, out)
+	require.Regexp(t, `worker\s+local\s+\S+\s+ready`, out)
+	require.NotContains(t, out, "pass an admin token")
+}
