@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hashicorp/go-hclog"
@@ -144,12 +145,19 @@ func printEmbedder(out io.Writer, es server.EmbedderStatus) {
 	}
 	fmt.Fprintf(out, "embedder:    %s (configured: %s)\n", cell(name), cell(es.Configured))
 	if es.Reason != "" {
-		fmt.Fprintf(out, "             %s\n", plugins.OneLine(printable(es.Reason), 400))
+		fmt.Fprintf(out, "             %s\n", plugins.OneLine(printable(es.Reason), maxStatusLine))
 	}
 	if es.Degraded != "" {
-		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(es.Degraded), 400))
+		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(es.Degraded), maxStatusLine))
+	}
+	if es.Waiting != "" {
+		fmt.Fprintf(out, "  waiting:   %s\n", plugins.OneLine(printable(es.Waiting), maxStatusLine))
 	}
 }
+
+// maxStatusLine bounds the embedder's reason, degraded and waiting lines: whole enough for a
+// plugin's advice, which follows what it saw.
+const maxStatusLine = 800
 
 // probe launches the plugins of the given kinds (embedders and providers when none: workers
 // need their configured settings) where their user looks for them: providers where memhost
@@ -214,15 +222,24 @@ const maxTableError = 100
 func printPlugins(out io.Writer, list []plugins.Status) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KIND\tNAME\tVERSION\tSTATE\tPID\tRESTARTS\tPATH\tLAST ERROR")
+	var cut []plugins.Status
 	for _, p := range list {
 		pid := "-"
 		if p.PID > 0 {
 			pid = strconv.Itoa(p.PID)
 		}
+		lastErr := plugins.OneLine(printable(p.LastError), maxTableError)
+		if strings.HasSuffix(lastErr, "...") {
+			cut = append(cut, p)
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", cell(p.Kind), cell(p.Name), cell(p.Version), cell(string(p.State)),
-			pid, p.Restarts, cell(p.Path), orDash(plugins.OneLine(p.LastError, maxTableError)))
+			pid, p.Restarts, cell(p.Path), orDash(lastErr))
 	}
 	_ = w.Flush()
+	// A cut error's advice is at its end: the whole of it, one line per plugin, below.
+	for _, p := range cut {
+		fmt.Fprintf(out, "%s %s: %s\n", cell(p.Kind), cell(p.Name), plugins.OneLine(printable(p.LastError), maxStatusLine))
+	}
 }
 
 // cell keeps a value someone else chose (a plugin's name, an agent's reason, a token's name)
@@ -319,10 +336,13 @@ func printStatus(out io.Writer, s server.Status, source string) {
 		fmt.Fprintf(out, "embedder:    %s\n", s.Embedder.State)
 	}
 	if s.Embedder.Reason != "" {
-		fmt.Fprintf(out, "             %s (configured: %s)\n", plugins.OneLine(printable(s.Embedder.Reason), 400), cell(s.Embedder.Configured))
+		fmt.Fprintf(out, "             %s (configured: %s)\n", plugins.OneLine(printable(s.Embedder.Reason), maxStatusLine), cell(s.Embedder.Configured))
 	}
 	if s.Embedder.Degraded != "" {
-		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(s.Embedder.Degraded), 400))
+		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(s.Embedder.Degraded), maxStatusLine))
+	}
+	if s.Embedder.Waiting != "" {
+		fmt.Fprintf(out, "  waiting:   %s\n", plugins.OneLine(printable(s.Embedder.Waiting), maxStatusLine))
 	}
 	fmt.Fprintf(out, "memories:    %d live, %d archived, %d projects, %d global\n", s.Memories.Live, s.Memories.Archived, s.Memories.Projects, s.Memories.Global)
 	for name, n := range s.Memories.ByEmbedder {

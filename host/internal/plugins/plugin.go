@@ -125,6 +125,15 @@ func (p *Plugin) nameLocked() string {
 
 func (p *Plugin) adapter() Adapter { return p.s.adapters[p.cand.Kind] }
 
+// callTimeout bounds one call: the candidate's own ceiling when it has one (an embedder whose
+// configured timeout is longer), else the Supervisor's.
+func (p *Plugin) callTimeout() time.Duration {
+	if p.cand.CallTimeout > 0 {
+		return p.cand.CallTimeout
+	}
+	return p.s.cfg.CallTimeout
+}
+
 // Call runs fn against the plugin's current process (raw is the value the
 // kind dispensed) under Config.CallTimeout layered on ctx, or fails fast when
 // no process is usable. Errors that are not the caller's own context ending
@@ -145,7 +154,7 @@ func (p *Plugin) Call(ctx context.Context, method string, fn func(ctx context.Co
 		p.s.metrics.observe(p.cand.Kind, name, method, start, "unavailable")
 		return err
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.s.cfg.CallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, p.callTimeout())
 	err = fn(cctx, inst.raw)
 	// Our deadline, not the caller's, cut the call short.
 	timedOut := ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
@@ -198,8 +207,8 @@ func (p *Plugin) callFailed(inst *instance, method string, err error, timedOut b
 		// A newer process is already serving; report this call's failure.
 		return failure(Unavailable, "exited during "+method)
 	case timedOut:
-		p.s.logger.Warn("plugin call timed out", "kind", p.cand.Kind, "name", p.nameLocked(), "method", method, "timeout", p.s.cfg.CallTimeout, "error", err)
-		return failure(Unavailable, fmt.Sprintf("did not answer %s within %s", method, p.s.cfg.CallTimeout))
+		p.s.logger.Warn("plugin call timed out", "kind", p.cand.Kind, "name", p.nameLocked(), "method", method, "timeout", p.callTimeout(), "error", err)
+		return failure(Unavailable, fmt.Sprintf("did not answer %s within %s", method, p.callTimeout()))
 	}
 	switch o := adapter.Classify(err); o {
 	case Unavailable:
