@@ -65,7 +65,7 @@ func reembed(ctx context.Context, h *hostAPI, out io.Writer, wait bool) error {
 		bar.show(p)
 		switch {
 		case unavailable != "":
-			bar.note("embedder unavailable: " + unavailable)
+			bar.note(unavailable)
 			if !wait {
 				return fmt.Errorf("re-embed: %s", unavailable)
 			}
@@ -80,19 +80,41 @@ func reembed(ctx context.Context, h *hostAPI, out io.Writer, wait bool) error {
 			bar.note(fmt.Sprintf("%d memories left that %s refuses; they stay lexical-only", p.Missing, p.Embedder))
 			return nil
 		}
-		if rep.Run.Examined == 0 || unavailable != "" {
-			// Another host is on it, or the embedder is down: follow the progress a while.
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(reembedPoll):
-			}
+		until := time.Now().Add(reembedPoll)
+		if p.RetryAt != nil {
+			// The job backs off after embedder failures: trying sooner would only be refused.
+			until = *p.RetryAt
+		} else if rep.Run.Examined > 0 && unavailable == "" {
+			continue
+		}
+		// Another host is on it, or the embedder is down: follow the progress until the next try.
+		if err := followUntil(ctx, h, bar, until); err != nil {
+			return err
+		}
+	}
+}
+
+// followUntil shows the progress every reembedPoll until t.
+func followUntil(ctx context.Context, h *hostAPI, bar *progressBar, t time.Time) error {
+	for {
+		wait := min(time.Until(t), reembedPoll)
+		if wait <= 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		if p, err := reembedProgress(ctx, h); err == nil {
+			bar.show(p)
 		}
 	}
 }
 
 // reembedRun runs the job once, updating the bar from the host's status while it runs. An
-// embedder outage comes back as unavailable (the host's reason), not as an error.
+// embedder outage, or the job backing off after one, comes back as unavailable (the host's
+// words), not as an error.
 func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep restapi.MaintenanceReport, unavailable string, err error) {
 	type answer struct {
 		status int
@@ -115,7 +137,9 @@ func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep 
 			var e access.ErrorBody
 			switch {
 			case a.status == http.StatusServiceUnavailable && json.Unmarshal(a.data, &e) == nil && e.Error.Message != "":
-				return rep, strings.TrimPrefix(e.Error.Message, "unavailable: "), nil
+				return rep, "embedder unavailable: " + strings.TrimPrefix(e.Error.Message, "unavailable: "), nil
+			case a.status == http.StatusTooManyRequests && json.Unmarshal(a.data, &e) == nil && e.Error.Message != "":
+				return rep, e.Error.Message, nil
 			case a.status >= 300:
 				return rep, "", hostclient.AnswerError(a.status, a.data)
 			}

@@ -158,18 +158,15 @@ func (s *Store) WithExclusive(ctx context.Context, name string, fn func() error)
 	return true, fn()
 }
 
-// JobThroughput sums what the finished runs of job started since since changed, and returns
-// when the first of them started (zero when none did): a rate over wall time, idle periods
-// between runs included, for progress reports.
-func (s *Store) JobThroughput(ctx context.Context, job string, since time.Time) (changed int64, first time.Time, err error) {
-	var start *time.Time
-	err = s.pool.QueryRow(ctx, `SELECT coalesce(sum(changed), 0), min(started_at)
-		FROM maintenance_runs WHERE job = $1 AND started_at >= $2 AND finished_at IS NOT NULL AND NOT dry_run`, job, since).Scan(&changed, &start)
+// JobThroughput sums what the finished runs of job started since since changed, and how long
+// those runs took: a rate over the time the job worked, for progress reports. Runs that
+// changed nothing (an idle run at boot, one that waited out an outage) count for neither.
+func (s *Store) JobThroughput(ctx context.Context, job string, since time.Time) (changed int64, busy time.Duration, err error) {
+	var seconds float64
+	err = s.pool.QueryRow(ctx, `SELECT coalesce(sum(changed), 0), coalesce(sum(extract(epoch FROM finished_at - started_at)), 0)::float8
+		FROM maintenance_runs WHERE job = $1 AND started_at >= $2 AND finished_at IS NOT NULL AND NOT dry_run AND changed > 0`, job, since).Scan(&changed, &seconds)
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("throughput of %s: %w", job, err)
+		return 0, 0, fmt.Errorf("throughput of %s: %w", job, err)
 	}
-	if start != nil {
-		first = *start
-	}
-	return changed, first, nil
+	return changed, time.Duration(seconds * float64(time.Second)), nil
 }
