@@ -63,3 +63,28 @@ func workersAtRestart(running, next config.Workers) []string {
 	}
 	return []string{strings.Join(changed, "; ") + ": workers apply when the host restarts, until then the running ones serve (memhost stop, then memhost up, or the service's restart)"}
 }
+
+// ServiceEnv lists, sorted, the host variables cfg's plugins are given when the host has them:
+// each worker's (tasks.Passed: its API key, its env list, its agent CLI's login) and each
+// embedding endpoint's API key. A service manager starts the host with almost no environment,
+// so `memhost service install` hands it these. named are those the configuration names itself
+// (api_key_env, env), which a worker cannot do without; the agent CLIs' login variables are
+// passed when set. lookPath finds the agent CLIs that serve as workers when none is configured.
+func ServiceEnv(cfg *config.Config, lookPath func(string) (string, error)) (all, named []string) {
+	all = tasks.Passed(cfg.Workers, lookPath)
+	for _, w := range cfg.Workers.Defined {
+		if w.APIKeyEnv != "" {
+			named = append(named, w.APIKeyEnv)
+		}
+		named = append(named, w.Env...)
+	}
+	for _, e := range cfg.Embedders {
+		if e.APIKeyEnv != "" {
+			named = append(named, e.APIKeyEnv)
+		}
+	}
+	all = append(all, named...)
+	slices.Sort(all)
+	slices.Sort(named)
+	return slices.Compact(all), slices.Compact(named)
+}
