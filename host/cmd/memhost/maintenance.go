@@ -8,11 +8,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/api/restapi"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
 // maintenanceRunTimeout bounds `memhost maintenance run`: a run may take up to its job's
@@ -178,16 +180,28 @@ func printMaintenance(out io.Writer, jobs []restapi.MaintenanceJob) {
 
 func printReport(out io.Writer, rep restapi.MaintenanceReport) {
 	r := rep.Run
-	verb := "changed"
+	did := "changed " + count(int(r.Changed), "memory", "memories")
 	if r.DryRun {
-		verb = "would change"
+		did = "would change " + count(int(r.Changed), "memory", "memories") + " (a dry run: nothing was changed)"
 	}
-	fmt.Fprintf(out, "%s on %s: %s, examined %d, %s %d\n", cell(rep.Job), cell(r.Host), cell(r.Outcome), r.Examined, verb, r.Changed)
+	fmt.Fprintf(out, "%s on %s: %s; examined %s, %s\n", cell(rep.Job), cell(r.Host), cell(r.Outcome), count(int(r.Examined), "memory", "memories"), did)
 	if r.Error != "" {
 		fmt.Fprintf(out, "error: %s\n", printable(r.Error))
 	}
+	// Short ids, as every table prints them (memhost memory get takes them).
+	ids := make([]uuid.UUID, 0, len(rep.Items))
 	for _, it := range rep.Items {
-		fmt.Fprintf(out, "  %s %s (%s)\n", cell(it.Action), cell(it.ID), cell(it.Reason))
+		if id, err := uuid.Parse(it.ID); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	names := shortid.Shorten(ids)
+	for _, it := range rep.Items {
+		name := it.ID
+		if id, err := uuid.Parse(it.ID); err == nil {
+			name = names[id]
+		}
+		fmt.Fprintf(out, "  %s %s (%s)\n", cell(it.Action), cell(name), cell(it.Reason))
 	}
 	if int64(len(rep.Items)) < r.Changed {
 		fmt.Fprintf(out, "  ... and %d more\n", r.Changed-int64(len(rep.Items)))

@@ -12,6 +12,7 @@ import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
 // TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,
@@ -50,15 +51,15 @@ func TestMaintenanceCommands(t *testing.T) {
 
 	out, err = run(t, append([]string{"maintenance", "run", "stale", "--dry-run", "--project", cliProject}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "would change 1")
-	require.Contains(t, out, "archive "+res.ID.String()+" (stale)")
+	require.Regexp(t, `stale on \S+: ok; examined 1 memory, would change 1 memory \(a dry run: nothing was changed\)\n`, out)
+	require.Contains(t, out, "  archive "+shortid.Of(res.ID)+" (stale)\n", "a short id, as every table prints")
 	m, err := core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.False(t, m.Archived())
 
 	out, err = run(t, append([]string{"maintenance", "run", "stale"}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "changed 1")
+	require.Regexp(t, `stale on \S+: ok; examined 1 memory, changed 1 memory\n`, out)
 	m, err = core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.Equal(t, "stale", m.ArchivedReason)
@@ -89,8 +90,8 @@ func TestMaintenanceCommands(t *testing.T) {
 	require.NoError(t, err)
 	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d", "--dry-run"}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "would change 1")
-	require.Contains(t, out, "archive "+oldEntry.Entry.ID.String()+" (journal prune)")
+	require.Contains(t, out, "would change 1 memory (a dry run: nothing was changed)")
+	require.Contains(t, out, "archive "+shortid.Of(oldEntry.Entry.ID)+" (journal prune)")
 	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d"}, p...)...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "changed 1")
