@@ -298,38 +298,43 @@ func TestReembedAgainstASlowModel(t *testing.T) {
 }
 
 // TestEmbedderHealthIsProbedAfterAnOutage: a dense endpoint that stops answering (its model
-// wedged) fails a write by the endpoint's own timeout; meanwhile status says it does not answer
-// (never "answers" beside "degraded"); once it answers again, status is ready within a few
-// health checks, with no write to find out.
+// wedged, or its server down) fails a write; meanwhile status says it does not answer (never
+// "answers" beside "degraded"); once it answers again, status is ready within a few health
+// checks, with no write to find out.
 func TestEmbedderHealthIsProbedAfterAnOutage(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text"})
-	h := mustOpenDense(t, testdb.Schema(t), endpoint(srv.URL())+"timeout = \"1s\"\n")
-	healthCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = h.core.Plugins.Run(healthCtx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	ctx := context.Background()
-	_, err := h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "We use pnpm, never npm."})
-	require.NoError(t, err)
+	for name, outage := range map[string]openaifake.Outage{"wedged": openaifake.Stalled, "down": openaifake.Refused} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text"})
+			h := mustOpenDense(t, testdb.Schema(t), endpoint(srv.URL())+"timeout = \"1s\"\n")
+			healthCtx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); _ = h.core.Plugins.Run(healthCtx) }()
+			t.Cleanup(func() { cancel(); <-done })
+			ctx := context.Background()
+			_, err := h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "We use pnpm, never npm."})
+			require.NoError(t, err)
 
-	srv.SetOutage(openaifake.Stalled)
-	_, err = h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys go through staging."})
-	require.ErrorIs(t, err, memory.ErrUnavailable)
-	require.Eventually(t, func() bool { return h.status(t).State != "ready" }, 10*time.Second, 50*time.Millisecond,
-		"the failed write has the endpoint's health probed")
-	st := h.status(t)
-	require.NotContains(t, st.Reason, "answers — semantic memory is on", "not beside a degraded line")
-	require.Contains(t, st.Reason, "and does not answer now")
-	require.NotEmpty(t, st.Degraded)
+			srv.SetOutage(outage)
+			_, err = h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys go through staging."})
+			require.ErrorIs(t, err, memory.ErrUnavailable)
+			require.Eventually(t, func() bool { return h.status(t).State != "ready" }, 10*time.Second, 50*time.Millisecond,
+				"the failed write has the endpoint's health probed")
+			st := h.status(t)
+			require.NotContains(t, st.Reason, "answers — semantic memory is on", "not beside a degraded line")
+			require.Contains(t, st.Reason, "and does not answer now")
+			require.NotEmpty(t, st.Degraded)
 
-	srv.SetOutage(openaifake.Up)
-	require.Eventually(t, func() bool { return h.status(t).State == "ready" }, 15*time.Second, 100*time.Millisecond,
-		"the health loop finds the endpoint answering again, without a write")
-	out, err := run(t, "status", "--config", h.cfg, "--token", h.token)
-	require.NoError(t, err, out)
-	require.Contains(t, out, "is configured and answers — semantic memory is on")
-	require.NotContains(t, out, "degraded")
+			srv.SetOutage(openaifake.Up)
+			require.Eventually(t, func() bool { return h.status(t).State == "ready" }, 15*time.Second, 100*time.Millisecond,
+				"the health loop finds the endpoint answering again, without a write")
+			out, err := run(t, "status", "--config", h.cfg, "--token", h.token)
+			require.NoError(t, err, out)
+			require.Contains(t, out, "is configured and answers — semantic memory is on")
+			require.NotContains(t, out, "degraded")
+		})
+	}
 }
 
 // TestEmbedderStatusSaysWhyInTheOperatorsKeys: a model that silently cuts input shorter than

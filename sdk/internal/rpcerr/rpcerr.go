@@ -27,6 +27,10 @@ func ToStatus(err error) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, plugin.ErrUnimplemented):
 		return status.Error(codes.Unimplemented, err.Error())
+	case errors.Is(err, plugin.ErrUnavailable):
+		// What the plugin fronts is down (a model endpoint): the host waits for it and
+		// probes its health, where Unknown would read as the plugin failing the call.
+		return status.Error(codes.Unavailable, err.Error())
 	default:
 		return status.Error(codes.Unknown, err.Error())
 	}

@@ -27,6 +27,7 @@ func TestRoundTrip(t *testing.T) {
 		{fmt.Errorf("%w: no Health in this version", plugin.ErrUnimplemented), plugin.ErrUnimplemented},
 		{fmt.Errorf("remote: %w", context.DeadlineExceeded), context.DeadlineExceeded},
 		{status.Error(codes.Unavailable, "model server down"), plugin.ErrUnavailable},
+		{fmt.Errorf("%w: cannot reach the runtime", plugin.ErrUnavailable), plugin.ErrUnavailable},
 	} {
 		err := rpcerr.FromStatus(t.Context(), "embedder Embed", rpcerr.ToStatus(tc.impl))
 		require.ErrorIs(t, err, tc.want)
