@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
@@ -27,17 +28,7 @@ import (
 func TestWorkersThroughTheCLI(t *testing.T) {
 	t.Parallel()
 	api := testplugins.NewOpenAI(t, "", `{"text":"Use pnpm, never npm."}`)
-	ln := httptest.NewUnstartedServer(nil)
-	cfg := filepath.Join(t.TempDir(), "memhost.toml")
-	body := fmt.Sprintf(`[server]
-listen = %q
-[database]
-url = %q
-[plugins]
-dirs = [%q, %q]
-[log]
-level = "warn"
-[workers.gone]
+	w := serveWorkers(t, fmt.Sprintf(`[workers.gone]
 plugin = "openaicompat"
 base_url = "%s/v1"
 model = "gone"
@@ -47,20 +38,12 @@ base_url = "%s/v1"
 model = "good"
 [workers.chains]
 merge = ["gone", "local"]
-`, ln.Listener.Addr().String(), testdb.Schema(t), testplugins.Dir(t), testplugins.Workers(t), api.URL, api.URL)
-	require.NoError(t, os.WriteFile(cfg, []byte(body), 0o600))
-	core := openCore(t, cfg)
-	require.NoError(t, core.StartWorkers(t.Context()))
-	handler, closeMCP := core.Handler()
-	ln.Config.Handler = handler
-	ln.Start()
-	t.Cleanup(func() { ln.Close(); closeMCP() })
+`, api.URL, api.URL))
+	core, cfg, handler := w.core, w.flags[1], w.handler
 	ctx := context.Background()
-	admin, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "operator", Scopes: []auth.Scope{auth.ScopeAdmin}})
-	require.NoError(t, err)
 	reader, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "reader", Scopes: []auth.Scope{auth.ScopeRead}})
 	require.NoError(t, err)
-	p := []string{"--config", cfg, "--token", admin}
+	p := w.flags
 
 	out, err := run(t, append([]string{"workers", "try", "merge"}, p...)...)
 	require.NoError(t, err, out)
@@ -104,7 +87,7 @@ merge = ["gone", "local"]
 	require.Regexp(t, `worker\s+gone\s+\S+\s+\w+`, out)
 
 	// The routes are in the API's description.
-	resp, err := http.Get(ln.URL + "/api/v1/openapi.json")
+	resp, err := http.Get(w.url + "/api/v1/openapi.json")
 	require.NoError(t, err)
 	defer func() { _ = resp.Body.Close() }()
 	var doc struct {
@@ -123,9 +106,17 @@ merge = ["gone", "local"]
 	require.Equal(t, 3, n)
 }
 
-// workersHost serves a host whose config ends with workers (TOML tables) and returns the
-// flags that reach it with an admin token.
-func workersHost(t *testing.T, workers string) []string {
+// servedWorkers is a host serving with workers: the flags that reach it with an admin token,
+// its core, handler and URL.
+type servedWorkers struct {
+	flags   []string
+	core    *server.Core
+	handler http.Handler
+	url     string
+}
+
+// serveWorkers serves a host whose config ends with workers (TOML tables).
+func serveWorkers(t *testing.T, workers string) servedWorkers {
 	t.Helper()
 	ln := httptest.NewUnstartedServer(nil)
 	cfg := filepath.Join(t.TempDir(), "memhost.toml")
@@ -140,8 +131,12 @@ func workersHost(t *testing.T, workers string) []string {
 	t.Cleanup(func() { ln.Close(); closeMCP() })
 	admin, _, err := core.Tokens.Create(context.Background(), auth.CreateToken{Name: "operator", Scopes: []auth.Scope{auth.ScopeAdmin}})
 	require.NoError(t, err)
-	return []string{"--config", cfg, "--token", admin}
+	return servedWorkers{flags: []string{"--config", cfg, "--token", admin}, core: core, handler: handler, url: ln.URL}
 }
+
+// workersHost serves a host whose config ends with workers and returns the flags that reach
+// it with an admin token.
+func workersHost(t *testing.T, workers string) []string { return serveWorkers(t, workers).flags }
 
 // TestWorkerFailuresSayWhy: a worker that fails says why, in `workers try` and in `workers`:
 // the endpoint refused the connection, rejected the key (401), has no such model, or the agent
