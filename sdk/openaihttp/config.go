@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -49,18 +50,28 @@ func KeyFromEnv(getenv func(string) string, keyEnvVar, keyEnv string) (Secret, e
 }
 
 // ParseBaseURL accepts an absolute http(s) URL without credentials in it: a
-// key belongs in the variable keyEnvVar names, where it is not logged.
+// key belongs in the variable keyEnvVar names, where it is not logged. A port,
+// when the URL has one, is 1..65535: "host:" with nothing after the colon is
+// refused rather than read as the scheme's default. It is the one check of an
+// API root, for the plugins and for the host's `memhost config check`.
 func ParseBaseURL(s, keyEnvVar string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
-		return nil, errors.New("not a URL")
+		return nil, errors.New("is not a URL")
 	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("scheme %q: must be http or https", u.Scheme)
-	case u.Host == "":
+	case u.Host == "" || u.Hostname() == "":
 		return nil, errors.New("has no host")
 	case u.User != nil:
 		return nil, fmt.Errorf("must not carry credentials; put the key in a variable named by %s", keyEnvVar)
+	case strings.HasSuffix(u.Host, ":"):
+		return nil, errors.New("has an empty port: write host:port (e.g. 127.0.0.1:11434) or leave the colon out")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("port %s: must be 1..65535", p)
+		}
 	}
 	return u, nil
 }

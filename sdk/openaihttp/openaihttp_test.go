@@ -72,7 +72,8 @@ func TestBaseURL(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, loop, got, base)
 	}
-	for _, bad := range []string{"ftp://h/v1", "http:///v1", "http://u:" + key + "@h/v1", "::"} {
+	for _, bad := range []string{"ftp://h/v1", "http:///v1", "http://u:" + key + "@h/v1", "::",
+		"file:///etc/passwd", "gopher://127.0.0.1:70/_x", "http://127.0.0.1:/v1", "http://[::1]:/v1", "http://h:99999/v1", "http://h:0/v1"} {
 		_, err := openaihttp.ParseBaseURL(bad, "K")
 		require.Error(t, err, bad)
 		require.NotContains(t, err.Error(), key)

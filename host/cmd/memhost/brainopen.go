@@ -45,6 +45,11 @@ func projectKey(cmd *cobra.Command, dir string) (string, error) {
 		}
 		dir = wd
 	}
+	if access.HoldsHome(dir) {
+		// "/" or the home directory would be one project for every session started there.
+		return "", fmt.Errorf("%s is the root or the home directory (or above it), which holds many projects, not one: "+
+			"run memhost in the project's directory, or pass --project KEY (`memhost project key` prints a checkout's key)", printable(dir))
+	}
 	id, err := project.Resolve(dir)
 	if err != nil {
 		return "", fmt.Errorf("resolve the project of %s (pass --project KEY): %w", dir, err)
@@ -64,7 +69,7 @@ func operator(key string) memory.Access {
 // openBrain opens a core on the configured database for one command; close releases it
 // (plugins are stopped).
 func openBrain(cmd *cobra.Command) (b *brain.Service, closeFn func(), err error) {
-	cfg, err := loadConfig(cmd, config.RequireDatabase)
+	cfg, err := loadConfig(cmd, config.RequireDatabase, server.RefuseSecrets())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/core/redact"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/plugins"
 )
@@ -40,21 +41,26 @@ file, an environment variable or a flag); --all lists every key.`,
 				src = "(no file; defaults, environment and flags)"
 			}
 			out := cmd.OutOrStdout()
-			problems := cfg.Validate(config.RequireDatabase)
+			problems := cfg.Validate(config.RequireDatabase, server.RefuseSecrets())
 			if skip, _ := cmd.Flags().GetBool("no-plugins"); !skip && len(problems) == 0 {
 				problems = checkEmbedder(cmd.Context(), cfg, out)
 			}
 			all, _ := cmd.Flags().GetBool("all")
+			redactor, err := redact.New()
+			if err != nil {
+				return err
+			}
 			if len(problems) == 0 {
 				fmt.Fprintf(out, "config ok: %s\n", src)
-				printSettings(out, cfg.Settings(), all)
+				printSettings(out, cfg.Settings(), all, redactor)
 				return nil
 			}
 			fmt.Fprintf(out, "config %s has %d problem(s):\n", src, len(problems))
 			for _, p := range problems {
-				fmt.Fprintf(out, "  %s\n", p)
+				line, _ := redactor.Redact(p.String()) // a message may quote what was pasted
+				fmt.Fprintf(out, "  %s\n", line)
 			}
-			printSettings(out, cfg.Settings(), all)
+			printSettings(out, cfg.Settings(), all, redactor)
 			return errors.New("invalid configuration")
 		},
 	}
@@ -95,8 +101,9 @@ func checkEmbedder(ctx context.Context, cfg *config.Config, out io.Writer) []con
 }
 
 // printSettings lists the settings that are not defaults (all of them with all) and where
-// each came from.
-func printSettings(out io.Writer, settings []config.Setting, all bool) {
+// each came from. A secret pasted into any value (a key in api_key_env, say) is shown redacted,
+// as the write path would store it: the table is what operators paste into bug reports.
+func printSettings(out io.Writer, settings []config.Setting, all bool, redactor *redact.Redactor) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	n := 0
 	for _, s := range settings {
@@ -107,7 +114,8 @@ func printSettings(out io.Writer, settings []config.Setting, all bool) {
 			fmt.Fprintln(w, "KEY\tVALUE\tFROM")
 		}
 		n++
-		fmt.Fprintf(w, "%s\t%s\t%s\n", s.Key, plugins.OneLine(s.Value, 120), s.Origin)
+		value, _ := redactor.Redact(s.Value)
+		fmt.Fprintf(w, "%s\t%s\t%s\n", s.Key, plugins.OneLine(value, 120), s.Origin)
 	}
 	_ = w.Flush()
 	if n == 0 {

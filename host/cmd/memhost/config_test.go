@@ -103,3 +103,67 @@ func TestNoConfigSaysHowToPointAtOne(t *testing.T) {
 		require.Contains(t, err.Error(), "set MEMHOST_CONFIG to the host's memhost.toml", args)
 	}
 }
+
+// TestAKeyPastedIntoAPIKeyEnvIsNeverEchoed: a key pasted where the NAME of its variable
+// belongs (api_key_env of a worker or an embedder) is a valid variable name, so only the
+// secret detector tells it apart: config check refuses it naming the key, and neither its
+// problem list, its settings table nor a refused boot's error quotes the value (config check
+// printed it in its table; boot accepted it and the plugin logged "names ghp_... which is not
+// set" at every start).
+func TestAKeyPastedIntoAPIKeyEnvIsNeverEchoed(t *testing.T) {
+	t.Parallel()
+	pasted := "ghp_" + "Zq8XvN2LmP4rT6yW1bC3dF5gH7jK9sA0eUiO" // built at runtime: no key in the source
+	aws := "AKIA" + "Q3EGRJ7XHZK5V2MN"
+	for table, extra := range map[string]string{
+		"workers.remote.api_key_env":  "[workers.remote]\nplugin = \"openaicompat\"\nbase_url = \"https://api.example.com/v1\"\nmodel = \"m\"\napi_key_env = \"" + pasted + "\"\n",
+		"embedders.cloud.api_key_env": "[embedders.cloud]\nplugin = \"openaicompat\"\nbase_url = \"https://api.example.com/v1\"\nmodel = \"m\"\napi_key_env = \"" + aws + "\"\n",
+	} {
+		path := writeConfig(t, t.TempDir(), extra)
+		out, err := run(t, "config", "check", "--no-plugins", "--config", path)
+		require.Error(t, err, out)
+		require.Contains(t, out, table+": holds what looks like a key, not the NAME of an environment variable", out)
+		require.Regexp(t, regexpQuote(table)+`\s+\[REDACTED:`, out, "the settings table shows the value redacted")
+		for _, key := range []string{pasted, aws} {
+			require.NotContains(t, out, key)
+		}
+
+		for _, cmd := range []string{"serve", "plugins"} { // the commands that start the plugins it names
+			out, err = run(t, cmd, "--config", path)
+			require.Error(t, err, "%s does not start with it", cmd)
+			require.Contains(t, err.Error(), table+": holds what looks like a key", cmd)
+			for _, key := range []string{pasted, aws} {
+				require.NotContains(t, err.Error()+out, key, cmd)
+			}
+		}
+	}
+
+	out, err := run(t, "config", "check", "--no-plugins", "--config", writeConfig(t, t.TempDir(),
+		"[workers.remote]\nplugin = \"openaicompat\"\nbase_url = \"https://api.example.com/v1\"\nmodel = \"m\"\napi_key_env = \"OPENAI_API_KEY\"\n"))
+	require.NoError(t, err, "a variable's name is what belongs there: %s", out)
+	require.Regexp(t, `workers\.remote\.api_key_env\s+OPENAI_API_KEY\s+file `, out)
+}
+
+// TestConfigCheckRefusesABaseURLThePluginWouldRefuse: a worker's base_url gets the embedders'
+// check, the plugins' own (openaihttp.ParseBaseURL): file:// and gopher:// passed config check
+// for workers, and an empty port passed for both.
+func TestConfigCheckRefusesABaseURLThePluginWouldRefuse(t *testing.T) {
+	t.Parallel()
+	for base, want := range map[string]string{
+		"file:///etc/passwd":             `scheme "file": must be http or https`,
+		"gopher://127.0.0.1:70/_payload": `scheme "gopher": must be http or https`,
+		"http://127.0.0.1:/v1":           "has an empty port",
+		"http://127.0.0.1:99999/v1":      "port 99999: must be 1..65535",
+	} {
+		for _, table := range []string{"workers.w", "embedders.e"} {
+			extra := fmt.Sprintf("[%s]\nplugin = \"openaicompat\"\nbase_url = %q\nmodel = \"m\"\n", table, base)
+			out, err := run(t, "config", "check", "--no-plugins", "--config", writeConfig(t, t.TempDir(), extra))
+			require.Error(t, err, "%s %s: %s", table, base, out)
+			require.Contains(t, out, table+".base_url: "+want, base)
+		}
+	}
+	for _, base := range []string{"http://127.0.0.1:11434/v1", "https://api.example.com/v1", "http://localhost/v1"} {
+		extra := fmt.Sprintf("[workers.w]\nplugin = \"openaicompat\"\nbase_url = %q\nmodel = \"m\"\n", base)
+		out, err := run(t, "config", "check", "--no-plugins", "--config", writeConfig(t, t.TempDir(), extra))
+		require.NoError(t, err, "%s: %s", base, out)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
+	"github.com/memhost/memhost/host/internal/testkit/testlog"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest/openaifake"
 )
@@ -41,6 +42,7 @@ type denseHost struct {
 	close func()
 	// head is the config file's server, database and log tables, which rewrite keeps.
 	head string
+	logs *testlog.Buffer // the host's log
 }
 
 // densePlugins is the plugins table with both embedder tiers to choose from.
@@ -64,7 +66,8 @@ func openHost(t *testing.T, dsn, tail string) (*denseHost, error) {
 	require.NoError(t, os.WriteFile(path, []byte(head+tail), 0o600))
 	cfg, err := config.Load(context.Background(), config.LoadOptions{ConfigPath: path})
 	require.NoError(t, err)
-	core, err := server.Open(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	logs := &testlog.Buffer{}
+	core, err := server.Open(context.Background(), cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -77,7 +80,7 @@ func openHost(t *testing.T, dsn, tail string) (*denseHost, error) {
 	ln.Config.Handler = handler
 	ln.Start()
 	var once sync.Once
-	h := &denseHost{cfg: path, core: core, head: head, close: func() {
+	h := &denseHost{cfg: path, core: core, head: head, logs: logs, close: func() {
 		once.Do(func() { ln.Close(); closeMCP(); core.Close(context.Background()) })
 	}}
 	t.Cleanup(h.close)

@@ -2,56 +2,18 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
-// printable is the one escape of what memhost prints to a terminal. Text that agents and
-// other clients wrote (proposals, goals, plans, the map, names, keys, reasons) may hold what
-// a terminal obeys instead of showing: ESC sequences that erase a line or conceal what follows,
-// BEL, C1 controls, a lone CR that rewrites its line. It may also hold what shows as nothing
-// or reorders what follows (zero-width spaces, bidi overrides). Every such rune is printed as
-// a visible escape (\x1b, \u202e), and every byte of invalid UTF-8 as \xNN, so the operator
-// sees what is there; tabs and line breaks (LF, CRLF) are kept so that multi-line text keeps
-// its lines. Input refuses these characters, but rows written before that, or directly to the
-// database, may still hold them.
-func printable(s string) string {
-	if strings.IndexFunc(s, needsEscape) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"), !needsEscape(r):
-			b.WriteString(s[i : i+size])
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// needsEscape reports a rune a terminal would not show as itself: anything but tab, LF and
-// graphic characters (letters, marks, numbers, punctuation, symbols and spaces). CR is
-// decided by printable, which keeps it before LF.
-func needsEscape(r rune) bool {
-	return r != '\n' && r != '\t' && !unicode.IsGraphic(r)
-}
+// printable is the one escape of what memhost prints to a terminal (memory.Printable): text
+// that agents, models and other clients wrote (proposals, goals, plans, the map, names, keys,
+// reasons, evidence) is shown with what a terminal would obey or hide escaped.
+func printable(s string) string { return memory.Printable(s) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -59,7 +59,7 @@ MEMHOST_TOKEN), else only kinds, names and states (its unauthenticated /readyz).
 answering, each discovered plugin is launched once, asked who it is, and stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd)
+			cfg, err := loadConfig(cmd, server.RefuseSecrets())
 			if err != nil {
 				return err
 			}

@@ -52,7 +52,7 @@ func maintenanceCmd() *cobra.Command {
 			return runMaintenance(cmd, args[0], project)
 		},
 	}
-	run.Flags().String("project", "", "only this project's memories (default: every project)")
+	run.Flags().String("project", "", "only this project's memories (default: every project; with a token bound to a project, that project)")
 	addRunFlags(run, "the job's age threshold for this run, e.g. 90d (default: its configured one)")
 	for _, sub := range []*cobra.Command{status, run} {
 		addTokenFlag(sub)

@@ -13,7 +13,22 @@ import (
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/shortid"
+	"github.com/memhost/memhost/host/internal/daemon/server"
 )
+
+// servedCore is a host core on a fresh schema serving HTTP at its config's listen address, for
+// the commands that talk to the running host; cfg is its config file, dsn its database.
+func servedCore(t *testing.T) (cfg, dsn string, core *server.Core) {
+	t.Helper()
+	ln := httptest.NewUnstartedServer(nil)
+	cfg, dsn = brainConfig(t, ln.Listener.Addr().String())
+	core = openCore(t, cfg)
+	handler, closeMCP := core.Handler()
+	ln.Config.Handler = handler
+	ln.Start()
+	t.Cleanup(func() { ln.Close(); closeMCP() })
+	return cfg, dsn, core
+}
 
 // TestMaintenanceCommands: status lists the stale job with its River kind and, after a run,
 // who ran it and what changed; run --dry-run prints what would change and changes nothing;
@@ -22,13 +37,7 @@ import (
 // and unarchive restores; a non-admin token is refused.
 func TestMaintenanceCommands(t *testing.T) {
 	t.Parallel()
-	ln := httptest.NewUnstartedServer(nil)
-	cfg, dsn := brainConfig(t, ln.Listener.Addr().String())
-	core := openCore(t, cfg)
-	handler, closeMCP := core.Handler()
-	ln.Config.Handler = handler
-	ln.Start()
-	t.Cleanup(func() { ln.Close(); closeMCP() })
+	cfg, dsn, core := servedCore(t)
 	ctx := context.Background()
 	admin, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "op", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeAdmin}})
 	require.NoError(t, err)
@@ -128,13 +137,7 @@ func TestMaintenanceCommands(t *testing.T) {
 // progress lines off a terminal, and status then shows none left; non-admins are refused.
 func TestReembedCommand(t *testing.T) {
 	t.Parallel()
-	ln := httptest.NewUnstartedServer(nil)
-	cfg, dsn := brainConfig(t, ln.Listener.Addr().String())
-	core := openCore(t, cfg)
-	handler, closeMCP := core.Handler()
-	ln.Config.Handler = handler
-	ln.Start()
-	t.Cleanup(func() { ln.Close(); closeMCP() })
+	cfg, dsn, core := servedCore(t)
 	ctx := context.Background()
 	admin, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "op", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeAdmin}})
 	require.NoError(t, err)
@@ -170,4 +173,44 @@ func TestReembedCommand(t *testing.T) {
 
 	_, err = run(t, "reembed", "--config", cfg, "--token", user)
 	require.ErrorContains(t, err, "admin")
+}
+
+// TestHostWideCommandsNeedTheOperatorsToken: with an admin token bound to another project, the
+// commands over host-wide routes (reload, reembed; workers in the restapi tests) are refused saying an unbound admin
+// token is needed; maintenance run and project archive name no other project; a dry run
+// without --project lists its own project's memories only.
+func TestHostWideCommandsNeedTheOperatorsToken(t *testing.T) {
+	t.Parallel()
+	cfg, dsn, core := servedCore(t)
+	ctx := context.Background()
+	bound, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "ops-other", Scopes: []auth.Scope{auth.ScopeAdmin}, ProjectKey: "other"})
+	require.NoError(t, err)
+	res, err := core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "The old cron host is kestrel."})
+	require.NoError(t, err)
+	own, err := core.Service.Store(ctx, operator("other"), memory.StoreRequest{Text: "The other project's cron host is osprey."})
+	require.NoError(t, err)
+	pool, err := pgxpool.New(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = pool.Exec(ctx, `UPDATE memories SET created_at = now() - interval '100 days'`)
+	require.NoError(t, err)
+	p := []string{"--config", cfg, "--token", bound}
+
+	for _, args := range [][]string{{"reload"}, {"reembed"}, {"maintenance", "run", "reembed"}} {
+		_, err := run(t, append(args, p...)...)
+		require.Error(t, err, args)
+		require.Contains(t, err.Error(), "host-wide: it needs an admin token not bound to a project", args)
+	}
+	for _, args := range [][]string{{"maintenance", "run", "stale", "--project", cliProject}, {"project", "archive", "--project", cliProject}} {
+		_, err := run(t, append(args, p...)...)
+		require.Error(t, err, args)
+		require.Contains(t, err.Error(), `bound to project "other"`, args)
+	}
+	out, err := run(t, append([]string{"maintenance", "run", "stale", "--dry-run"}, p...)...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, own.ID.String())
+	require.NotContains(t, out, res.ID.String())
+	m, err := core.Store.Get(ctx, res.ID)
+	require.NoError(t, err)
+	require.False(t, m.Archived())
 }

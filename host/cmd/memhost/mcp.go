@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/client/hostclient"
-	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/sdk/worker"
 )
@@ -21,7 +20,9 @@ func mcpCmd() *cobra.Command {
 		Long: `Serve the memory tools over stdin/stdout, as the MCP server memhost connect registers in
 each CLI. It forwards every request to the running host's /mcp with a token bound to the
 project of the directory it was started in (the CLI starts it in the session's directory), so
-the model never names the project and the token serves no other. It never opens the
+the model never names the project and the token serves no other; --project names the project
+instead. Started in the root or the home directory, which hold many projects, it refuses
+rather than bind them all to one. It never opens the
 database's core, so it starts in milliseconds however much memory the host holds.
 
 The token is minted and kept as for memhost run (database.url; the user's 0600 cache); without
@@ -39,11 +40,7 @@ says memory is unavailable. Logs go to stderr only.`,
 			if err != nil {
 				return err
 			}
-			wd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			id, err := project.Resolve(wd)
+			key, err := projectKey(cmd, "")
 			if err != nil {
 				return err
 			}
@@ -53,16 +50,17 @@ says memory is unavailable. Logs go to stderr only.`,
 				return errNoToken(cfg)
 			}
 			f := &hostclient.Forwarder{
-				Host: hostClient(cmd, cfg), Tokens: tokens, Project: id.Key, Version: server.Version,
+				Host: hostClient(cmd, cfg), Tokens: tokens, Project: key, Version: server.Version,
 				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 			}
 			if cache, err := os.UserCacheDir(); err == nil {
 				f.ToolsCache = filepath.Join(cache, "memhost", "mcp-tools.json")
 			}
-			return f.Serve(cmd.Context(), os.Stdin, os.Stdout)
+			return f.Serve(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
 	c.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
+	addProjectFlag(c)
 	addSpawnTokenFlags(c)
 	return c
 }

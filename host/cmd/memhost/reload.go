@@ -17,9 +17,11 @@ func reloadCmd() *cobra.Command {
 started with) and its plugin folders: new or replaced plugin binaries, changed checksums and
 changed [embedders] tables are started beside the running plugins and the embedder is chosen
 again as boot would; requests in flight finish on the old plugins. A configuration with
-problems is refused with the reason, and the running one stays. Sending the host SIGHUP does
-the same. [workers] tables are not reloaded: a reload that finds them changed says so, and they
-apply when the host restarts. Needs an admin token (--token or MEMHOST_TOKEN).`,
+problems, a plugin it asks for that cannot start, or an embedder choice that leaves none
+serving is refused with the reason, and the running plugins and embedder stay as they were.
+Sending the host SIGHUP does the same. Needs an admin token not bound to a project (--token or
+MEMHOST_TOKEN): a reload is host-wide. [workers] tables are not reloaded: a reload that finds
+them changed says so, and they apply when the host restarts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := runningHost(cmd)

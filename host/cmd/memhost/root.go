@@ -23,6 +23,11 @@ func rootCmd() *cobra.Command {
 		Version:       server.BuildInfo(),
 	}
 	root.SetVersionTemplate("memhost {{.Version}}\n")
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		showConfigured(cmd)
+		help(cmd, args)
+	})
 	root.PersistentFlags().String("config", "", "config file (default $MEMHOST_CONFIG, else ./.memhost/memhost.toml if present)")
 	config.RegisterFlags(root.PersistentFlags())
 	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd(), memoryCmd(), projectsCmd(), workersCmd(), maintenanceCmd(), reembedCmd())
@@ -32,7 +37,31 @@ func rootCmd() *cobra.Command {
 	return root
 }
 
-// loadConfig reads and validates the configuration for cmd.
+// showConfigured makes --help describe the configuration in effect (--config, $MEMHOST_CONFIG,
+// ./.memhost/memhost.toml, MEMHOST_* variables): each setting's flag shows its configured value
+// as its default, and --host the URL it defaults to. A configuration that does not load leaves
+// the built-in defaults: help must always print.
+func showConfigured(cmd *cobra.Command) {
+	path, _ := cmd.Flags().GetString("config")
+	cfg, err := config.Load(cmd.Context(), config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
+	if err != nil {
+		return
+	}
+	for name, v := range cfg.FlagValues() {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			f.DefValue = v
+		}
+	}
+	if f := cmd.Flags().Lookup("host"); f != nil {
+		f.Usage = strings.Replace(f.Usage, "http://<server.listen>", "http://"+dialable(cfg.Server.Listen)+", from server.listen", 1)
+	}
+}
+
+// loadConfig reads and validates the configuration for cmd. The commands that start the
+// embedder or worker plugins it names (serve, those that open the core in-process, plugins,
+// config check) pass server.RefuseSecrets too: a key pasted into api_key_env would reach a
+// plugin's environment and its log. The spawn path's commands (run, hook, mcp) start none of
+// them and do not pay the secret detector's ~25 ms.
 func loadConfig(cmd *cobra.Command, opts ...config.ValidateOption) (*config.Config, error) {
 	path, _ := cmd.Flags().GetString("config")
 	cfg, err := config.Load(cmd.Context(), config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
@@ -74,7 +103,7 @@ func serveCmd() *cobra.Command {
 		Short: "Run the host: MCP at /mcp, REST at /api/v1, plugins supervised",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, config.RequireDatabase)
+			cfg, err := loadConfig(cmd, config.RequireDatabase, server.RefuseSecrets())
 			if err != nil {
 				return err
 			}

@@ -42,10 +42,14 @@ type ConflictView struct {
 	Archived  *uuid.UUID `json:"archived,omitempty"` // the memory archived on acceptance
 }
 
+// conflictView is the one view of a conflict every surface answers (REST, MCP, the CLI through
+// REST). Its evidence is a worker's words and its statements may be a merge's: a row stored
+// before the write rules held a model's text may hold what a terminal obeys or hides, so they
+// are shown printable (memory.Printable), the evidence as one line.
 func conflictView(c store.Conflict) ConflictView {
-	return ConflictView{ID: c.ID, Project: c.ScopeKey, Status: string(c.Status), Severity: c.Severity, Evidence: c.Evidence,
-		MemoryA: c.MemoryA, TextA: c.TextA, MemoryB: c.MemoryB, TextB: c.TextB, CreatedAt: c.CreatedAt,
-		DecidedBy: c.DecidedBy, DecidedAt: c.DecidedAt, Archived: c.Archived}
+	return ConflictView{ID: c.ID, Project: c.ScopeKey, Status: string(c.Status), Severity: memory.PrintableLine(c.Severity),
+		Evidence: memory.PrintableLine(c.Evidence), MemoryA: c.MemoryA, TextA: memory.Printable(c.TextA), MemoryB: c.MemoryB,
+		TextB: memory.Printable(c.TextB), CreatedAt: c.CreatedAt, DecidedBy: c.DecidedBy, DecidedAt: c.DecidedAt, Archived: c.Archived}
 }
 
 // ConflictsRequest lists a project's conflicts.

@@ -73,6 +73,8 @@ type Service struct {
 	proposing sync.Mutex
 	// summarizer queues session summaries; nil journals metadata alone.
 	summarizer Summarizer
+	// conflictChecks says whether conflict checking is on; nil: this core cannot tell.
+	conflictChecks ConflictChecks
 }
 
 // Option configures a Service.

@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // MaintenanceConsolidate merges a project's near-duplicate facts (docs/maintenance.md,
 // "Consolidation"): a deterministic pre-pass first, the merge worker chain only for the
@@ -51,7 +54,11 @@ func (c MaintenanceConsolidate) validate(v *validator) {
 	v.intRange("maintenance.consolidate.max_llm_calls", c.MaxLLMCalls, 0, 100000)
 	v.intRange("maintenance.consolidate.max_tokens", c.MaxTokens, 0, 100000000)
 	v.floatRange("maintenance.consolidate.same", c.Same, 0.5, 1)
-	v.floatRange("maintenance.consolidate.near", c.Near, 0.5, c.Same)
+	v.floatRange("maintenance.consolidate.near", c.Near, 0.5, 1)
+	// Near is at most same; a same out of its own range is reported above, not here again.
+	if c.Near >= 0.5 && c.Near <= 1 && c.Same >= 0.5 && c.Near > c.Same {
+		v.add("maintenance.consolidate.near", fmt.Sprintf("%g is above maintenance.consolidate.same (%g)", c.Near, c.Same))
+	}
 	v.intRange("maintenance.consolidate.max_cluster", c.MaxCluster, 2, 50)
 }
 

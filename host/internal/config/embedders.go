@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -109,14 +108,8 @@ func (v *validator) validateEmbedders(es map[string]Endpoint) {
 				v.add(key+".model", "is required for plugin openaicompat (e.g. nomic-embed-text)")
 			}
 		}
-		if e.BaseURL != "" {
-			if msg := baseURLProblem(e.BaseURL); msg != "" {
-				v.add(key+".base_url", msg)
-			}
-		}
-		if e.APIKeyEnv != "" && !envName.MatchString(e.APIKeyEnv) {
-			v.add(key+".api_key_env", "must be the NAME of an environment variable holding the key, not the key")
-		}
+		v.baseURL(key+".base_url", e.BaseURL)
+		v.keyEnv(key+".api_key_env", e.APIKeyEnv)
 		if e.Dimensions > MaxEmbedderDimensions {
 			v.add(key+".dimensions", fmt.Sprintf("%d is wider than the %d dimensions pgvector's HNSW index takes; choose a model of at most %d",
 				e.Dimensions, MaxEmbedderDimensions, MaxEmbedderDimensions))
@@ -130,20 +123,4 @@ func (v *validator) validateEmbedders(es map[string]Endpoint) {
 			v.duration(key+".timeout", e.Timeout, time.Second, 10*time.Minute)
 		}
 	}
-}
-
-// baseURLProblem says why s cannot be an API root, or "".
-func baseURLProblem(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "is not a URL"
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("scheme %q: must be http or https", u.Scheme)
-	case u.Host == "":
-		return "has no host"
-	case u.User != nil:
-		return "must not carry credentials; name the variable holding the key in api_key_env"
-	}
-	return ""
 }

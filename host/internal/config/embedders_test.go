@@ -72,7 +72,7 @@ base_url = "ftp://h/v1"
 		{Key: "embedders.local.dimensions", Message: "3072 is wider than the 2000 dimensions pgvector's HNSW index takes; choose a model of at most 2000"},
 		{Key: "embedders.local.max_input_tokens", Message: `"many" is not a valid whole number`},
 		{Key: "embedders.local.model", Message: "is required for plugin openaicompat (e.g. nomic-embed-text)"},
-		{Key: "embedders.remote.base_url", Message: "must not carry credentials; name the variable holding the key in api_key_env"},
+		{Key: "embedders.remote.base_url", Message: "must not carry credentials; put the key in a variable named by api_key_env"},
 		{Key: "embedders.remote.timeout", Message: `"soon" is not a valid duration (e.g. 30s)`},
 	}, cfg.Validate())
 }

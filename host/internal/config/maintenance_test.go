@@ -66,3 +66,20 @@ func TestGatekeeperIsOffAndBoundedTo500ms(t *testing.T) {
 	bad := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.gatekeeper]\nenabled = true\ntimeout = \"2s\"\n")})
 	require.Equal(t, []Problem{{Key: "maintenance.gatekeeper.timeout", Message: "2s is out of range 1ms..500ms"}}, bad.Validate())
 }
+
+// TestConsolidateKnobsSayTheirOwnRange: near is held to 0.5..1 and to at most same; a bad
+// same is reported once, not as the nonsense range "0.5..0.3" of near as well.
+func TestConsolidateKnobsSayTheirOwnRange(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string][]Problem{
+		"same = 0.3\nnear = 0.4\n": {
+			{Key: "maintenance.consolidate.near", Message: "0.4 is out of range 0.5..1"},
+			{Key: "maintenance.consolidate.same", Message: "0.3 is out of range 0.5..1"},
+		},
+		"same = 0.3\nnear = 0.6\n":  {{Key: "maintenance.consolidate.same", Message: "0.3 is out of range 0.5..1"}},
+		"same = 0.9\nnear = 0.95\n": {{Key: "maintenance.consolidate.near", Message: "0.95 is above maintenance.consolidate.same (0.9)"}},
+	} {
+		bad := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.consolidate]\n"+body)})
+		require.Equal(t, want, bad.Validate(), body)
+	}
+}

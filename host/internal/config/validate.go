@@ -35,14 +35,21 @@ func (ps Problems) Error() string {
 	return "invalid configuration:\n  " + strings.Join(lines, "\n  ")
 }
 
-// ValidateOption adds checks that only some commands need.
-type ValidateOption int
+// ValidateOption adds checks that only some callers need.
+type ValidateOption func(*validator)
 
-const (
-	// RequireDatabase makes an empty database.url a problem: serve and token commands need
-	// one; printing the example config does not.
-	RequireDatabase ValidateOption = iota + 1
-)
+// RequireDatabase makes an empty database.url a problem: serve and token commands need one;
+// printing the example config does not.
+var RequireDatabase ValidateOption = func(v *validator) { v.requireDatabase = true }
+
+// RefuseSecrets makes a setting that must name an environment variable (api_key_env) a
+// problem when isSecret recognises its value as a secret: a key pasted where its variable's
+// name belongs. Such a value is a valid variable name (ghp_..., AKIA...), so only a secret
+// detector tells them apart; config imports nothing of the host, so the caller brings it
+// (core/redact's). The problem never quotes the value.
+func RefuseSecrets(isSecret func(string) bool) ValidateOption {
+	return func(v *validator) { v.isSecret = isSecret }
+}
 
 var (
 	logLevels  = []string{"debug", "info", "warn", "error"}
@@ -52,6 +59,9 @@ var (
 // Validate reports every problem in c, sorted by key. An empty result means c is usable.
 func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v := &validator{}
+	for _, o := range opts {
+		o(v)
+	}
 	for _, key := range c.unknownKeys {
 		v.add(key, "unknown key")
 	}
@@ -66,7 +76,7 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.duration("server.shutdown_timeout", c.Server.ShutdownTimeout, time.Second, 10*time.Minute)
 
 	switch {
-	case c.Database.URL == "" && slices.Contains(opts, RequireDatabase):
+	case c.Database.URL == "" && v.requireDatabase:
 		v.add("database.url", "is required (set it in the config file, MEMHOST_DATABASE_URL or --database.url)")
 	case c.Database.URL != "":
 		// pgconn's own parser decides, so we accept exactly what the pool will. Its error is
@@ -101,6 +111,12 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 
 	for _, name := range sortedKeys(c.Embedder.FoldThresholds) {
 		v.floatRange("embedder.fold_thresholds."+name, c.Embedder.FoldThresholds[name], -1, 1)
+	}
+	for _, name := range sortedKeys(c.Embedder.VectorWeights) {
+		v.floatRange("embedder.vector_weights."+name, c.Embedder.VectorWeights[name], 0, 1)
+	}
+	for _, name := range sortedKeys(c.Embedder.RelevanceFloors) {
+		v.floatRange("embedder.relevance_floors."+name, c.Embedder.RelevanceFloors[name], 0, 0.99)
 	}
 
 	v.intRange("memory.max_text_bytes", c.Memory.MaxTextBytes, 16, 1048576)
@@ -156,7 +172,11 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	return v.problems
 }
 
-type validator struct{ problems []Problem }
+type validator struct {
+	problems        []Problem
+	requireDatabase bool
+	isSecret        func(string) bool // nil: no secret detector (RefuseSecrets)
+}
 
 func (v *validator) add(key, msg string) {
 	v.problems = append(v.problems, Problem{Key: key, Message: msg})

@@ -177,12 +177,11 @@ func (v *validator) validateWorkers(w Workers) {
 				v.add(key+".plugin", fmt.Sprintf("%q is not a plugin name (memhost-worker-<plugin>)", wk.Plugin))
 			}
 		}
+		v.baseURL(key+".base_url", wk.BaseURL)
 		if wk.Locality != "" && wk.Locality != "local" && wk.Locality != "remote" {
 			v.add(key+".locality", fmt.Sprintf("%q is not local or remote", wk.Locality))
 		}
-		if wk.APIKeyEnv != "" && !envName.MatchString(wk.APIKeyEnv) {
-			v.add(key+".api_key_env", "must be the NAME of an environment variable holding the key, not the key")
-		}
+		v.keyEnv(key+".api_key_env", wk.APIKeyEnv)
 		if wk.Timeout != 0 {
 			v.duration(key+".timeout", wk.Timeout, time.Second, time.Hour)
 		}

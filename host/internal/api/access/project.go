@@ -87,16 +87,19 @@ func Resolve(p auth.Principal, t Target) (memory.Access, error) {
 // projects' files are never walked, whatever their key: the file system's root, the host
 // user's home directory and the directories above it.
 func DirOfProject(cwd, key string) bool {
-	if cwd == "" || checkCwd(cwd) != nil || holdsHome(cwd) {
+	if cwd == "" || checkCwd(cwd) != nil || HoldsHome(cwd) {
 		return false
 	}
 	k, err := keyOfCwd(cwd)
 	return err == nil && k == key
 }
 
-// holdsHome reports whether dir is the root, the home directory or one above it (after
-// links: a link to / is /). A directory that cannot be read is not walked either.
-func holdsHome(dir string) bool {
+// HoldsHome reports whether dir is the root, the home directory or one above it (after
+// links: a link to / is /): a directory that holds other projects and other people's files,
+// never one project's. Its key would be shared by every session started there, so no command
+// binds it as a project, and the host never walks it. A directory that cannot be read counts
+// as one too.
+func HoldsHome(dir string) bool {
 	dir, err := filepath.EvalSymlinks(dir)
 	if err != nil || filepath.Dir(dir) == dir {
 		return true

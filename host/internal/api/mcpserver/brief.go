@@ -89,6 +89,10 @@ func briefList(o ListOutput) string {
 func briefStore(r memory.StoreResult) string {
 	var b strings.Builder
 	switch {
+	case !r.Stored:
+		// A veto: no memory, so no id. The reason is a model's words (memory.StoreResult).
+		fmt.Fprintf(&b, "Nothing was stored: %s. No memory was created, so there is no id.", strings.TrimSuffix(strings.TrimPrefix(oneLine(r.Vetoed), "not stored: "), "."))
+		return b.String()
 	case r.Exact:
 		fmt.Fprintf(&b, "Already known: identical to memory %s; nothing new was added.", shortid.Of(r.ID))
 	case r.Folded:

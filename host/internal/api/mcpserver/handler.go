@@ -46,7 +46,7 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 			return errorResult(err), nil
 		}
 		// What the model reads is compact and frames stored text as data (Brief); programs that
-		// ask for it also get the full structured output (StructuredOutputExtension).
+		// ask for it also get the full structured output (wire.StructuredOutputExtension).
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: Brief(out)}}}
 		if wantsStructured(req) {
 			raw, err := json.Marshal(out)

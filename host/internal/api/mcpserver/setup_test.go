@@ -26,6 +26,7 @@ import (
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testlog"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
@@ -55,6 +56,7 @@ type bundle struct {
 type setupOptions struct {
 	limits auth.Limits
 	config *memory.Config
+	gate   memory.Gatekeeper
 }
 
 func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
@@ -69,7 +71,11 @@ func setup(t *testing.T, opts ...func(*setupOptions)) *bundle {
 	if o.config != nil {
 		cfg = *o.config
 	}
-	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, cfg)
+	var svcOpts []memory.Option
+	if o.gate != nil {
+		svcOpts = append(svcOpts, memory.WithGatekeeper(o.gate))
+	}
+	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(emb), nil, cfg, svcOpts...)
 	logs := &testlog.Buffer{}
 	srv := mcpserver.New(svc, mcpserver.Options{
 		Limits: o.limits, Version: "test",
@@ -103,7 +109,7 @@ func (bt bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // output, as a program does, so tests can decode results (ok).
 func (b *bundle) connect(t *testing.T, token, client, version string) *mcp.ClientSession {
 	t.Helper()
-	return b.connectWith(t, token, client, version, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+	return b.connectWith(t, token, client, version, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
 }
 
 // connectAsCLI opens a session as a coding CLI does: no structured output asked for.

@@ -62,3 +62,32 @@ func TestConflictRoutes(t *testing.T) {
 	require.Empty(t, b.do(t, writer, "GET", at(projA, "conflicts"), "").body["conflicts"])
 	require.Len(t, b.do(t, writer, "GET", at(projA, "conflicts")+"?status=all", "").body["conflicts"], 2)
 }
+
+// TestConflictTextsReachClientsEscaped: a conflict stored before the write rules held a
+// model's words (its evidence with an escape sequence, a line break and a bidi override, a
+// statement with an escape sequence) is listed and shown with those characters escaped, the
+// evidence on one line, as the CLI prints it (REST returned them raw).
+func TestConflictTextsReachClientsEscaped(t *testing.T) {
+	t.Parallel()
+	b, exec := setupProjects(t)
+	writer := b.token(t, projA, auth.ScopeRead, auth.ScopeWrite)
+	mem := func(text string) string {
+		r := b.do(t, writer, "POST", "/api/v1/memories", fmt.Sprintf(`{"text":%q}`, text))
+		require.Equal(t, http.StatusCreated, r.status, r.body)
+		return r.body["id"].(string)
+	}
+	fri, tue := mem("Releases ship on Fridays"), mem("Releases ship on Tuesdays")
+	id := uuid.NewString()
+	require.Equal(t, 1, exec(fmt.Sprintf(`WITH x AS (INSERT INTO memory_conflicts (id, scope_key, memory_a, memory_b, pair_key, text_a, text_b, evidence, severity, created_at)
+		VALUES ('%s', '%s', '%s', '%s', '%s', E'Releases ship on Fridays\x1b[8m hidden', 'b', E'two days\x1b[2K\nIGNORE THE ABOVE \u202Eesrever', 'high', now()) RETURNING 1) SELECT count(*) FROM x`,
+		id, projA, fri, tue, fri+"+"+tue)))
+
+	list := b.do(t, writer, "GET", at(projA, "conflicts"), "")
+	require.Equal(t, http.StatusOK, list.status, list.body)
+	show := b.do(t, writer, "GET", at(projA, "conflicts/"+id), "")
+	require.Equal(t, http.StatusOK, show.status, show.body)
+	for _, c := range []map[string]any{list.body["conflicts"].([]any)[0].(map[string]any), show.body} {
+		require.Equal(t, `two days\x1b[2K IGNORE THE ABOVE \u202eesrever`, c["evidence"])
+		require.Equal(t, `Releases ship on Fridays\x1b[8m hidden`, c["text_a"])
+	}
+}

@@ -26,14 +26,20 @@ import (
 type vetoTaskState struct{}
 
 func (vetoTaskState) Veto(_ context.Context, _, text string) string {
-	if strings.HasPrefix(text, "Now ") {
+	switch {
+	case strings.HasPrefix(text, "Now "):
 		return "not stored: the gatekeeper judged it not durable: current task state"
+	case strings.HasPrefix(text, "Currently "):
+		// A model's words from before the write rules held them.
+		return "not stored: the gatekeeper judged it not durable:\x1b[2K\nforged line \u202e"
 	}
 	return ""
 }
 
 // TestAGatekeeperVetoIsAnAnswerNotAnError: a write the gatekeeper vetoes answers 200 with
-// "vetoed" saying why and no memory stored; other writes are stored as before (201).
+// "stored": false and "vetoed" saying why, and neither an id nor a memory (it answered an
+// all-zero id and an empty memory dated 0001-01-01); the reason reaches the client without raw
+// control characters. Other writes are stored as before (201, "stored": true).
 func TestAGatekeeperVetoIsAnAnswerNotAnError(t *testing.T) {
 	t.Parallel()
 	pool, _ := testdb.Migrated(t)
@@ -50,6 +56,16 @@ func TestAGatekeeperVetoIsAnAnswerNotAnError(t *testing.T) {
 	res := b.do(t, agent, "POST", "/api/v1/memories", `{"text":"Now editing line 412 of app.go."}`)
 	require.Equal(t, http.StatusOK, res.status, res.body)
 	require.Equal(t, "not stored: the gatekeeper judged it not durable: current task state", res.body["vetoed"])
+	require.Equal(t, false, res.body["stored"])
+	require.NotContains(t, res.body, "id", "no id of a row that does not exist")
+	require.NotContains(t, res.body, "memory")
+	res = b.do(t, agent, "POST", "/api/v1/memories", `{"text":"Currently debugging the login flow."}`)
+	require.Equal(t, http.StatusOK, res.status, res.body)
+	reason := res.body["vetoed"].(string)
+	require.Contains(t, reason, "forged line")
+	for _, raw := range []string{"\x1b", "\n", "\u202e"} {
+		require.NotContains(t, reason, raw)
+	}
 	var n int
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM memories`).Scan(&n))
 	require.Zero(t, n)
@@ -57,4 +73,6 @@ func TestAGatekeeperVetoIsAnAnswerNotAnError(t *testing.T) {
 	res = b.do(t, agent, "POST", "/api/v1/memories", `{"text":"Backups run at 03:00 daily."}`)
 	require.Equal(t, http.StatusCreated, res.status, res.body)
 	require.Nil(t, res.body["vetoed"])
+	require.Equal(t, true, res.body["stored"])
+	require.NotEmpty(t, res.body["id"])
 }

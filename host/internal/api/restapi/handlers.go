@@ -76,19 +76,23 @@ func Register(r gin.IRouter, o Options) {
 	write := authed.Group("", a.require(auth.ScopeWrite))
 	limitWrites := a.limit(a.Limits.Writes)
 	write.POST("/memories", limitWrites, a.store)
+	write.PATCH("/memories/:id", limitWrites, changeByID(a, a.edit))
 	write.POST("/memories/:id/archive", limitWrites, changeByID(a, a.archive))
 	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
 	write.POST("/memories/:id/unmerge", limitWrites, changeByID(a, a.unmerge))
 	write.POST("/memories/:id/unsupersede", limitWrites, changeByID(a, a.unsupersede))
 	write.PUT("/memories/:id/pin", limitWrites, changeByID(a, a.pin(true)))
 	write.DELETE("/memories/:id/pin", limitWrites, changeByID(a, a.pin(false)))
+	// admin routes act on one project (the path's, or the token's when it is bound to one);
+	// hostWide routes act on the host as a whole and need an admin token bound to no project.
 	admin := authed.Group("", a.require(auth.ScopeAdmin))
+	hostWide := authed.Group("", a.requireHostWide)
 	if o.Brain != nil {
 		a.registerProjects(read, write, admin)
 		a.registerConflicts(read, admin)
 	}
 	if o.Workers != nil {
-		a.registerWorkers(admin)
+		a.registerWorkers(hostWide)
 	}
 	if o.Projects != nil {
 		a.registerProjectList(authed)
@@ -97,7 +101,7 @@ func Register(r gin.IRouter, o Options) {
 		a.registerMaintenance(admin)
 	}
 	if o.Reload != nil {
-		admin.POST("/admin/reload", a.limit(a.Limits.Writes), a.reload)
+		hostWide.POST("/admin/reload", a.limit(a.Limits.Writes), a.reload)
 	}
 }
 
@@ -128,6 +132,14 @@ func (a *api) require(s auth.Scope) gin.HandlerFunc {
 		if !principal(c).Has(s) {
 			fail(c, a.Logger, fmt.Errorf("%w: this token lacks the %s scope", auth.ErrForbidden, s))
 		}
+	}
+}
+
+// requireHostWide guards the routes that act on the host as a whole (auth.Principal.HostWide):
+// the one place the REST surface applies that rule.
+func (a *api) requireHostWide(c *gin.Context) {
+	if err := principal(c).RequireHostWide(c.Request.Method + " " + c.FullPath()); err != nil {
+		fail(c, a.Logger, err)
 	}
 }
 

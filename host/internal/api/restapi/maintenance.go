@@ -11,14 +11,18 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/memhost/memhost/host/internal/api/access"
+	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 )
 
-// registerMaintenance mounts the maintenance routes on the admin group: they show and run
-// jobs across every project.
+// registerMaintenance mounts the maintenance routes on the admin group. An operator's token
+// (admin, bound to no project) shows and runs jobs across every project; an admin token bound
+// to a project sees only the runs over its project and runs only project-scoped jobs, there
+// (maintenanceProject), and archives only its own project (inProject).
 func (a *api) registerMaintenance(admin gin.IRoutes) {
 	admin.GET("/maintenance", a.maintenanceStatus)
 	admin.POST("/maintenance/:job/run", a.limit(a.Limits.Writes), a.maintenanceRun)
@@ -92,7 +96,7 @@ func runOf(r pgstore.MaintenanceRun) MaintenanceRun {
 }
 
 func (a *api) maintenanceStatus(c *gin.Context) {
-	st, err := a.Maintenance.Status(c.Request.Context())
+	st, err := a.Maintenance.Status(c.Request.Context(), principal(c).ProjectKey)
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -109,6 +113,17 @@ func (a *api) maintenanceStatus(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"jobs": out})
 }
 
+// maintenanceProject decides which project a run by hand covers: for a token bound to a
+// project, that project (it may name no other); for an operator's token, the project it names,
+// "" for every project.
+func maintenanceProject(p auth.Principal, requested string) (string, error) {
+	if p.ProjectKey == "" {
+		return access.CleanKey("project", requested)
+	}
+	acc, err := access.Resolve(p, access.Target{Project: requested})
+	return acc.Project, err
+}
+
 func (a *api) maintenanceRun(c *gin.Context) {
 	job := c.Param("job")
 	dry := false
@@ -119,7 +134,19 @@ func (a *api) maintenanceRun(c *gin.Context) {
 			return
 		}
 	}
-	opts := maintenance.RunOptions{Project: c.Query("project"), DryRun: dry}
+	p := principal(c)
+	project, err := maintenanceProject(p, c.Query("project"))
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if a.Maintenance.HostWide(job) {
+		if err := p.RequireHostWide(fmt.Sprintf("the %s job", job)); err != nil {
+			fail(c, a.Logger, err)
+			return
+		}
+	}
+	opts := maintenance.RunOptions{Project: project, DryRun: dry, Actor: "token:" + p.Name}
 	if v := c.Query("older_than"); v != "" {
 		d, err := config.ParseAge(v)
 		if err != nil || d < time.Second {

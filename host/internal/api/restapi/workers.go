@@ -9,15 +9,16 @@ import (
 	"github.com/memhost/memhost/host/internal/jobs/tasks"
 )
 
-// The workers' routes are the operator's (admin scope): each worker's state and last 24 hours,
-// a sample task through a chain, and a chain changed at runtime.
+// The workers' routes are the operator's (an admin token bound to no project: the workers and
+// their chains serve every project): each worker's state and last 24 hours, a sample task
+// through a chain, and a chain changed at runtime.
 
-// registerWorkers mounts /workers on the admin group.
-func (a *api) registerWorkers(admin gin.IRoutes) {
-	admin.GET("/workers", a.workerOp(func(ctx context.Context, _ *gin.Context) (any, error) {
+// registerWorkers mounts /workers on the host-wide group.
+func (a *api) registerWorkers(hostWide gin.IRoutes) {
+	hostWide.GET("/workers", a.workerOp(func(ctx context.Context, _ *gin.Context) (any, error) {
 		return a.Workers.Status(ctx)
 	}))
-	admin.POST("/workers/try", a.workerOp(func(ctx context.Context, c *gin.Context) (any, error) {
+	hostWide.POST("/workers/try", a.workerOp(func(ctx context.Context, c *gin.Context) (any, error) {
 		var b struct {
 			Task   string `json:"task"`
 			Worker string `json:"worker"`
@@ -27,7 +28,7 @@ func (a *api) registerWorkers(admin gin.IRoutes) {
 		}
 		return a.Workers.Try(ctx, b.Task, b.Worker)
 	}))
-	admin.PUT("/workers/chains/:task", a.workerOp(func(ctx context.Context, c *gin.Context) (any, error) {
+	hostWide.PUT("/workers/chains/:task", a.workerOp(func(ctx context.Context, c *gin.Context) (any, error) {
 		var b struct {
 			Workers []string `json:"workers"`
 		}

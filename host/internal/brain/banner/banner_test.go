@@ -183,6 +183,27 @@ func TestRenderSanitizesText(t *testing.T) {
 	require.NotContains(t, res.Text, "\x00")
 }
 
+// TestRenderDropsBidiControls: a bidi override (U+202E), isolate or mark stored before the
+// write rules refused them does not reorder what the agent reads: the banner shows the text
+// in the order it is stored, in every section.
+func TestRenderDropsBidiControls(t *testing.T) {
+	t.Parallel()
+	in := Input{
+		Project: "p", Now: now,
+		Goal:    Document{Text: "Ship \u202ev2\u202c.\n\u2067second line\u2069"},
+		Facts:   []Fact{{ID: uuid.MustParse("0193c3d4-0000-7000-8000-0000a1b2c3d4"), Text: "access is \u202e)lanretni( denied"}},
+		Journal: []JournalEntry{{Agent: "claude", Text: "Summary: \u2066deleted\u2069 the \u200fcache"}},
+	}
+	res, err := Render(in, Options{})
+	require.NoError(t, err)
+	require.Contains(t, res.Text, "access is )lanretni( denied\n")
+	require.Contains(t, res.Text, ": Summary: deleted the cache\n")
+	require.Contains(t, res.Text, "Ship v2.\nsecond line\n")
+	for _, r := range []string{"\u202e", "\u202c", "\u2066", "\u2067", "\u2069", "\u200f"} {
+		require.NotContains(t, res.Text, r)
+	}
+}
+
 // A document keeps its lines, but none of them can pose as a heading: a line that markdown
 // or a model could read as one gets a backslash before its first mark, so the only section
 // headings are memhost's own.

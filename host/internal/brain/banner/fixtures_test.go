@@ -94,6 +94,7 @@ var tricky = []string{
 	"tabs\tand\r\nCRLF and\u2028separators\u00a0here",
 	"control \x1b[31mred\x1b[0m and \x7f DEL and \x00 NUL",
 	"invalid \xff\xfe bytes",
+	"bidi \u202e)lanretni(\u202c and \u2066isolated\u2069 and a \u200fmark",
 	"supercalifragilisticexpialidocious" + strings.Repeat("x", 300),
 	"emoji 🎉🎉🎉 and 日本語のテキスト and Ελληνικά",
 	"a\n \n \n  b",

@@ -137,9 +137,9 @@ func prefix(s string, max int) string {
 	return s[:end]
 }
 
-// oneLine flattens text to one line: invalid UTF-8 becomes U+FFFD, control characters go,
-// and every run of white space (line breaks included) becomes one space. A fact cannot
-// start a line of its own, so it cannot pose as a heading.
+// oneLine flattens text to one line: invalid UTF-8 becomes U+FFFD, control characters and
+// bidi controls go (see hidden), and every run of white space (line breaks included) becomes
+// one space. A fact cannot start a line of its own, so it cannot pose as a heading.
 func oneLine(s string) string {
 	if plainLine(s) {
 		return s
@@ -152,7 +152,7 @@ func oneLine(s string) string {
 		switch {
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
-		case unicode.IsControl(r):
+		case hidden(r):
 		default:
 			if space {
 				b.WriteByte(' ')
@@ -180,7 +180,7 @@ func plainLine(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || unicode.IsSpace(r) || unicode.IsControl(r) {
+		if (r == utf8.RuneError && n == 1) || unicode.IsSpace(r) || hidden(r) {
 			return false
 		}
 		i += n
@@ -189,7 +189,7 @@ func plainLine(s string) bool {
 }
 
 // block tidies multi-line text: invalid UTF-8 becomes U+FFFD, line breaks become "\n",
-// control characters go, other white space becomes a space (tabs stay), lines lose trailing
+// control characters and bidi controls go, other white space becomes a space (tabs stay), lines lose trailing
 // space, blank lines at the ends go and inner runs of blank lines become one. The result
 // starts with a non-space rune, or is empty.
 func block(s string) string {
@@ -305,8 +305,14 @@ func blockRune(r rune) rune {
 		return r
 	case unicode.IsSpace(r):
 		return ' '
-	case unicode.IsControl(r):
+	case hidden(r):
 		return -1
 	}
 	return r
 }
+
+// hidden reports a rune the banner never shows: a control character, which drives a terminal,
+// or a bidi control (U+202E RIGHT-TO-LEFT OVERRIDE, the isolates, the marks), which reorders
+// how the rest of its line reads, so the agent would read other text than memhost stores. The
+// write rules refuse both; rows stored before they did are shown without them.
+func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }

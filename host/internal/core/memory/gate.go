@@ -21,6 +21,18 @@ func (s *Service) veto(ctx context.Context, project, text string) <-chan string 
 		out <- ""
 		return out
 	}
-	go func() { out <- s.gate.Veto(ctx, project, text) }()
+	go func() { out <- s.vetoReason(s.gate.Veto(ctx, project, text)) }()
 	return out
+}
+
+// vetoReason holds a veto's reason, a model's words, to the rules of a one-line field
+// (ModelLine); one that breaks them still vetoes, saying so in memhost's words.
+func (s *Service) vetoReason(why string) string {
+	if why == "" {
+		return ""
+	}
+	if clean, err := s.ModelLine("vetoed", why, MaxReasonBytes); err == nil && clean != "" {
+		return clean
+	}
+	return "not stored: the gatekeeper judged it not durable"
 }

@@ -68,6 +68,8 @@ func TestEveryFreeTextFieldIsValidated(t *testing.T) {
 		{"bell", memory.StoreRequest{Text: "ding\a"}, "text", "(found U+0007)"},
 		{"C1 control sequence introducer", memory.StoreRequest{Text: "a\u009b8m hidden"}, "text", "(found U+009B)"},
 		{"lone carriage return", memory.StoreRequest{Text: "shown\rhidden"}, "text", "(found U+000D)"},
+		{"bidi override", memory.StoreRequest{Text: "access is granted \u202eyllanretni\u202c only"}, "text", "bidi control characters, which reorder how the text reads (found U+202E)"},
+		{"bidi isolate", memory.StoreRequest{Text: "run \u2066make clean\u2069"}, "text", "(found U+2066)"},
 		{"hangul filler", memory.StoreRequest{Text: "\u3164\u3164"}, "text", "only invisible"},
 		{"lone surrogate", memory.StoreRequest{Text: "note \xed\xa0\x80 here"}, "text", "must be valid UTF-8"},
 		{"invalid byte", memory.StoreRequest{Text: "bad \xff byte"}, "text", "must be valid UTF-8"},

@@ -12,8 +12,8 @@ import (
 
 // MergeRequest is one merge the consolidation job decided: Survivor absorbs Absorbed. Texts
 // are the members' texts as the job read them (a member changed since is store.ErrConflict).
-// Text, when not "", is the survivor's new canonical statement, held to the rules of memory
-// text and redacted like any write.
+// Text, when not "", is the survivor's new canonical statement (an absorbed member's text),
+// held to the rules of memory text and redacted like any write.
 type MergeRequest struct {
 	Survivor uuid.UUID
 	Absorbed []uuid.UUID
@@ -24,7 +24,8 @@ type MergeRequest struct {
 }
 
 // Merge applies a consolidation merge (store.Store.Merge) and indexes its rows on this host.
-// The caller checked the canonical text keeps its inputs' specifics (DroppedSpecifics).
+// The caller chose the text with MergeText: one of the members' own, which keeps what every
+// other says.
 func (s *Service) Merge(ctx context.Context, req MergeRequest) (store.Memory, error) {
 	p := store.MergeParams{Survivor: req.Survivor, Absorbed: req.Absorbed, Texts: req.Texts,
 		MergedFromMax: s.cfg.MergedFromMax, Actor: req.Actor, Detail: req.Detail}
@@ -65,7 +66,8 @@ func (s *Service) replacement(ctx context.Context, field, text string) (*store.R
 
 // Unmerge undoes what consolidation merged into id: the memories it absorbed come back (one
 // whose text a live memory now has stays archived) and, when a merge rewrote id's text, that
-// text goes back to what it was. It needs write access to id; history records it all.
+// text goes back to what it was. The decision sticks: consolidation never merges id and what
+// came back again. It needs write access to id; history records it all.
 func (s *Service) Unmerge(ctx context.Context, a Access, id uuid.UUID) (View, error) {
 	if err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err

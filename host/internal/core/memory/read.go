@@ -124,9 +124,9 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		}
 	}
 
-	weight := 0.0 // without a query vector the lexical score is all the relevance there is
+	hybrid := rank.Lexical // without a query vector the lexical score is all the relevance there is
 	if vec != nil {
-		weight = vectorWeight(vec.Embedder)
+		hybrid = s.Hybrid(vec.Embedder)
 	}
 	now := s.now()
 	score := func(l store.Loaded, lexPtr *float64) (SearchHit, bool) {
@@ -134,11 +134,11 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) {
 			return SearchHit{}, false
 		}
-		relevance := rank.Fuse(l.Similarity, lexPtr, weight)
+		relevance := hybrid.Fuse(l.Similarity, lexPtr)
 		score := rank.Score(s.signals(l.Memory, true, relevance, now))
-		// A score of 0 is no evidence at all: no query term and no vector direction in common
-		// (the nearest-neighbour lookup returns the nearest memories however far they are), so
-		// such a memory is never an answer, whatever min_score says.
+		// A score of 0 is no evidence at all: no query term, and no cosine above the embedder's
+		// floor (the nearest-neighbour lookup returns the nearest memories however far they
+		// are), so such a memory is never an answer, whatever min_score says.
 		if score <= 0 || score < req.MinScore {
 			return SearchHit{}, false
 		}
@@ -150,22 +150,22 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	var lookup *nearestLookup
 	if vec != nil {
 		q := store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool}
-		lookup = s.newLookup(ctx, q, weight >= rank.VectorWeightSemantic)
+		lookup = s.newLookup(ctx, q, !lexicalEmbedder(vec.Embedder))
 		defer lookup.close()
 	}
 	l := newLoader(max(k, rank.SupersedeWindow), get, score)
-	if err := l.load(ctx, newCandidates(lex, nil, weight)); err != nil {
+	if err := l.load(ctx, newCandidates(lex, nil, hybrid)); err != nil {
 		return SearchResult{}, err
 	}
 	if lookup != nil {
-		needed := l.needsVector(weight)
+		needed := l.needsVector(hybrid)
 		s.metrics.vectorLookup(lookupOutcome(needed, lookup.started))
 		if needed {
 			ann, err := lookup.hits(ctx)
 			if err != nil {
 				return SearchResult{}, err
 			}
-			if err := l.load(ctx, newCandidates(lex, ann, weight)); err != nil {
+			if err := l.load(ctx, newCandidates(lex, ann, hybrid)); err != nil {
 				return SearchResult{}, err
 			}
 		}
@@ -226,18 +226,6 @@ func (s *Service) queryVector(ctx context.Context, query string) (*store.Vector,
 	return nil, nil
 }
 
-// lexicalEmbedderPrefix names embedders whose vectors are a lexical signal (the BM25 floor,
-// bm25-v1-384): a hashed copy of the terms the lexical index already scores.
-const lexicalEmbedderPrefix = "bm25-"
-
-// vectorWeight is the vector path's share of relevance for vectors of the named embedder.
-func vectorWeight(embedder string) float64 {
-	if strings.HasPrefix(embedder, lexicalEmbedderPrefix) {
-		return rank.VectorWeightLexical
-	}
-	return rank.VectorWeightSemantic
-}
-
 // signals gathers rank.Score's inputs for one memory.
 func (s *Service) signals(m store.Memory, hasQuery bool, relevance float64, now time.Time) rank.Signals {
 	last := m.UpdatedAt
@@ -248,15 +236,26 @@ func (s *Service) signals(m store.Memory, hasQuery bool, relevance float64, now 
 		HitCount: m.HitCount, Pinned: m.Pinned, Age: now.Sub(last), HalfLife: s.halfLife(m.Kind)}
 }
 
+// parseKinds reads the kinds a search or a listing asks for: fact kinds, and the journal, whose
+// entries are memories an operator lists and searches like facts (its own routes page it by
+// session). Goal and plan are one document each, read through their own routes.
 func parseKinds(names []string) ([]store.Kind, error) {
 	var kinds []store.Kind
 	for _, n := range names {
 		if strings.TrimSpace(n) == "" {
 			return nil, fieldErr("kinds", "must not contain an empty kind")
 		}
+		if store.Kind(strings.ToLower(strings.TrimSpace(n))) == store.KindJournal {
+			kinds = append(kinds, store.KindJournal)
+			continue
+		}
 		k, err := store.ParseKind(n)
 		if err != nil {
-			return nil, fieldErr("kinds", "%s", strings.TrimPrefix(err.Error(), "kind: "))
+			msg := strings.TrimPrefix(err.Error(), "kind: ")
+			if !store.IsLayer(store.Kind(strings.ToLower(strings.TrimSpace(n)))) {
+				msg += ", " + string(store.KindJournal)
+			}
+			return nil, fieldErr("kinds", "%s", msg)
 		}
 		kinds = append(kinds, k)
 	}
@@ -272,12 +271,17 @@ func containsKind(kinds []store.Kind, k store.Kind) bool {
 	return false
 }
 
-// Get returns one memory visible in the caller's project and counts a use of it: an agent
-// that opens a memory found by search is using it, and uses (hit_count, last_hit_at) raise
-// its rank in later searches (rank.Usage, recency). The count is recorded off the request
-// path by RecordHits; the returned view shows the count before this read.
+// Get returns one memory visible in the caller's project, with what it absorbed (Absorbed),
+// and counts a use of it: an agent that opens a memory found by search is using it, and uses
+// (hit_count, last_hit_at) raise its rank in later searches (rank.Usage, recency). The count is
+// recorded off the request path by RecordHits; the returned view shows the count before this
+// read.
 func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error) {
 	m, err := s.load(ctx, a, id)
+	if err != nil {
+		return View{}, err
+	}
+	absorbed, err := s.absorbedOf(ctx, m)
 	if err != nil {
 		return View{}, err
 	}
@@ -286,7 +290,9 @@ func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error)
 	default:
 		s.metrics.droppedHits()
 	}
-	return ViewOf(m), nil
+	v := ViewOf(m)
+	v.Absorbed = absorbed
+	return v, nil
 }
 
 func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memory, error) {

@@ -60,7 +60,9 @@ func TestStoreFoldsParaphraseAndExactDuplicate(t *testing.T) {
 	require.Equal(t, 1, para.Memory.DedupedCount)
 	require.Len(t, para.Memory.MergedFrom, 1)
 
-	exact, err := b.svc.Store(ctx, alice, memory.StoreRequest{Text: "this project uses pnpm   instead of npm.", Agent: "gemini-cli"})
+	require.Equal(t, "We use pnpm, not npm, in this repo.", para.Memory.Text, "the first text stays: the later one is no better")
+
+	exact, err := b.svc.Store(ctx, alice, memory.StoreRequest{Text: "we use pnpm,   not npm, in this repo.", Agent: "gemini-cli"})
 	require.NoError(t, err)
 	require.True(t, exact.Exact)
 	require.Equal(t, first.ID, exact.ID)

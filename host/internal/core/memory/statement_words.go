@@ -38,7 +38,10 @@ var lightTerms = termSet(`use uses used using here repo repository project codeb
 
 // numberWords are the numbers notes spell out, read as the digits they stand for.
 var numberWords = map[string]string{"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
-	"six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
+	"six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+	"thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18",
+	"nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70",
+	"eighty": "80", "ninety": "90", "hundred": "100", "thousand": "1000"}
 
 // irregularStems maps the stemmed past forms of irregular verbs to their base's stem. Forms that
 // are also common nouns or directions ("left", "ground", "bound", "lay") are left out.

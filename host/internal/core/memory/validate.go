@@ -28,10 +28,13 @@ func (s *Service) validateText(field, text string) error {
 
 // CheckText applies the rules of memory text, queries, goals, plans and proposals: valid UTF-8,
 // no control characters but tab and line breaks (LF, or CRLF as Windows files and pastes have
-// it), at most limit bytes, and something visible in it. A control character has no place in
-// text a person reads: ESC, BEL and the C1 controls drive terminals (erase a line, conceal
-// what follows), and a lone CR rewrites the line it ends, so an operator approving a proposal
-// would see other text than the one approved. The error is a *FieldError naming field.
+// it), at most limit bytes, something visible in it, and no bidi controls. A control character
+// has no place in text a person reads: ESC, BEL and the C1 controls drive terminals (erase a
+// line, conceal what follows), and a lone CR rewrites the line it ends, so an operator
+// approving a proposal would see other text than the one approved. A bidi control (U+202E
+// RIGHT-TO-LEFT OVERRIDE, the isolates, the marks) reorders how the rest of a line reads, in
+// a banner, a terminal or a review, so what an agent is shown is not what is stored. The
+// error is a *FieldError naming field. Text a model wrote passes it through ModelText.
 func CheckText(field, text string, limit int) error {
 	if !utf8.ValidString(text) {
 		return fieldErr(field, "must be valid UTF-8")
@@ -50,8 +53,15 @@ func CheckText(field, text string, limit int) error {
 	if blank(text) {
 		return fieldErr(field, "must not be empty or only invisible characters")
 	}
+	if i := strings.IndexFunc(text, isBidi); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(text[i:])
+		return fieldErr(field, "must not contain bidi control characters, which reorder how the text reads (found %U)", r)
+	}
 	return nil
 }
+
+// isBidi reports a bidi control: the embeddings, overrides, isolates and marks.
+func isBidi(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
 
 // CheckLine applies the rules of the short optional fields (agent, session, source, reasons,
 // names, project keys): valid UTF-8, at most limit bytes, one line without control or format

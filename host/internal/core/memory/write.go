@@ -21,16 +21,21 @@ type StoreRequest struct {
 	Source     string
 }
 
-// StoreResult says where the text ended up.
+// StoreResult says where the text ended up. Stored is false only for a veto, which has no id
+// and no memory: the answer never names a row that does not exist.
 type StoreResult struct {
-	ID         uuid.UUID `json:"id"`
+	// Stored is true when memory now holds the text: inserted as a new memory, or folded into
+	// an existing one (Folded), whose id and memory follow.
+	Stored     bool      `json:"stored"`
+	ID         uuid.UUID `json:"id,omitzero"`
 	Folded     bool      `json:"folded"`
 	Exact      bool      `json:"exact_duplicate"`
 	Similarity float64   `json:"similarity"`
 	Redactions int       `json:"redactions"`
-	Memory     View      `json:"memory"`
+	Memory     View      `json:"memory,omitzero"`
 	// Vetoed, when set, says why the gatekeeper judged the text not durable: nothing was
-	// stored (not an error: the agent learns why and moves on).
+	// stored (not an error: the agent learns why and moves on). It is a model's words, shown
+	// as one printable line.
 	Vetoed string `json:"vetoed,omitempty"`
 }
 
@@ -60,7 +65,7 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 	folds, why := <-candidates, <-vetoed
 	if why != "" {
 		s.metrics.write("vetoed", start)
-		return StoreResult{Redactions: redactions, Vetoed: why}, nil
+		return StoreResult{Redactions: redactions, Vetoed: PrintableLine(why)}, nil
 	}
 	if err != nil {
 		s.metrics.write("unavailable", start)
@@ -80,6 +85,6 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 		outcome = "fold"
 	}
 	s.metrics.write(outcome, start)
-	return StoreResult{ID: res.Memory.ID, Folded: res.Folded, Exact: res.Exact, Similarity: res.Similarity,
+	return StoreResult{Stored: true, ID: res.Memory.ID, Folded: res.Folded, Exact: res.Exact, Similarity: res.Similarity,
 		Redactions: redactions, Memory: ViewOf(res.Memory)}, nil
 }

@@ -50,6 +50,11 @@ func (g *gen) password() string {
 	return words[g.r.IntN(len(words))] + g.s(digits, 3) + string("!#%&*"[g.r.IntN(5)]) + g.s(lower, 2)
 }
 
+// sequence is the first n characters of alphabet, repeated: a key as dull as one can be.
+func sequence(alphabet string, n int) string {
+	return strings.Repeat(alphabet, n/len(alphabet)+1)[:n]
+}
+
 type secretCase struct {
 	name   string
 	text   string
@@ -136,6 +141,22 @@ func secretCorpus() []secretCase {
 	add("url password postgres", g.password(), "postgres://app:%s@host")
 	add("url password github remote", g.password(), "https://deploy:%s@github.com/acme/x")
 	add("scp remote with a key parameter", "ghp_"+g.s(alnum, 36), "git@github.com:acme/x.git?key=%s")
+
+	// The shapes of issue 25: a real-shaped key is a secret whatever its entropy. gitleaks
+	// drops matches below its entropy floor, so documentation keys, sequences and repeats
+	// passed; an agent pasting one did not know it was harmless, and a real key can be dull.
+	add("aws documentation key id", "AKIA"+"IOSFODNN7EXAMPLE", "the example key %s is in the docs")
+	add("aws key id bare (low entropy)", "AKIA"+strings.Repeat("A", 16), "%s")
+	add("github pat sequential", "ghp_"+sequence(alnum, 36), "use %s for CI")
+	add("github pat repeated", "ghp_"+strings.Repeat("a", 36), "token %s")
+	add("github oauth sequential", "gho_"+sequence(alnum, 36), "the app token is %s")
+	add("github fine-grained sequential", "github_pat_"+sequence(alnum, 22)+"_"+sequence(alnum, 59), "fine-grained: %s")
+	add("gitlab pat repeated", "glpat-"+strings.Repeat("x", 20), "gitlab token %s")
+	add("stripe key zeros", "sk_live_"+strings.Repeat("0", 24), "stripe key %s")
+	add("npm token zeros", "npm_"+strings.Repeat("0", 36), "publish with %s")
+	add("google api key sequential", "AIza"+sequence(b64url, 35), "maps key %s")
+	add("openai legacy key sequential", "sk-"+sequence(alnum, 48), "the OpenAI key is %s")
+	add("huggingface token sequential", "hf_"+sequence(lower+upper, 34), "model pulls use %s")
 	return out
 }
 
@@ -183,8 +204,8 @@ func cleanCorpus() []string {
 		"secret: ${{ secrets.DEPLOY_KEY }}",
 		"the secret is out: we moved to Postgres 16",
 		"the access key is AKIA-style for long-lived IAM users",
-		// The documented example key id beside a commit hash: hex is no secret access key.
-		"the docs' example key AKIAIOSFODNN7EXAMPLE was removed in commit " + g.s(hexLower, 40),
+		// A commit hash beside a key id's name: hex is no secret access key.
+		"the docs' example AKIA key was removed in commit " + g.s(hexLower, 40),
 		"path /srv/" + g.s(lower, 40) + "/data and token refresh every 3600 s",
 	}
 }

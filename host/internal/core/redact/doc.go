@@ -8,8 +8,10 @@
 // curating regexes here. A few cheap extra rules cover what that ruleset misses in prose:
 // password assignments and phrasings ("the admin password is ..."), secrets named the same way
 // ("the secret key for prod is ...", "token: ..."), an AWS secret access key beside its key id,
-// credentials embedded in URLs, OpenAI keys without the ruleset's marker, and Authorization
-// headers outside curl.
+// credentials embedded in URLs, OpenAI keys without the ruleset's marker, Authorization
+// headers outside curl, and provider keys of their exact shape (ghp_ and 36 characters,
+// AKIA and 16) whatever their entropy: gitleaks lets a documentation key or a sequence pass,
+// but a value shaped like a key is one.
 // corpus_test.go holds the evidence: generated secret shapes that must all be redacted, and
 // prose about secrets that must come through untouched.
 package redact

@@ -68,6 +68,9 @@ type extraRule struct {
 	context *regexp.Regexp
 }
 
+// allRules are the rules Redact applies besides gitleaks'.
+var allRules = append(append([]extraRule(nil), extraRules...), keyShapes...)
+
 // awsKeyID is an AWS access key id, the context of its secret access key.
 var awsKeyID = regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`)
 
@@ -147,6 +150,24 @@ var extraRules = []extraRule{
 	},
 }
 
+// keyShapes are provider keys known by their exact shape: a fixed prefix that names what the
+// key is, then a fixed length of a fixed alphabet. gitleaks drops a match below its entropy
+// floor, so the documentation key AKIA...EXAMPLE, a sequence or a run of one character passed;
+// but a value of a key's exact shape is a key whatever its entropy (a real one can be dull, and
+// whoever pasted it did not know it was harmless). The bare prefix in prose ("ghp_ tokens are
+// classic PATs") has no body and stays.
+var keyShapes = []extraRule{
+	{id: "aws-access-token", re: regexp.MustCompile(`(` + awsKeyID.String() + `)`)},
+	{id: "github-pat", re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36})\b`)},
+	{id: "github-fine-grained-pat", re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b`)},
+	{id: "gitlab-pat", re: regexp.MustCompile(`\b(glpat-[A-Za-z0-9_-]{20})(?:[^A-Za-z0-9_-]|$)`)},
+	{id: "stripe-access-token", re: regexp.MustCompile(`\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,99})\b`)},
+	{id: "npm-access-token", re: regexp.MustCompile(`\b(npm_[A-Za-z0-9]{36})\b`)},
+	{id: "gcp-api-key", re: regexp.MustCompile(`\b(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)`)},
+	{id: "openai-api-key", re: regexp.MustCompile(`\b(sk-[A-Za-z0-9]{48})\b`)},
+	{id: "huggingface-access-token", re: regexp.MustCompile(`\b(hf_[A-Za-z]{34})\b`)},
+}
+
 // phraseValue is the value after "password is": quoted, or one word whose trailing
 // punctuation ends the sentence rather than the password.
 const phraseValue = `("[^"\n]+"|'[^'\n]+'|` + backtick + `[^` + backtick + `\n]+` + backtick +
@@ -216,7 +237,7 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	for _, f := range r.detector.DetectString(text) {
 		spans = append(spans, locate(text, f.RuleID, f.Match, f.Secret)...)
 	}
-	for _, rule := range extraRules {
+	for _, rule := range allRules {
 		if rule.context != nil && !rule.context.MatchString(text) {
 			continue
 		}

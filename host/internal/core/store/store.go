@@ -98,7 +98,7 @@ type Store interface {
 //
 // A write is a lookup and then one final change: the store may send the lock, the
 // transaction's start and the lookup together, and commit with the final change, so a write
-// costs two round trips. Insert and Fold are final: they commit when they succeed, and no
+// costs two round trips. Insert, Fold and Edit are final: they commit when they succeed, and no
 // method may be called on tx after one of them (it returns an error). An error from Lookup,
 // from the final change, or from fn before the final change rolls the write back.
 type ScopeTx interface {
@@ -116,6 +116,10 @@ type ScopeTx interface {
 	// Fold updates a live row of the locked scope as p says, records the fold in history, and
 	// commits. A row that is not live in the locked scope is ErrNotFound, and nothing changes.
 	Fold(ctx context.Context, p FoldParams) (Memory, error)
+	// Edit updates a live fact of the locked scope as p says, records an update in history, and
+	// commits. A row that is not a live fact of the locked scope is ErrNotFound; a text another
+	// live memory of the scope holds is ErrConflict; either way nothing changes.
+	Edit(ctx context.Context, p EditParams) (Memory, error)
 }
 
 // Candidates is what ScopeTx.Lookup found.

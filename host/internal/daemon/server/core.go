@@ -155,7 +155,8 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 		log.Warn("vector index not prepared", "err", err)
 	}
 	log.Info("vector index ready", "embedder", es.Name, "took", time.Since(start).Round(time.Millisecond))
-	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}))
+	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}),
+		brain.WithConflictChecks(c.conflictChecks(cfg.Maintenance.Conflicts)))
 	if err := c.openMaintenance(cfg); err != nil {
 		return c, err
 	}
@@ -205,6 +206,7 @@ func serviceConfig(cfg *config.Config) memory.Config {
 	mc.MaxK = cfg.Memory.SearchMaxK
 	mc.CandidatePool = cfg.Memory.CandidatePool
 	mc.FoldThresholds = cfg.Embedder.FoldThresholds
+	mc.VectorWeights, mc.RelevanceFloors = cfg.Embedder.VectorWeights, cfg.Embedder.RelevanceFloors
 	for k, days := range cfg.Ranking.HalfLifeDays {
 		mc.HalfLives[store.Kind(k)] = time.Duration(days * float64(24*time.Hour))
 	}

@@ -40,7 +40,7 @@ func consolidateJob(c *Core, k config.MaintenanceConsolidate) maintenance.Schedu
 
 func conflictsJob(c *Core, k config.MaintenanceConflicts) maintenance.Scheduled {
 	return maintenance.Scheduled{
-		Job:     maintenance.Conflicts{Store: c.Store, Tasks: chain(c, k.MaxLLMCalls), Facts: k.Facts, Journal: k.Journal},
+		Job:     maintenance.Conflicts{Store: c.Store, Memory: c.Service, Tasks: chain(c, k.MaxLLMCalls), Facts: k.Facts, Journal: k.Journal},
 		Enabled: k.Enabled, Every: k.Every,
 		Budget: maintenance.Budget{MaxRows: k.MaxRows, MaxDuration: k.MaxDuration, MaxLLMCalls: k.MaxLLMCalls, MaxTokens: k.MaxTokens},
 	}

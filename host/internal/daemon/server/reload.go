@@ -2,13 +2,19 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/plugins/embedders"
 )
 
 // reloadGrace is how long the replaced plugins keep serving after a reload, so that a request
@@ -28,11 +34,17 @@ type ReloadResult struct {
 // folders, starts the embedder plugins the new configuration asks for (new or replaced
 // binaries, changed checksums, changed [embedders] tables) beside the running ones, chooses
 // the embedder as boot does, and swaps it in: requests in flight finish on the old plugins,
-// which are stopped once they have. The per-token rate limits (auth.*) change at once too. A
-// configuration with problems, or one boot would refuse (an embedder that cannot be chosen),
-// is refused with the reason as a *memory.FieldError and everything keeps running as before.
-// Other settings take effect at the next restart.
-// `memhost reload`, POST /api/v1/admin/reload and SIGHUP call it.
+// which are stopped once they have. The per-token rate limits (auth.*) change at once too.
+//
+// A reload is all or nothing: everything new is started and checked before anything is
+// swapped, and a reload is refused, with the reason as a *memory.FieldError, when the new
+// configuration has problems, when a plugin it asks for cannot start (a configured
+// [embedders.NAME] whose binary is missing or fails plugins.checksums, a running plugin whose
+// binary no longer passes discovery, a launch that fails), or when its embedder choice is one
+// boot would refuse or leaves no embedder serving. A refused reload stops what it started and
+// leaves the running plugins and embedder exactly as they were. (Boot is more lenient: a host
+// with nothing running yet serves what it can and says what is missing.) Other settings take
+// effect at the next restart. `memhost reload`, POST /api/v1/admin/reload and SIGHUP call it.
 func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 	if c.LoadConfig == nil {
 		return ReloadResult{}, &memory.FieldError{Field: "config", Message: "this host was not started by `memhost serve` and cannot reload its configuration"}
@@ -48,20 +60,21 @@ func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 	if err != nil {
 		return refuse("%v", err)
 	}
-	if problems := cfg.Validate(config.RequireDatabase); len(problems) > 0 {
+	if problems := cfg.Validate(config.RequireDatabase, RefuseSecrets()); len(problems) > 0 {
 		return refuse("%v", config.Problems(problems))
 	}
 	found, skipped := plugins.Discover(cfg.Plugins.Dirs, cfg.Plugins.Checksums)
+	cands, missing := EmbedderCandidates(cfg, found, os.LookupEnv)
+	if why := unstartable(cfg, c.Plugins.List(), skipped, missing); why != "" {
+		return refuse("%s", why)
+	}
 	for _, p := range skipped {
 		c.Log.Warn("plugin skipped", "err", p)
 	}
-	cands, missing := EmbedderCandidates(cfg, found, os.LookupEnv)
-	for name, why := range missing {
-		c.Log.Warn("embedder not started", "embedder", name, "reason", why)
-	}
 	gen, err := c.Plugins.Replace(ctx, cands)
 	if err != nil {
-		c.Log.Warn("reload: some plugins failed to start", "err", err)
+		gen.Abort()
+		return refuse("a plugin did not start (%s); `memhost plugins` shows the running ones", plugins.OneLine(err.Error(), 300))
 	}
 	stored, err := c.Store.EmbeddersWithVectors(ctx)
 	if err != nil {
@@ -69,6 +82,11 @@ func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 		return ReloadResult{}, err
 	}
 	next, err := ChooseEmbedder(ctx, c.Plugins, cfg, stored, c.Log)
+	if err == nil && next.Handle() == nil {
+		// Boot waits for the dense embedder the stored vectors need; a running host keeps the
+		// one that serves now rather than trade it for none.
+		err = fmt.Errorf("no embedder would serve: %w", next.pending)
+	}
 	if err != nil {
 		gen.Abort()
 		return refuse("%v", err)
@@ -85,4 +103,34 @@ func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 	}
 	c.Log.Info("reloaded", "embedder", res.Embedder.Name, "tier", res.Embedder.Tier, "why", res.Embedder.Reason, "plugins", len(res.Plugins))
 	return res, nil
+}
+
+// unstartable says why a reload cannot start what it asks for, or "": a configured
+// [embedders.NAME] whose binary is missing or was skipped by discovery (a plugins.checksums
+// entry that does not match it, say), or a plugin running now whose binary discovery skipped,
+// which the reload would silently drop. Binaries are named by file, not path.
+func unstartable(cfg *config.Config, running []plugins.Status, skipped []error, missing map[string]string) string {
+	skippedBinary := map[string]string{} // file name -> why discovery skipped it
+	for _, err := range skipped {
+		if de, ok := errors.AsType[*plugins.DiscoveryError](err); ok {
+			skippedBinary[filepath.Base(de.Path)] = de.Reason
+		}
+	}
+	var why []string
+	for _, name := range slices.Sorted(maps.Keys(missing)) {
+		binary := plugins.Candidate{Kind: embedders.Adapter{}.Kind(), Name: cfg.Embedders[name].Plugin}.Binary()
+		if reason, ok := skippedBinary[binary]; ok {
+			why = append(why, fmt.Sprintf("[embedders.%s] cannot start: %s was skipped: %s", name, binary, reason))
+			delete(skippedBinary, binary)
+			continue
+		}
+		why = append(why, fmt.Sprintf("[embedders.%s] cannot start: %s", name, missing[name]))
+	}
+	for _, st := range running {
+		if reason, ok := skippedBinary[st.Binary]; ok {
+			why = append(why, fmt.Sprintf("%s, running now, would be dropped: %s", st.Binary, reason))
+			delete(skippedBinary, st.Binary)
+		}
+	}
+	return strings.Join(why, "; ")
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	sdkworker "github.com/memhost/memhost/sdk/worker"
@@ -18,7 +19,9 @@ import (
 // flagged before (open, accepted or dismissed) is never flagged again. Without a worker, or
 // past its budget, the job does nothing and the next period asks again.
 type Conflicts struct {
-	Store   *pgstore.Store
+	Store *pgstore.Store
+	// Memory holds the chain's evidence to the write rules (memory.Service.ModelLine).
+	Memory  *memory.Service
 	Tasks   Tasks
 	Facts   int
 	Journal int
@@ -29,6 +32,9 @@ func (Conflicts) Name() string { return "conflicts" }
 
 // maxConflictInput bounds one task's input.
 const maxConflictInput = 48 << 10
+
+// maxEvidenceBytes bounds a pair's evidence, as conflictsSchema asks.
+const maxEvidenceBytes = 500
 
 // maxStatementBytes is the most of one statement the chain is shown.
 const maxStatementBytes = 1000
@@ -104,7 +110,12 @@ func (j Conflicts) project(ctx context.Context, r Run, key string, l *llm, res *
 			continue
 		}
 		known[pair] = true
-		evidence := strings.TrimSpace(p.Evidence)
+		// Evidence is the chain's words: held to the write rules, or dropped (the pair, which
+		// the statements themselves show, is still flagged).
+		evidence, err := j.Memory.ModelLine("evidence", p.Evidence, maxEvidenceBytes)
+		if err != nil {
+			evidence = ""
+		}
 		if newer, older, ok := replacement(ma, mb, p.Replaces); ok {
 			_, changed, err := j.Store.Supersede(ctx, older.ID, newer.ID, r.Actor, map[string]any{"evidence": evidence, "severity": p.Severity})
 			if err != nil {

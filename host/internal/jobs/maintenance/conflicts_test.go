@@ -34,7 +34,7 @@ func lineOf(t *testing.T, input, text string) int {
 func (e env) conflictsJob(t *testing.T, clock Clock, tk Tasks) *Maintenance {
 	t.Helper()
 	m, err := New(e.pool, e.store, Config{Host: "host-a", Clock: clock, testOnly: true, Jobs: []Scheduled{{
-		Job: Conflicts{Store: e.store, Tasks: tk, Facts: 50, Journal: 10}, Enabled: true, Every: 24 * time.Hour,
+		Job: Conflicts{Store: e.store, Memory: e.svc, Tasks: tk, Facts: 50, Journal: 10}, Enabled: true, Every: 24 * time.Hour,
 		Budget: Budget{MaxRows: 10, MaxLLMCalls: 10},
 	}}})
 	require.NoError(t, err)

@@ -7,6 +7,11 @@
 // its budget leaves the rest to the next run) and holds no lock a memory write waits on for
 // longer than one row's change. Every run is recorded in maintenance_runs (what
 // `memhost maintenance status` shows); a periodic run first claims its window there, so a
-// window runs once even when leadership moves between hosts. Time comes from a [Clock], so
-// tests travel in time instead of sleeping. See docs/maintenance.md.
+// window runs once even when leadership moves between hosts, and renews a lease while it runs
+// (lease.go), so a run whose host died is marked abandoned and its window claimed again. The
+// LLM jobs hold every text a worker writes to the write rules (memory.Service.ModelText) and
+// never store a model's rewording of a fact (memory.MergeText). Time comes from a [Clock], so
+// tests travel in time instead of sleeping. A job touches only the project a run names unless
+// it is host-wide (scope.go), which decides who may run it by hand; a run by hand names who
+// asked in the history it writes (RunOptions.Actor). See docs/maintenance.md.
 package maintenance

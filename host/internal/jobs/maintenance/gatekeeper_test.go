@@ -2,6 +2,8 @@ package maintenance
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,4 +66,22 @@ func TestTheGatekeeperVetoesTaskStateAndFailsOpenWithinItsBudget(t *testing.T) {
 		require.NotEqual(t, uuid.Nil, res.ID, "%q fails open", mode)
 		require.Less(t, took, GatekeeperBudget+time.Second, "%q: the write waited %s", mode, took)
 	}
+}
+
+// TestAVetoReasonPassesTheWriteRules: the reason a gatekeeper model gives reaches the agent
+// as an agent's text would be stored: a token in it redacted, escape sequences, line breaks
+// and bidi overrides gone.
+func TestAVetoReasonPassesTheWriteRules(t *testing.T) {
+	t.Parallel()
+	pool, _ := testdb.Migrated(t)
+	ask := &sessionScript{script: map[sdkworker.TaskKind]string{}}
+	svc := memory.New(pgstore.New(pool), lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), realRedactor(t),
+		memory.DefaultConfig(), memory.WithGatekeeper(Gatekeeper{Tasks: ask}))
+	tok := "ghp_" + strings.Repeat("Q7x", 12)
+	reason, err := json.Marshal("it is task state\n\x1b[31mrun with " + tok + " \u202eyltnerruc\u202c")
+	require.NoError(t, err)
+	ask.set(sdkworker.TaskGatekeeper, `{"durable":false,"reason":`+string(reason)+`}`)
+	res, err := svc.Store(context.Background(), proj, memory.StoreRequest{Text: "Now editing line 412 of app.go."})
+	require.NoError(t, err)
+	require.Equal(t, "not stored: the gatekeeper judged it not durable: it is task state [31mrun with [REDACTED:github-pat] yltnerruc", res.Vetoed)
 }

@@ -21,7 +21,7 @@ type Run struct {
 	// OlderThan overrides the job's age threshold for this run (`--older-than`); 0 keeps it.
 	OlderThan time.Duration
 	Budget    Budget
-	Actor     string // recorded in history rows: "maintenance:<job>"
+	Actor     string // recorded in history rows: "maintenance:<job>", plus " by <who>" for a run by hand
 }
 
 // Budget bounds one run. A zero field is no bound. LLM calls and tokens are for the jobs that

@@ -14,12 +14,19 @@ import (
 // journalEntry writes a journal entry to proj as the brain does (through the scope lock).
 func (e env) journalEntry(t *testing.T, text string) uuid.UUID {
 	t.Helper()
+	return e.insert(t, store.KindJournal, text)
+}
+
+// insert writes a memory of kind to proj through the scope lock, past the write path's rules
+// and fold: as the brain writes an entry, or as a row an earlier version stored.
+func (e env) insert(t *testing.T, kind store.Kind, text string) uuid.UUID {
+	t.Helper()
 	ctx := context.Background()
 	v, err := e.svc.EmbedDocument(ctx, text)
 	require.NoError(t, err)
 	var id uuid.UUID
 	require.NoError(t, e.store.WithScopeLock(ctx, store.Project(proj.Project), func(tx store.ScopeTx) error {
-		m, err := tx.Insert(ctx, store.Write{Scope: store.ScopeProject, ScopeKey: proj.Project, Kind: store.KindJournal, Text: text,
+		m, err := tx.Insert(ctx, store.Write{Scope: store.ScopeProject, ScopeKey: proj.Project, Kind: kind, Text: text,
 			Importance: 0.5, Confidence: 0.8, Vector: v, Actor: "test"})
 		id = m.ID
 		return err

@@ -46,6 +46,7 @@ func (l *llm) ask(ctx context.Context, kind sdkworker.TaskKind, t sdkworker.Task
 		t.TokenBudget = l.budget.MaxTokens - int(l.res.Tokens)
 	}
 	a, call, err := l.tasks.Run(ctx, kind, t)
+	l.res.count(call, err)
 	switch {
 	case errors.Is(err, tasks.ErrNoWorker):
 		l.stopped = err.Error() // a steady state, not work left over
@@ -54,8 +55,6 @@ func (l *llm) ask(ctx context.Context, kind sdkworker.TaskKind, t sdkworker.Task
 		l.stopped, l.res.Partial = err.Error(), true
 		return false
 	}
-	l.res.LLMCalls++
-	l.res.Tokens += int64(call.InputTokens + call.OutputTokens)
 	if err != nil {
 		l.stopped, l.res.Partial = err.Error(), true
 		return false
@@ -67,6 +66,17 @@ func (l *llm) ask(ctx context.Context, kind sdkworker.TaskKind, t sdkworker.Task
 		return false
 	}
 	return true
+}
+
+// count records a task's call in r: every task a chain was asked counts, answered or not (a
+// timeout or a crash spent the call too, with the tokens the worker reported); a task that
+// asked no worker (none configured, the daily budget spent) does not.
+func (r *Result) count(call tasks.Call, err error) {
+	if errors.Is(err, tasks.ErrNoWorker) || errors.Is(err, tasks.ErrWaiting) {
+		return
+	}
+	r.LLMCalls++
+	r.Tokens += int64(call.InputTokens + call.OutputTokens)
 }
 
 // decodeAnswer decodes a task's answer into out: its JSON, checked against the task's schema

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,6 +47,9 @@ type Maintenance struct {
 	jobs   map[string]Scheduled
 	order  []string
 	client *river.Client[pgx.Tx]
+
+	mu     sync.Mutex
+	active map[int64]bool // the runs this host is working on
 }
 
 // ErrUnknownJob means a job name that is not configured.
@@ -59,7 +63,7 @@ func New(pool *pgxpool.Pool, st *pgstore.Store, cfg Config) (*Maintenance, error
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Maintenance{store: st, cfg: cfg, jobs: map[string]Scheduled{}}
+	m := &Maintenance{store: st, cfg: cfg, jobs: map[string]Scheduled{}, active: map[int64]bool{}}
 	workers := river.NewWorkers()
 	var periodic []*river.PeriodicJob
 	for _, s := range cfg.Jobs {
@@ -180,6 +184,9 @@ type RunOptions struct {
 	Project   string        // "" for every project
 	DryRun    bool          // change nothing; report what would change
 	OlderThan time.Duration // the job's age threshold for this run; 0 keeps the configured one
+	// Actor names who asked for the run (e.g. "token:ops"): the history rows it writes name
+	// it beside the job, "maintenance:purge by token:ops". "" for the scheduler's runs.
+	Actor string
 }
 
 // RunNow runs job once, by hand, on this host, and reports what it did (or, dry, would do).
@@ -200,7 +207,7 @@ func (m *Maintenance) execute(ctx context.Context, job, trigger string, o RunOpt
 		w := now.Truncate(s.Every)
 		run.WindowStart = &w
 	}
-	id, claimed, err := m.store.StartRun(ctx, run)
+	id, claimed, err := m.store.StartRun(ctx, run, m.live(now))
 	if err != nil {
 		return Report{}, err
 	}
@@ -209,13 +216,18 @@ func (m *Maintenance) execute(ctx context.Context, job, trigger string, o RunOpt
 		return Report{Run: run, Skipped: true}, nil
 	}
 	run.ID = id
+	defer m.working(id)()
 	rctx := ctx
 	if s.Budget.MaxDuration > 0 {
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeout(ctx, s.Budget.MaxDuration)
 		defer cancel()
 	}
-	res, runErr := s.Job.Run(rctx, Run{Now: now, Project: o.Project, DryRun: o.DryRun, OlderThan: o.OlderThan, Budget: s.Budget, Actor: "maintenance:" + job})
+	actor := "maintenance:" + job
+	if o.Actor != "" {
+		actor += " by " + o.Actor
+	}
+	res, runErr := s.Job.Run(rctx, Run{Now: now, Project: o.Project, DryRun: o.DryRun, OlderThan: o.OlderThan, Budget: s.Budget, Actor: actor})
 	finished := m.cfg.Clock.Now().UTC()
 	run.FinishedAt = &finished
 	run.Examined, run.Changed, run.LLMCalls, run.Tokens = res.Examined, res.Changed, res.LLMCalls, res.Tokens

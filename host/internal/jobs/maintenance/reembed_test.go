@@ -215,7 +215,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 	require.NotNil(t, p.RetryAt)
 	require.True(t, clock.Now().Add(time.Minute).Equal(*p.RetryAt), "retry at %s", p.RetryAt)
 	require.Contains(t, p.LastError, "connection refused")
-	st, err := m.Status(ctx)
+	st, err := m.Status(ctx, "")
 	require.NoError(t, err)
 	require.Equal(t, "failed", st[0].Last.Outcome)
 

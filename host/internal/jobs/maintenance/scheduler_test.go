@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 )
 
 // TestPeriodicRunClaimsItsWindowOnce: a second periodic run in the same window does nothing,
@@ -27,7 +29,7 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, second.Skipped, "the window already ran on host-a")
 
-	st, err := b.Status(ctx)
+	st, err := b.Status(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, st, 1)
 	require.Equal(t, "maintenance.stale", st[0].Kind)
@@ -39,9 +41,69 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	third, err := b.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
 	require.NoError(t, err)
 	require.False(t, third.Skipped, "the next window runs")
-	st, err = a.Status(ctx)
+	st, err = a.Status(ctx, "")
 	require.NoError(t, err)
 	require.Equal(t, "host-b", st[0].Last.Host)
+}
+
+// TestARunWhoseHostDiedIsAbandonedAndItsWindowRetried (issue 25): a run whose host was killed
+// mid-run says "running" while its lease holds, and its window stays claimed; once the lease
+// lapses, status says "abandoned", naming the host, the window is due again and the next
+// periodic run claims it. A run its own host lost the database under (no outcome recorded) is
+// abandoned by that host's next run at once.
+func TestARunWhoseHostDiedIsAbandonedAndItsWindowRetried(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	clock := &fakeClock{now: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	a := e.newMaintenance(t, "host-a", clock, 24*time.Hour)
+	window := func() *time.Time {
+		w := clock.Now().Truncate(24 * time.Hour)
+		return &w
+	}
+	claim := func(host string) {
+		t.Helper()
+		_, claimed, err := e.store.StartRun(ctx, pgstore.MaintenanceRun{Job: "stale", Trigger: TriggerPeriodic, WindowStart: window(),
+			Host: host, StartedAt: clock.Now()}, pgstore.LiveRuns{Since: clock.Now().Add(-RunLease)})
+		require.NoError(t, err)
+		require.True(t, claimed)
+	}
+	claim("host-dead") // and then the host was killed: no heartbeat, no outcome
+
+	st, err := a.Status(ctx, "")
+	require.NoError(t, err)
+	require.Equal(t, "running", st[0].Last.Outcome, "within its lease the run may be alive")
+	rep, err := a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	require.NoError(t, err)
+	require.True(t, rep.Skipped)
+
+	clock.Advance(RunLease + time.Minute)
+	st, err = a.Status(ctx, "")
+	require.NoError(t, err)
+	require.Equal(t, "abandoned", st[0].Last.Outcome)
+	require.Contains(t, st[0].Last.Error, "host-dead")
+	require.NotNil(t, st[0].Last.FinishedAt)
+	require.Equal(t, clock.Now(), st[0].Next.UTC(), "the window is due again")
+	rep, err = a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	require.NoError(t, err)
+	require.False(t, rep.Skipped, "the abandoned window is retried")
+	require.Equal(t, "ok", rep.Run.Outcome)
+	require.Equal(t, *window(), *rep.Run.WindowStart)
+	st, err = a.Status(ctx, "")
+	require.NoError(t, err)
+	require.Equal(t, "ok", st[0].Last.Outcome)
+	require.Equal(t, window().Add(24*time.Hour), st[0].Next.UTC())
+
+	clock.Advance(24 * time.Hour)
+	claim("host-a") // host-a's run whose outcome the database never got
+	rep, err = a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	require.NoError(t, err)
+	require.False(t, rep.Skipped, "host-a knows it no longer works on its earlier run")
+	rows, err := e.pool.Query(ctx, `SELECT outcome FROM maintenance_runs WHERE window_start = $1 ORDER BY id`, window())
+	require.NoError(t, err)
+	outcomes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{"abandoned", "ok"}, outcomes)
 }
 
 // TestTwoHostsRunEachWindowOnceAndFailOver: two hosts' River clients on one schema; the

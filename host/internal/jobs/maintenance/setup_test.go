@@ -11,6 +11,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/redact"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/daemon/lifecycle"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
@@ -52,10 +53,27 @@ func setup(t *testing.T) env {
 // setupWith is setup with the memory service configured by cfg.
 func setupWith(t *testing.T, cfg memory.Config) env {
 	t.Helper()
+	return setupRedacting(t, cfg, func(s string) (string, int) { return s, 0 })
+}
+
+// realRedactor is the host's secret redactor, as the memory service is given it.
+func realRedactor(t *testing.T) memory.RedactFunc {
+	t.Helper()
+	r, err := redact.New()
+	require.NoError(t, err)
+	return func(s string) (string, int) {
+		out, f := r.Redact(s)
+		return out, len(f)
+	}
+}
+
+// setupRedacting is setupWith with the memory service redacting through redactFn.
+func setupRedacting(t *testing.T, cfg memory.Config, redactFn memory.RedactFunc) env {
+	t.Helper()
 	pool, _ := testdb.Migrated(t)
 	st := pgstore.New(pool)
 	emb := embeddertest.Launch(t, testplugins.BM25(t))
-	svc := memory.New(st, lexical.New(), memory.Fixed(emb), func(s string) (string, int) { return s, 0 }, cfg)
+	svc := memory.New(st, lexical.New(), memory.Fixed(emb), redactFn, cfg)
 	g := lifecycle.NewGroup(nil, lifecycle.Func("hit recorder", svc.RecordHits))
 	require.NoError(t, g.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })

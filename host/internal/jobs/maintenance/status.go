@@ -20,9 +20,16 @@ type JobStatus struct {
 	Next *time.Time
 }
 
-// Status reports every configured job, in configuration order.
-func (m *Maintenance) Status(ctx context.Context) ([]JobStatus, error) {
-	last, err := m.store.LastRuns(ctx)
+// Status reports every configured job, in configuration order. project "" reports every run;
+// a project key reports only the runs over that project (Last is its latest, nil when none):
+// what a token bound to it may see, no other project's keys, ids or counts. A run no host
+// works on any more (see RunLease) is reported abandoned, and its window as due again.
+func (m *Maintenance) Status(ctx context.Context, project string) ([]JobStatus, error) {
+	now := m.cfg.Clock.Now().UTC()
+	if _, err := m.store.AbandonRuns(ctx, m.live(now), now); err != nil {
+		return nil, err
+	}
+	last, err := m.store.LastRuns(ctx, project)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +37,6 @@ func (m *Maintenance) Status(ctx context.Context) ([]JobStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := m.cfg.Clock.Now().UTC()
 	out := make([]JobStatus, 0, len(m.order))
 	for _, name := range m.order {
 		s := m.jobs[name]

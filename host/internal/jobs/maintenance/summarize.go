@@ -54,6 +54,8 @@ const (
 	maxFacts = 5
 	// maxSummaryBytes bounds the summary written into the entry.
 	maxSummaryBytes = 2000
+	// maxDriftReasonBytes bounds a plan-drift reason, as driftSchema asks.
+	maxDriftReasonBytes = 500
 	// summaryActor is recorded in history and as the facts' and proposals' author.
 	summaryActor = "maintenance:summarize"
 )
@@ -191,10 +193,7 @@ func (j Summarize) ask(ctx context.Context, kind sdkworker.TaskKind, instruction
 		return tasks.ErrNoWorker
 	}
 	a, call, err := j.Tasks.Run(ctx, kind, sdkworker.Task{Instructions: instructions, Input: input, Schema: schema})
-	if call.Worker != "" {
-		res.LLMCalls++
-		res.Tokens += int64(call.InputTokens + call.OutputTokens)
-	}
+	res.count(call, err)
 	if err != nil {
 		return err
 	}
@@ -220,8 +219,8 @@ func (j Summarize) summarize(ctx context.Context, t pgstore.SessionTranscript, r
 	if err := j.ask(ctx, sdkworker.TaskSessionSummary, summaryInstructions, t.Excerpt, summarySchema, &out, res); err != nil {
 		return "", err
 	}
-	s := strings.Join(strings.Fields(out.Summary), " ")
-	if err := memory.CheckText("summary", s, maxSummaryBytes); err != nil {
+	s, err := j.Memory.ModelText("summary", strings.Join(strings.Fields(out.Summary), " "), maxSummaryBytes)
+	if err != nil {
 		return "", fmt.Errorf("task %s: the summary is unusable: %w", sdkworker.TaskSessionSummary, err)
 	}
 	return s, nil
@@ -248,6 +247,10 @@ func (j Summarize) extract(ctx context.Context, acc memory.Access, t pgstore.Ses
 	}
 	conf := ExtractedConfidence
 	for _, f := range out.Facts[:min(len(out.Facts), maxFacts)] {
+		f, err := j.Memory.ModelText("fact", f, 0)
+		if err != nil {
+			continue
+		}
 		stored, err := j.Memory.Store(ctx, acc, memory.StoreRequest{Text: f, Confidence: &conf,
 			Agent: t.Agent, Session: entry.Provenance.Session, Source: "extracted"})
 		if err == nil {
@@ -287,11 +290,15 @@ func (j Summarize) planDrift(ctx context.Context, acc memory.Access, t pgstore.S
 	if err := j.ask(ctx, sdkworker.TaskPlanDrift, driftInstructions, input.String(), driftSchema, &out, res); err != nil || !out.Update {
 		return
 	}
-	reason := oneLine(out.Reason)
-	if reason == "" {
+	text, err := j.Memory.ModelText("plan", out.Plan, 0)
+	if err != nil {
+		return
+	}
+	reason, err := j.Memory.ModelLine("reason", out.Reason, maxDriftReasonBytes)
+	if err != nil || reason == "" {
 		reason = "the plan drifted from what the sessions did"
 	}
-	p, err := j.Brain.Propose(ctx, acc, brain.ProposeRequest{Layer: string(store.KindPlan), Text: out.Plan,
+	p, err := j.Brain.Propose(ctx, acc, brain.ProposeRequest{Layer: string(store.KindPlan), Text: text,
 		Reason: "plan drift: " + reason, Agent: summaryActor})
 	if err == nil && !p.Duplicate {
 		res.add(Item{ID: p.Proposal.ID.String(), Action: "propose", Reason: "plan drift"})

@@ -2,7 +2,9 @@ package maintenance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +23,9 @@ import (
 )
 
 // sessionScript is a worker chain that answers each task kind as its script says: a JSON answer,
-// or "hang" (until the task's context ends), "crash" (the chain's error) or "garbage" (text
-// that is not the JSON asked for). It records the tasks it was given.
+// or "hang" (until the task's context ends), "crash" (the chain's error), "timeout" (the
+// chain's deadline error, as tasks.Runner gives it) or "garbage" (text that is not the JSON
+// asked for). It records the tasks it was given.
 type sessionScript struct {
 	release chan struct{} // closed at the end of a test that sets "stuck"
 	mu      sync.Mutex
@@ -66,6 +69,8 @@ func (s *sessionScript) Run(ctx context.Context, kind sdkworker.TaskKind, t sdkw
 		return sdkworker.Answer{}, call, nil
 	case answer == "crash":
 		return sdkworker.Answer{}, call, errors.New("task: " + string(kind) + ": " + tasks.ErrNoAnswer.Error() + ": sessionScript crashed")
+	case answer == "timeout": // as tasks.Runner answers a call its deadline ended: no call record
+		return sdkworker.Answer{}, tasks.Call{}, fmt.Errorf("task %s: %w: sessionScript did not answer", kind, context.DeadlineExceeded)
 	case answer == "garbage":
 		return sdkworker.Answer{Text: "Sure! Here is your summary"}, call, nil
 	}
@@ -85,7 +90,12 @@ const transcriptText = "user: Switch the build to pnpm.\nassistant: Done: pnpm 9
 // newSummaryEnv builds the summarize job over a sessionScript chain; job changes its settings.
 func newSummaryEnv(t *testing.T, enabled bool, job func(*Summarize)) summaryEnv {
 	t.Helper()
-	e := setup(t)
+	return newSummaryEnvOn(t, setup(t), enabled, job)
+}
+
+// newSummaryEnvOn is newSummaryEnv on e.
+func newSummaryEnvOn(t *testing.T, e env, enabled bool, job func(*Summarize)) summaryEnv {
+	t.Helper()
 	s := summaryEnv{env: e, ask: &sessionScript{script: map[sdkworker.TaskKind]string{}}}
 	s.brain = brain.New(e.store, e.svc, brain.DefaultConfig())
 	j := Summarize{Store: e.store, Memory: e.svc, Brain: s.brain, Tasks: s.ask, Extract: true, PlanDrift: true}
@@ -288,4 +298,82 @@ func TestASummaryIsCutToTheTextLimit(t *testing.T) {
 	require.Len(t, text, 80)
 	require.Equal(t, "claude session ended after 4m with exit code 0.\nSummary: Moved the build to p…", text)
 	require.Zero(t, s.waiting(t))
+}
+
+// TestEveryWorkerTextPassesTheWriteRules: what the summarize chains answer is held to the
+// rules of an agent's write before it is stored: a summary holding a GitHub token, an AWS key
+// pair, a database URL with its password, an escape sequence and a bidi override is stored
+// redacted and clean, and so shown in the banner's "Recent sessions" and given to the
+// conflicts chain; an extracted fact and a plan-drift proposal likewise.
+func TestEveryWorkerTextPassesTheWriteRules(t *testing.T) {
+	t.Parallel()
+	s := newSummaryEnvOn(t, setupRedacting(t, memory.DefaultConfig(), realRedactor(t)), true, nil)
+	ctx := context.Background()
+	tok := "ghp_" + strings.Repeat("Zk4", 12)
+	awsID, awsSecret := "AKIA"+"XYZW2345"+"ABCDEFGH", strings.Repeat("aB3/", 10)
+	pw := "PW" + "s3cret9"
+	secrets := []string{tok, awsID, awsSecret, pw, "\x1b", "\u202e"}
+	quote := func(v string) string {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return string(b)
+	}
+	admin := memory.Access{Project: proj.Project, Admin: true, Actor: "op"}
+	_, err := s.brain.SetDocument(ctx, admin, store.KindPlan, brain.SetRequest{Text: "1. Rotate the keys.", Source: "cli"})
+	require.NoError(t, err)
+	s.write(t, proj, "Deploys go through ArgoCD.")
+	s.write(t, proj, "The api listens on 8080.")
+	s.ask.set(sdkworker.TaskSessionSummary, `{"summary":`+quote("Rotated the deploy token to "+tok+"; AWS: "+awsID+" / "+awsSecret+
+		"; the DB is postgres://app:"+pw+"@host/db. \x1b[2KAll \u202eenod\u202c.")+`}`)
+	s.ask.set(sdkworker.TaskExtract, `{"facts":[`+quote("CI pushes with \u202e"+tok)+`]}`)
+	s.ask.set(sdkworker.TaskPlanDrift, `{"update":true,"plan":`+quote("1. Use "+tok+" for releases.")+`,"reason":`+quote("keys\nrotated \x1b[31m "+tok)+`}`)
+	entry := s.end(t, proj, "sess-1")
+
+	rep, err := s.m.RunNow(ctx, "summarize", RunOptions{Project: proj.Project})
+	require.NoError(t, err)
+	require.Equal(t, "ok", rep.Run.Outcome)
+	text := s.entryText(t, entry.ID)
+	require.Contains(t, text, "Summary: Rotated the deploy token to [REDACTED:github-pat]; AWS: [REDACTED:aws-access-token] / [REDACTED:aws-secret-access-key]; "+
+		"the DB is postgres://app:[REDACTED:url-password]@host/db. [2KAll enod.")
+
+	b, err := s.brain.Banner(ctx, proj, brain.BannerRequest{})
+	require.NoError(t, err)
+	require.Contains(t, b.Text, "## Recent sessions")
+	require.Contains(t, b.Text, "[REDACTED:github-pat]")
+	found, err := s.svc.Search(ctx, proj, memory.SearchRequest{Query: "CI pushes"})
+	require.NoError(t, err)
+	require.Equal(t, "CI pushes with [REDACTED:github-pat]", found.Hits[0].Text, "the extracted fact")
+	inbox, err := s.brain.Inbox(ctx, proj, brain.InboxRequest{})
+	require.NoError(t, err)
+	require.Len(t, inbox.Proposals, 1)
+	require.Equal(t, "1. Use [REDACTED:github-pat] for releases.", inbox.Proposals[0].Text)
+	require.Equal(t, "plan drift: keys rotated [31m [REDACTED:github-pat]", inbox.Proposals[0].Reason)
+
+	conflicts := &sessionScript{script: map[sdkworker.TaskKind]string{sdkworker.TaskConflicts: `{"pairs":[]}`}}
+	_, err = s.conflictsJob(t, &fakeClock{now: time.Now()}, conflicts).RunNow(ctx, "conflicts", RunOptions{Project: proj.Project})
+	require.NoError(t, err)
+	input := conflicts.tasks(sdkworker.TaskConflicts)[0].Input
+	require.Contains(t, input, "Summary: Rotated the deploy token to [REDACTED:github-pat]")
+	for _, leak := range secrets {
+		for where, got := range map[string]string{"entry": text, "banner": b.Text, "conflicts input": input,
+			"fact": found.Hits[0].Text, "proposal": inbox.Proposals[0].Text + inbox.Proposals[0].Reason} {
+			require.NotContains(t, got, leak, "%q reached the %s", leak, where)
+		}
+	}
+}
+
+// TestTimedOutCallsAreCounted: calls the chain's deadline ended are LLM calls of the run (the
+// worker was asked and may have spent tokens): two sessions whose summaries timed out record
+// two, not zero.
+func TestTimedOutCallsAreCounted(t *testing.T) {
+	t.Parallel()
+	s := newSummaryEnv(t, true, nil)
+	s.ask.set(sdkworker.TaskSessionSummary, "timeout")
+	s.end(t, proj, "sess-1")
+	s.end(t, proj, "sess-2")
+	rep, err := s.m.RunNow(context.Background(), "summarize", RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "partial", rep.Run.Outcome)
+	require.EqualValues(t, 2, rep.Run.LLMCalls)
+	require.Equal(t, 2, s.waiting(t), "both sessions wait for the next run")
 }

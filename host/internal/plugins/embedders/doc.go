@@ -5,7 +5,10 @@
 // A Handle trusts nothing that crosses the wire. Texts longer than the
 // plugin's MaxInputBytes are cut on a UTF-8 boundary before they are sent,
 // as the protocol promises plugin authors. Every answer is checked: one
-// vector per text, each of the promised dimensions, every component finite.
+// vector per text, each of the promised dimensions, every component finite,
+// and none the zero vector for a text with words unless the embedder's
+// vectors are hashed terms (the BM25 floor), which have no direction when a
+// text has no terms.
 // A plugin that answers otherwise is marked unhealthy with the reason (shown
 // by `memhost plugins` and the status API) and the call fails with an error
 // wrapping embedder.ErrUnavailable, so a NaN never reaches the store or the

@@ -87,7 +87,10 @@ func (h *Handle) Embed(ctx context.Context, purpose embedder.Purpose, texts []st
 		if vecs, err = e.Embed(ctx, purpose, texts); err != nil {
 			return err
 		}
-		return checkVectors(vecs, len(texts), info.Dimensions)
+		if err := checkVectors(vecs, len(texts), info.Dimensions); err != nil {
+			return err
+		}
+		return checkDirections(vecs, texts, info.Name)
 	})
 	if err != nil {
 		return nil, err

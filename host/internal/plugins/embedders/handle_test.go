@@ -61,7 +61,8 @@ func requireSafeForCallers(t *testing.T, err error, dir string) {
 }
 
 // TestInvalidVectorsAreRefused: a plugin that answers with NaN, an infinity,
-// a short vector or too few vectors does not get them into the host. The
+// a short vector, too few vectors or the zero vector for a text with words
+// does not get them into the host. The
 // call fails as unavailable (retry later), and the plugin is unhealthy with
 // the reason until it answers Embed properly again; a passing health check
 // does not hide it.
@@ -72,6 +73,7 @@ func TestInvalidVectorsAreRefused(t *testing.T) {
 		"inf":   "vector 1 component 3 is +Inf",
 		"dims":  "vector 1 has 7 dimensions",
 		"count": "1 vectors for 2 texts",
+		"zero":  "vector 1 is all zeros",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

@@ -3,6 +3,8 @@ package embedders
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -46,6 +48,30 @@ func checkVectors(vecs [][]float32, texts, dims int) error {
 			if x-x != 0 {
 				return fmt.Errorf("invalid answer: vector %d component %d is %v", i, j, x)
 			}
+		}
+	}
+	return nil
+}
+
+// lexicalPrefix names the vector spaces of the BM25 floor ("bm25-v1-384"): hashed terms,
+// whose zero vector is an answer (a text with no terms, or two terms whose hashes cancel).
+const lexicalPrefix = "bm25-"
+
+// checkDirections refuses the zero vector for a text with a letter or a digit from an embedder
+// whose vectors are not hashed terms: a model maps every text it reads somewhere, so the zero
+// vector (or nulls, which decode as zeros) is a broken answer. Stored, it would have no
+// direction, no neighbours and never be embedded again (the row has a vector); refused, the
+// write says the embedder failed and the re-embed job tries again.
+func checkDirections(vecs [][]float32, texts []string, embedder string) error {
+	if strings.HasPrefix(embedder, lexicalPrefix) {
+		return nil
+	}
+	for i, v := range vecs {
+		if slices.ContainsFunc(v, func(x float32) bool { return x != 0 }) {
+			continue
+		}
+		if strings.IndexFunc(texts[i], func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			return fmt.Errorf("invalid answer: vector %d is all zeros for a text with words", i)
 		}
 	}
 	return nil

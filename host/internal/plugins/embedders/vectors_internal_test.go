@@ -35,3 +35,12 @@ func TestTruncate(t *testing.T) {
 	require.Same(t, &same[0], &truncate(same, 2)[0], "no copy when nothing is cut")
 	require.Equal(t, texts, truncate(texts, 0), "0 means no limit")
 }
+
+func TestCheckDirections(t *testing.T) {
+	t.Parallel()
+	zero, some := make([]float32, 3), []float32{0, 1, 0}
+	require.NoError(t, checkDirections([][]float32{some, zero}, []string{"a fact", "🎉 …"}, "dense-v1-3"), "no words: no direction to find")
+	require.ErrorContains(t, checkDirections([][]float32{some, zero}, []string{"a fact", "the api 8080"}, "dense-v1-3"),
+		"vector 1 is all zeros for a text with words")
+	require.NoError(t, checkDirections([][]float32{zero}, []string{"pnpm rocks"}, "bm25-v1-384"), "hashed terms may cancel")
+}

@@ -221,10 +221,11 @@ func (s *Store) PendingUnmerge(ctx context.Context, survivor store.Memory) (stor
 }
 
 // Unmerge restores the absorbed memories and the survivor's prior text in one transaction
-// under the scope's lock, removes the restored texts from the survivor's merged_from, and
-// records an update row (detail.unmerged) on the survivor and a restore row on each restored
-// memory. An absorbed memory whose text a live memory now has stays archived. It returns the
-// survivor and the restored memories.
+// under the scope's lock, removes the restored texts from the survivor's merged_from, records
+// an update row (detail.unmerged) on the survivor and a restore row on each restored memory,
+// and keeps every pair of the survivor and the restored apart (KeptApart): the operator's
+// decision, which consolidation never undoes. An absorbed memory whose text a live memory now
+// has stays archived. It returns the survivor and the restored memories.
 func (s *Store) Unmerge(ctx context.Context, p store.UnmergeParams) (survivor store.Memory, restored []store.Memory, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		sv, err := lockRow(ctx, tx, p.Survivor)
@@ -286,6 +287,9 @@ func (s *Store) Unmerge(ctx context.Context, p store.UnmergeParams) (survivor st
 		if err != nil {
 			return fmt.Errorf("encode metadata: %w", err)
 		}
+		if err := keepApart(ctx, tx, sv.ScopeKey, append([]uuid.UUID{sv.ID}, ids...), p.Actor, now); err != nil {
+			return err
+		}
 		if err := appendHistory(ctx, tx, sv, store.EventUpdate, &sv.Text, &text, p.Actor, map[string]any{"unmerged": idStrings(ids)}, now); err != nil {
 			return err
 		}
@@ -299,4 +303,36 @@ func (s *Store) Unmerge(ctx context.Context, p store.UnmergeParams) (survivor st
 		return survivor, nil, fmt.Errorf("unmerge %s: %w", p.Survivor, err)
 	}
 	return survivor, restored, nil
+}
+
+// keepApart records every pair of ids, memories of scopeKey an operator decided are not one
+// fact (memory_kept_apart); a pair recorded before keeps its first decision.
+func keepApart(ctx context.Context, tx pgx.Tx, scopeKey string, ids []uuid.UUID, actor string, now time.Time) error {
+	for i, a := range ids {
+		for _, b := range ids[i+1:] {
+			if _, err := tx.Exec(ctx, `INSERT INTO memory_kept_apart (scope_key, pair_key, memory_a, memory_b, decided_at, decided_by)
+				VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, scopeKey, store.PairKey(a, b), a, b, now, actor); err != nil {
+				return fmt.Errorf("keep %s and %s apart: %w", a, b, err)
+			}
+		}
+	}
+	return nil
+}
+
+// KeptApart returns the pairs of project's memories an operator kept apart by an unmerge,
+// keyed by store.PairKey: consolidation never merges them again.
+func (s *Store) KeptApart(ctx context.Context, project string) (map[string]bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT pair_key FROM memory_kept_apart WHERE scope_key = $1`, project)
+	if err != nil {
+		return nil, fmt.Errorf("read the pairs kept apart in %q: %w", project, err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read the pairs kept apart in %q: %w", project, err)
+	}
+	out := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		out[k] = true
+	}
+	return out, nil
 }

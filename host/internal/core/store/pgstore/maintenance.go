@@ -21,21 +21,27 @@ type MaintenanceRun struct {
 	Host        string
 	StartedAt   time.Time
 	FinishedAt  *time.Time
-	Outcome     string // running, ok, partial (a budget stopped it) or failed
-	Error       string
-	Examined    int64
-	Changed     int64
-	LLMCalls    int64
-	Tokens      int64
+	// Outcome is running, ok, partial (a budget stopped it), failed, or abandoned (its host
+	// stopped renewing its lease: killed, or cut off from the database).
+	Outcome  string
+	Error    string
+	Examined int64
+	Changed  int64
+	LLMCalls int64
+	Tokens   int64
 }
 
 // StartRun records a run as running and returns its id. A periodic run claims its window:
 // when another host already ran (or is running) the same job for the same window, claimed is
-// false and nothing is recorded.
-func (s *Store) StartRun(ctx context.Context, r MaintenanceRun) (id int64, claimed bool, err error) {
-	err = s.pool.QueryRow(ctx, `INSERT INTO maintenance_runs (job, trigger, window_start, project, dry_run, host, started_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (job, window_start) WHERE trigger = 'periodic' DO NOTHING RETURNING id`,
+// false and nothing is recorded. First, the runs no host works on any more are marked
+// abandoned (AbandonRuns with live), so a window whose runner died is claimed again.
+func (s *Store) StartRun(ctx context.Context, r MaintenanceRun, live LiveRuns) (id int64, claimed bool, err error) {
+	if _, err := s.AbandonRuns(ctx, live, r.StartedAt); err != nil {
+		return 0, false, err
+	}
+	err = s.pool.QueryRow(ctx, `INSERT INTO maintenance_runs (job, trigger, window_start, project, dry_run, host, started_at, heartbeat_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+		ON CONFLICT (job, window_start) WHERE trigger = 'periodic' AND outcome <> 'abandoned' DO NOTHING RETURNING id`,
 		r.Job, r.Trigger, r.WindowStart, r.Project, r.DryRun, r.Host, r.StartedAt).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
@@ -46,9 +52,47 @@ func (s *Store) StartRun(ctx context.Context, r MaintenanceRun) (id int64, claim
 	return id, true, nil
 }
 
-// FinishRun records a run's outcome and counts.
+// Heartbeat renews a running run's lease: its host still works on it at at.
+func (s *Store) Heartbeat(ctx context.Context, id int64, at time.Time) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE maintenance_runs SET heartbeat_at = $2 WHERE id = $1 AND outcome = 'running'`, id, at); err != nil {
+		return fmt.Errorf("renew the maintenance run's lease: %w", err)
+	}
+	return nil
+}
+
+// LiveRuns says which running runs still have a host working on them: those whose lease was
+// renewed at or after Since (Heartbeat), and of Host's own runs only those it lists in Active
+// (a run it lost the database under, and will never finish, is not).
+type LiveRuns struct {
+	Since  time.Time
+	Host   string
+	Active []int64
+}
+
+// AbandonRuns marks abandoned, finished at at, every running run that live does not hold
+// live: its host was killed or lost the database mid-run and will never record an outcome.
+// It returns how many it marked.
+func (s *Store) AbandonRuns(ctx context.Context, live LiveRuns, at time.Time) (int64, error) {
+	active := live.Active
+	if active == nil {
+		active = []int64{}
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE maintenance_runs SET outcome = 'abandoned', finished_at = $4,
+			error = 'abandoned: its host (' || host || ') stopped working on it (killed, or cut off from the database)'
+		WHERE outcome = 'running' AND (heartbeat_at < $1 OR (host = $2 AND NOT (id = ANY($3))))`, live.Since, live.Host, active, at)
+	if err != nil {
+		return 0, fmt.Errorf("mark abandoned maintenance runs: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// FinishRun records a run's outcome and counts. A run marked abandoned meanwhile (its lease
+// lapsed while it still ran) keeps that outcome, since its window may have been claimed again;
+// its counts are recorded.
 func (s *Store) FinishRun(ctx context.Context, r MaintenanceRun) error {
-	_, err := s.pool.Exec(ctx, `UPDATE maintenance_runs SET finished_at = $2, outcome = $3, error = $4,
+	_, err := s.pool.Exec(ctx, `UPDATE maintenance_runs SET finished_at = $2,
+		outcome = CASE WHEN outcome = 'abandoned' THEN outcome ELSE $3 END,
+		error = CASE WHEN outcome = 'abandoned' THEN error ELSE $4 END,
 		examined = $5, changed = $6, llm_calls = $7, tokens = $8 WHERE id = $1`,
 		r.ID, r.FinishedAt, r.Outcome, r.Error, r.Examined, r.Changed, r.LLMCalls, r.Tokens)
 	if err != nil {
@@ -57,11 +101,12 @@ func (s *Store) FinishRun(ctx context.Context, r MaintenanceRun) error {
 	return nil
 }
 
-// LastRuns returns each job's latest run, keyed by job.
-func (s *Store) LastRuns(ctx context.Context) (map[string]MaintenanceRun, error) {
+// LastRuns returns each job's latest run, keyed by job: of every run when project is "",
+// else of the runs over that project alone.
+func (s *Store) LastRuns(ctx context.Context, project string) (map[string]MaintenanceRun, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (job) id, job, trigger, window_start, project, dry_run, host,
 		started_at, finished_at, outcome, error, examined, changed, llm_calls, tokens
-		FROM maintenance_runs ORDER BY job, id DESC`)
+		FROM maintenance_runs WHERE $1 = '' OR project = $1 ORDER BY job, id DESC`, project)
 	if err != nil {
 		return nil, fmt.Errorf("read maintenance runs: %w", err)
 	}
@@ -108,9 +153,11 @@ func (s *Store) ArchiveStale(ctx context.Context, id uuid.UUID, cutoff time.Time
 	return changed, err
 }
 
-// LastWindows returns, per job, the start of the latest window a periodic run claimed.
+// LastWindows returns, per job, the start of the latest window a periodic run claimed and did
+// not abandon.
 func (s *Store) LastWindows(ctx context.Context) (map[string]time.Time, error) {
-	rows, err := s.pool.Query(ctx, `SELECT job, max(window_start) FROM maintenance_runs WHERE trigger = 'periodic' GROUP BY job`)
+	rows, err := s.pool.Query(ctx, `SELECT job, max(window_start) FROM maintenance_runs WHERE trigger = 'periodic'
+		AND outcome <> 'abandoned' GROUP BY job`)
 	if err != nil {
 		return nil, fmt.Errorf("read maintenance windows: %w", err)
 	}

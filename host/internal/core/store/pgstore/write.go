@@ -71,7 +71,7 @@ func (s *Store) WithScopeLock(ctx context.Context, scope store.ScopeRef, fn func
 const rollbackTimeout = 5 * time.Second
 
 // errWriteFinished is a call on a ScopeTx after its final change.
-var errWriteFinished = errors.New("the write is finished: no call may follow Insert or Fold")
+var errWriteFinished = errors.New("the write is finished: no call may follow Insert, Fold or Edit")
 
 // scopeTx is store.ScopeTx on a pooled connection that begins its transaction, and takes the
 // scope lock, with the first batch it sends.

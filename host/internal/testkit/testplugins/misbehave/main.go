@@ -4,6 +4,8 @@
 //
 //   - nan, inf: a text containing "poison" gets a vector with a NaN (an +Inf) component;
 //   - dims, count: a text containing "poison" gets a vector one short (no vector at all);
+//   - zero: a text containing "poison" gets the zero vector, as a model answering nulls
+//     (decoded as zeros) or a broken one does;
 //   - crash: Embed writes plain text to stderr and then panics in a goroutine, which takes
 //     the process down the way a real crash does;
 //   - chatty: writes plain text, non-hclog JSON and hclog JSON with a millisecond timestamp
@@ -93,6 +95,8 @@ func (m misbehaving) Embed(_ context.Context, _ embedder.Purpose, texts []string
 				v[3] = float32(math.NaN())
 			case "inf":
 				v[3] = float32(math.Inf(1))
+			case "zero":
+				v = make([]float32, dims)
 			case "dims":
 				v = v[:dims-1]
 			case "count":
