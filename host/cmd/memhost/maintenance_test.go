@@ -208,8 +208,8 @@ func TestHostWideCommandsNeedTheOperatorsToken(t *testing.T) {
 	}
 	out, err := run(t, append([]string{"maintenance", "run", "stale", "--dry-run"}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, own.ID.String())
-	require.NotContains(t, out, res.ID.String())
+	require.Contains(t, out, shortid.Of(own.ID))
+	require.NotContains(t, out, shortid.Of(res.ID))
 	m, err := core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.False(t, m.Archived())
