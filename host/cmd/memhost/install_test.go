@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/xml"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,17 +91,11 @@ func installedRoot(t *testing.T, scripts map[string]string) (root, memhost strin
 func installedRootNamed(t *testing.T, name string, scripts map[string]string) (root, memhost string) {
 	t.Helper()
 	root = filepath.Join(t.TempDir(), name)
-	memhost = filepath.Join(root, "bin", "memhost")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Dir(memhost), 0o755))
-	src, err := os.Open(testplugins.Memhost(t))
-	require.NoError(t, err)
-	defer src.Close()
-	dst, err := os.OpenFile(memhost, os.O_CREATE|os.O_WRONLY, 0o755)
-	require.NoError(t, err)
-	_, err = io.Copy(dst, src)
-	require.NoError(t, err)
-	require.NoError(t, dst.Close())
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
+	// Linked, not copied: a copy this process writes can still be open in a child a parallel
+	// test forked, and exec'ing it then fails with "text file busy" (seen under load).
+	memhost = testplugins.Install(t, filepath.Join(root, "bin"), "memhost", testplugins.Memhost(t))
 	for name, body := range scripts {
 		testplugins.WriteScript(t, filepath.Join(root, "scripts", name), body)
 	}

@@ -287,7 +287,7 @@ func TestWorkerDailyBudgetPassesItOver(t *testing.T) {
 func TestRunTimeoutEndsASlowWorker(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "claude"), []byte("#!/bin/sh\nexec sleep 30\n"), 0o755))
+	testplugins.WriteScript(t, filepath.Join(dir, "claude"), "#!/bin/sh\nexec sleep 30\n")
 	r, pool, _ := open(t, func(c *config.Config) {
 		c.Workers.Defined = map[string]config.Worker{"slow": {Plugin: "agentcli", CLI: "claude", CLIPath: filepath.Join(dir, "claude"), Timeout: time.Minute}}
 		c.Tasks.RunTimeout = time.Second
