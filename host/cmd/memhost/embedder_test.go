@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
@@ -152,7 +154,7 @@ func TestDenseMemoryFindsWhatAgentsMeanAndNeverDowngrades(t *testing.T) {
 	require.Equal(t, memory.DegradedLexicalOnly, ans.Degraded, "an outage degrades search to lexical")
 	require.Equal(t, facts["We use pnpm, never npm."], ans.Results[0].ID.String())
 	_, err = h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys go through staging."})
-	require.ErrorIs(t, err, memory.ErrUnavailable, "writes wait for the endpoint rather than storing a vector of another space")
+	require.ErrorIs(t, err, rules.ErrUnavailable, "writes wait for the endpoint rather than storing a vector of another space")
 	st := h.status(t)
 	require.Equal(t, "nomic-embed-text-768", st.Name, "never downgraded")
 	require.Equal(t, server.TierDense, st.Tier)
@@ -321,7 +323,7 @@ func TestEmbedderHealthIsProbedAfterAnOutage(t *testing.T) {
 
 			srv.SetOutage(outage)
 			_, err = h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys go through staging."})
-			require.ErrorIs(t, err, memory.ErrUnavailable)
+			require.ErrorIs(t, err, rules.ErrUnavailable)
 			require.Eventually(t, func() bool { return h.status(t).State != "ready" }, 10*time.Second, 50*time.Millisecond,
 				"the failed write has the endpoint's health probed")
 			st := h.status(t)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"golang.org/x/time/rate"
 
@@ -86,10 +88,10 @@ func (*Reembed) Name() string { return ReembedName }
 // embeds nothing and reports the rows it would embed.
 func (j *Reembed) Run(ctx context.Context, r Run) (Result, error) {
 	if until, waiting := j.backingOff(r.Now); waiting {
-		// Not memory.ErrUnavailable, whose surfaces invite a retry in seconds: the next try
+		// Not rules.ErrUnavailable, whose surfaces invite a retry in seconds: the next try
 		// is the backoff's.
 		wait := until.Sub(r.Now).Round(time.Second)
-		return Result{Partial: true}, &memory.LimitError{Retry: wait, Message: fmt.Sprintf(
+		return Result{Partial: true}, &rules.LimitError{Retry: wait, Message: fmt.Sprintf(
 			"re-embed is backing off after the embedder failed (%s): nothing was changed; the next try is at %s (in %s)",
 			j.lastError(), until.Format(time.RFC3339), wait)}
 	}
@@ -335,10 +337,10 @@ func (j *Reembed) failed(now time.Time, err error) error {
 		// What the plugin said, in the operator's keys: the short error names only the plugin.
 		j.lastErr += ": " + plugins.OneLine(d, maxDiagnosis)
 	}
-	if errors.Is(err, memory.ErrUnavailable) {
+	if errors.Is(err, rules.ErrUnavailable) {
 		return fmt.Errorf("embedder failing, next try after %s: %w", wait, err)
 	}
-	return fmt.Errorf("%w: embedder failing, next try after %s: %w", memory.ErrUnavailable, wait, err)
+	return fmt.Errorf("%w: embedder failing, next try after %s: %w", rules.ErrUnavailable, wait, err)
 }
 
 // succeeded ends a backoff.

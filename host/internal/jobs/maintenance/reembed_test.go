@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -207,7 +209,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 	m := e.reembedOn(t, "host-a", clock, job, Budget{})
 
 	_, err := m.RunNow(ctx, ReembedName, RunOptions{})
-	require.ErrorIs(t, err, memory.ErrUnavailable)
+	require.ErrorIs(t, err, rules.ErrUnavailable)
 	require.ErrorContains(t, err, "next try after 1m0s")
 	require.Equal(t, int64(1), d.calls.Load())
 	p, err := job.Progress(ctx, clock.Now())
@@ -221,7 +223,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 
 	clock.Advance(30 * time.Second)
 	_, err = m.RunNow(ctx, ReembedName, RunOptions{})
-	var limit *memory.LimitError
+	var limit *rules.LimitError
 	require.ErrorAs(t, err, &limit, "backing off is not an outage whose callers retry in seconds")
 	require.Equal(t, 30*time.Second, limit.Retry)
 	require.Contains(t, limit.Message, "re-embed is backing off after the embedder failed (embed with dense-test-v1-32: plugin unavailable: connection refused (a call of 3 texts))")
@@ -320,7 +322,7 @@ func TestReembedKeepsToItsRate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(30), rep.Run.Changed)
 	require.GreaterOrEqual(t, time.Since(start), 180*time.Millisecond)
-	require.False(t, errors.Is(err, memory.ErrUnavailable))
+	require.False(t, errors.Is(err, rules.ErrUnavailable))
 }
 
 // TestReembedSizesBatchesByTheEmbeddersSpeed: against a model that takes 20 ms a text, the
