@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
@@ -33,7 +35,7 @@ func maintenanceCmd() *cobra.Command {
 				return err
 			}
 			var body struct {
-				Jobs []restapi.MaintenanceJob `json:"jobs"`
+				Jobs []wire.MaintenanceJob `json:"jobs"`
 			}
 			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/maintenance", nil, &body); err != nil {
 				return err
@@ -143,7 +145,7 @@ func runMaintenance(cmd *cobra.Command, job, project string) error {
 		return err
 	}
 	h.client = &hostclient.Client{URL: h.client.URL, Timeout: maintenanceRunTimeout}
-	var rep restapi.MaintenanceReport
+	var rep wire.MaintenanceReport
 	if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/maintenance/"+url.PathEscape(job)+"/run?"+q.Encode(), nil, &rep); err != nil {
 		return err
 	}
@@ -154,7 +156,7 @@ func runMaintenance(cmd *cobra.Command, job, project string) error {
 	return nil
 }
 
-func printMaintenance(out io.Writer, jobs []restapi.MaintenanceJob) {
+func printMaintenance(out io.Writer, jobs []wire.MaintenanceJob) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "JOB\tKIND\tEVERY\tLAST RUN\tOUTCOME\tEXAMINED\tCHANGED\tLLM CALLS\tTOKENS\tHOST\tNEXT RUN")
 	for _, j := range jobs {
@@ -178,7 +180,7 @@ func printMaintenance(out io.Writer, jobs []restapi.MaintenanceJob) {
 	_ = w.Flush()
 }
 
-func printReport(out io.Writer, rep restapi.MaintenanceReport) {
+func printReport(out io.Writer, rep wire.MaintenanceReport) {
 	r := rep.Run
 	did := "changed " + count(int(r.Changed), "memory", "memories")
 	if r.DryRun {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/api/restapi"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
@@ -115,7 +114,7 @@ func followUntil(ctx context.Context, h *hostAPI, bar *progressBar, t time.Time)
 // reembedRun runs the job once, updating the bar from the host's status while it runs. An
 // embedder outage, or the job backing off after one, comes back as unavailable (the host's
 // words), not as an error.
-func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep restapi.MaintenanceReport, unavailable string, err error) {
+func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep wire.MaintenanceReport, unavailable string, err error) {
 	type answer struct {
 		status int
 		data   []byte
@@ -156,13 +155,13 @@ func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep 
 }
 
 // reembedProgress reads the progress from the host's status.
-func reembedProgress(ctx context.Context, h *hostAPI) (maintenance.ReembedProgress, error) {
+func reembedProgress(ctx context.Context, h *hostAPI) (wire.ReembedProgress, error) {
 	var s server.Status
 	if err := h.do(ctx, http.MethodGet, "/api/v1/status", nil, &s); err != nil {
-		return maintenance.ReembedProgress{}, err
+		return wire.ReembedProgress{}, err
 	}
 	if s.Reembed == nil {
-		return maintenance.ReembedProgress{}, fmt.Errorf("the host reports no re-embed progress (its embedder cannot describe itself)")
+		return wire.ReembedProgress{}, fmt.Errorf("the host reports no re-embed progress (its embedder cannot describe itself)")
 	}
 	return *s.Reembed, nil
 }
@@ -188,7 +187,7 @@ func newProgressBar(out io.Writer) *progressBar {
 
 const barWidth = 30
 
-func (b *progressBar) show(p maintenance.ReembedProgress) {
+func (b *progressBar) show(p wire.ReembedProgress) {
 	line := reembedLine(p)
 	if line == b.last {
 		return
@@ -222,7 +221,7 @@ func (b *progressBar) end() {
 }
 
 // reembedLine is the progress in words, as `memhost status` shows it too.
-func reembedLine(p maintenance.ReembedProgress) string {
+func reembedLine(p wire.ReembedProgress) string {
 	pct := 100.0
 	if p.Total > 0 {
 		pct = 100 * float64(p.Total-p.Missing) / float64(p.Total)
@@ -241,7 +240,7 @@ func reembedLine(p maintenance.ReembedProgress) string {
 }
 
 // printReembed is the status page's line.
-func printReembed(out io.Writer, p *maintenance.ReembedProgress) {
+func printReembed(out io.Writer, p *wire.ReembedProgress) {
 	if p == nil {
 		return
 	}

@@ -10,9 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/plugins"
 )
 
@@ -29,7 +30,7 @@ func workersCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var st tasks.Status
+			var st wire.WorkersStatus
 			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/workers", nil, &st); err != nil {
 				return err
 			}
@@ -63,7 +64,7 @@ func workersCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var res tasks.TryResult
+			var res wire.TryResult
 			if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/workers/try", body, &res); err != nil {
 				return err
 			}
@@ -102,7 +103,7 @@ func workersCmd() *cobra.Command {
 	return c
 }
 
-func printWorkers(out io.Writer, st tasks.Status) {
+func printWorkers(out io.Writer, st wire.WorkersStatus) {
 	if st.Skipped != "" {
 		fmt.Fprintln(out, printable(st.Skipped))
 	}
@@ -141,7 +142,7 @@ func printWorkers(out io.Writer, st tasks.Status) {
 }
 
 // printTry shows a try; a try no worker answered is an error, for scripts.
-func printTry(out io.Writer, res tasks.TryResult) error {
+func printTry(out io.Writer, res wire.TryResult) error {
 	var attempts []string
 	for _, a := range res.Attempts {
 		s := a.Worker + " " + string(a.Outcome)
@@ -171,7 +172,7 @@ func ms(v float64) string {
 }
 
 // workerNote is a worker's NOTE cell: whether it is backed off, and what failed last.
-func workerNote(wk tasks.WorkerStatus) string {
+func workerNote(wk wire.WorkerStatus) string {
 	var parts []string
 	if wk.BackedOffUntil != nil {
 		parts = append(parts, "backed off until "+localTime(*wk.BackedOffUntil))
@@ -186,7 +187,7 @@ func workerNote(wk tasks.WorkerStatus) string {
 }
 
 // workerWhy is what a worker said when it last failed, or why its plugin is not ready.
-func workerWhy(wk tasks.WorkerStatus) string {
+func workerWhy(wk wire.WorkerStatus) string {
 	if f := wk.LastFailure; f != nil {
 		return fmt.Sprintf("last call %s at %s (%s): %s", f.Outcome, localTime(f.At), f.Task, plugins.OneLine(f.Reason, 300))
 	}

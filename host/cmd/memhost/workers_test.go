@@ -11,12 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/daemon/server"
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
@@ -68,7 +69,7 @@ merge = ["gone", "local"]
 	require.Contains(t, out, "merge: local")
 	out, err = run(t, append([]string{"workers", "--json"}, p...)...)
 	require.NoError(t, err, out)
-	var st tasks.Status
+	var st wire.WorkersStatus
 	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
 	require.Equal(t, "merge", st.Tasks[0].Task)
 	require.Equal(t, []string{"local"}, st.Tasks[0].Chain)

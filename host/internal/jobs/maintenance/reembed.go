@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
@@ -14,7 +16,6 @@ import (
 
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/sdk/embedder"
 )
@@ -35,7 +36,7 @@ import (
 //
 // Use it through a pointer: it keeps the backoff state and the measured speed between runs.
 type Reembed struct {
-	Store     *pgstore.Store
+	Store     Store
 	Embedders memory.EmbedderSource
 	// Batch is the most texts one embedder call carries (at most the embedder's MaxBatch).
 	Batch int
@@ -172,7 +173,7 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 		res.Examined += int64(len(rows))
 		if r.DryRun {
 			for _, u := range rows {
-				res.add(Item{ID: u.ID.String(), Action: "embed", Reason: info.Name})
+				res.add(wire.MaintenanceItem{ID: u.ID.String(), Action: "embed", Reason: info.Name})
 			}
 			continue
 		}
@@ -203,7 +204,7 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 			// Listed, not counted as changed: the embedder refuses the text for good, and the
 			// row stays lexical-only (and keeps the vectors of other embedders it has).
 			if len(res.Items) < maxItems {
-				res.Items = append(res.Items, Item{ID: id.String(), Action: "skip", Reason: "refused by " + info.Name})
+				res.Items = append(res.Items, wire.MaintenanceItem{ID: id.String(), Action: "skip", Reason: "refused by " + info.Name})
 			}
 		}
 		n, err := j.Store.PutVectors(ctx, info.Name, vecs)
@@ -269,7 +270,7 @@ func (j *Reembed) stopRunning() {
 // embedBatch embeds rows' texts in one call. When the embedder refuses the batch for good
 // (ErrInvalidInput), each text is tried alone, so one text it refuses does not hold the rest
 // back; those are returned as refused. Any other failure is an outage, returned as the error.
-func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, rows []pgstore.Unembedded) ([]pgstore.Embedded, []uuid.UUID, error) {
+func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, rows []store.Unembedded) ([]store.Embedded, []uuid.UUID, error) {
 	texts := make([]string, len(rows))
 	for i, u := range rows {
 		texts[i] = u.Text
@@ -279,9 +280,9 @@ func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, ro
 		if len(vecs) != len(rows) {
 			return nil, nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", info.Name, len(vecs), len(rows))
 		}
-		out := make([]pgstore.Embedded, len(rows))
+		out := make([]store.Embedded, len(rows))
 		for i, u := range rows {
-			out[i] = pgstore.Embedded{ID: u.ID, Hash: u.Hash, Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[i]}}
+			out[i] = store.Embedded{ID: u.ID, Hash: u.Hash, Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[i]}}
 		}
 		return out, nil, nil
 	}
@@ -291,7 +292,7 @@ func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, ro
 		}
 		return nil, nil, fmt.Errorf("embed with %s: %w", info.Name, err)
 	}
-	var out []pgstore.Embedded
+	var out []store.Embedded
 	var refused []uuid.UUID
 	for i := range rows {
 		v, r, err := embedBatch(ctx, e, info, rows[i:i+1])
@@ -366,37 +367,20 @@ func (j *Reembed) lastError() string {
 // maxDiagnosis bounds what a failure quotes of the plugin's own words.
 const maxDiagnosis = 400
 
-// ReembedProgress is how far the memories have converged on the active embedder's vectors.
-type ReembedProgress struct {
-	Embedder string `json:"embedder"`
-	Total    int64  `json:"total"`
-	// Missing is the rows left: memories without a vector of the active embedder. They are
-	// found lexically meanwhile.
-	Missing int64 `json:"missing"`
-	// RatePerSecond is rows embedded per second of the time runs spent embedding, over the
-	// runs of the last RateWindow that embedded something and this host's run under way (0
-	// when none did), and ETASeconds the time left at that rate (absent when unknown).
-	RatePerSecond float64  `json:"rate_per_second"`
-	ETASeconds    *float64 `json:"eta_seconds,omitempty"`
-	// RetryAt is set while this host's runs back off after embedder failures, LastError why.
-	RetryAt   *time.Time `json:"retry_at,omitempty"`
-	LastError string     `json:"last_error,omitempty"`
-}
-
-// RateWindow is how far back ReembedProgress looks for its rate.
+// RateWindow is how far back wire.ReembedProgress looks for its rate.
 const RateWindow = 15 * time.Minute
 
 // Progress reports the convergence on the active embedder at now.
-func (j *Reembed) Progress(ctx context.Context, now time.Time) (ReembedProgress, error) {
+func (j *Reembed) Progress(ctx context.Context, now time.Time) (wire.ReembedProgress, error) {
 	_, info, err := j.Embedders.Active(ctx)
 	if err != nil {
-		return ReembedProgress{}, fmt.Errorf("re-embed progress: %w", err)
+		return wire.ReembedProgress{}, fmt.Errorf("re-embed progress: %w", err)
 	}
 	cov, err := j.Store.VectorCoverage(ctx, info.Name)
 	if err != nil {
-		return ReembedProgress{}, err
+		return wire.ReembedProgress{}, err
 	}
-	p := ReembedProgress{Embedder: info.Name, Total: cov.Total, Missing: cov.Missing}
+	p := wire.ReembedProgress{Embedder: info.Name, Total: cov.Total, Missing: cov.Missing}
 	changed, busy, err := j.Store.JobThroughput(ctx, ReembedName, now.Add(-RateWindow))
 	if err != nil {
 		return p, err

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/stretchr/testify/require"
@@ -134,7 +136,7 @@ func TestReembedConvergesAfterAnEmbedderSwitch(t *testing.T) {
 
 	p, err := job.Progress(ctx, clock.Now())
 	require.NoError(t, err)
-	require.Equal(t, ReembedProgress{Embedder: "dense-test-v1-32", Total: 12, Missing: 12}, p)
+	require.Equal(t, wire.ReembedProgress{Embedder: "dense-test-v1-32", Total: 12, Missing: 12}, p)
 	res, err := svc.Search(ctx, proj, memory.SearchRequest{Query: "which port does billing listen on"})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Hits, "a row without a vector of the active embedder is found lexically")
@@ -142,13 +144,13 @@ func TestReembedConvergesAfterAnEmbedderSwitch(t *testing.T) {
 
 	d.calls.Store(0)                                        // the search embedded its query
 	d.onCall = func(int) { clock.Advance(3 * time.Second) } // each call takes 3 s of the run's time
-	dry, err := m.RunNow(ctx, ReembedName, RunOptions{DryRun: true})
+	dry, err := m.RunNow(ctx, ReembedName, wire.RunOptions{DryRun: true})
 	require.NoError(t, err)
 	require.Len(t, dry.Result.Items, 8)
 	require.Equal(t, "embed", dry.Result.Items[0].Action)
 	require.Zero(t, d.calls.Load(), "a dry run embeds nothing")
 
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "partial", rep.Run.Outcome)
 	require.Equal(t, int64(8), rep.Run.Changed)
@@ -161,7 +163,7 @@ func TestReembedConvergesAfterAnEmbedderSwitch(t *testing.T) {
 	require.NotNil(t, p.ETASeconds)
 	require.InDelta(t, 3, *p.ETASeconds, 1e-3)
 
-	rep, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "ok", rep.Run.Outcome)
 	require.Equal(t, int64(4), rep.Run.Changed, "the second run carries on where the first stopped")
@@ -186,7 +188,7 @@ func TestReembedConvergesAfterAnEmbedderSwitch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, reembedTexts[1], res.Hits[0].Text, "switching back to BM25 needs no re-embed")
 
-	rep, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, rep.Run.Examined, "a converged database has nothing to do")
 }
@@ -208,7 +210,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	m := e.reembedOn(t, "host-a", clock, job, Budget{})
 
-	_, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	_, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.ErrorIs(t, err, rules.ErrUnavailable)
 	require.ErrorContains(t, err, "next try after 1m0s")
 	require.Equal(t, int64(1), d.calls.Load())
@@ -222,7 +224,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 	require.Equal(t, "failed", st[0].Last.Outcome)
 
 	clock.Advance(30 * time.Second)
-	_, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	_, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	var limit *rules.LimitError
 	require.ErrorAs(t, err, &limit, "backing off is not an outage whose callers retry in seconds")
 	require.Equal(t, 30*time.Second, limit.Retry)
@@ -232,13 +234,13 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 
 	for _, want := range []string{"2m0s", "3m0s", "3m0s"} { // doubles, up to the maximum
 		clock.Advance(time.Hour)
-		_, err = m.RunNow(ctx, ReembedName, RunOptions{})
+		_, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 		require.ErrorContains(t, err, "next try after "+want)
 	}
 
 	d.down.Store(false)
 	clock.Advance(time.Hour)
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(3), rep.Run.Changed)
 	p, err = job.Progress(ctx, clock.Now())
@@ -264,11 +266,11 @@ func TestReembedSkipsWhatTheEmbedderRefuses(t *testing.T) {
 	d := &dense{}
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d)}
 	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{})
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(4), rep.Run.Changed)
 	require.Equal(t, int64(5), rep.Run.Examined)
-	require.Equal(t, []Item{{ID: refused, Action: "skip", Reason: "refused by dense-test-v1-32"}}, rep.Result.Items)
+	require.Equal(t, []wire.MaintenanceItem{{ID: refused, Action: "skip", Reason: "refused by dense-test-v1-32"}}, rep.Result.Items)
 	p, err := job.Progress(ctx, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, int64(1), p.Missing)
@@ -294,13 +296,13 @@ func TestReembedRunsOnOneHostAtATime(t *testing.T) {
 		})
 	})
 	<-holding
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	close(release)
 	wg.Wait()
 	require.NoError(t, err)
 	require.Zero(t, rep.Run.Examined)
 	require.Zero(t, d.calls.Load())
-	rep, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), rep.Run.Changed)
 }
@@ -318,7 +320,7 @@ func TestReembedKeepsToItsRate(t *testing.T) {
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(&dense{}), Batch: 10, Rate: 100}
 	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{})
 	start := time.Now()
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(30), rep.Run.Changed)
 	require.GreaterOrEqual(t, time.Since(start), 180*time.Millisecond)
@@ -341,7 +343,7 @@ func TestReembedSizesBatchesByTheEmbeddersSpeed(t *testing.T) {
 	d := &dense{perText: 20 * time.Millisecond, onCall: func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }}
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d), Batch: 64, BatchTime: 100 * time.Millisecond}
 	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{MaxRows: 20})
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(20), rep.Run.Changed)
 	mu.Lock()
@@ -353,7 +355,7 @@ func TestReembedSizesBatchesByTheEmbeddersSpeed(t *testing.T) {
 	mu.Unlock()
 
 	d.perText = 0 // a fast endpoint now
-	rep, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(20), rep.Run.Changed)
 	mu.Lock()
@@ -381,7 +383,7 @@ func TestReembedFailureAfterProgressIsPartial(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d), BackoffMin: time.Minute}
 	m := e.reembedOn(t, "host-a", clock, job, Budget{})
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "partial", rep.Run.Outcome)
 	require.Equal(t, int64(4), rep.Run.Changed, "the first batch stayed stored")

@@ -13,7 +13,7 @@ import (
 // a metrics label.
 type Outcome string
 
-// The outcomes. Skipped is an Attempt's only: the worker was passed over and not called.
+// The outcomes. Skipped is an Attempt's only (wire.Attempt): the worker was passed over and not called.
 const (
 	OK           Outcome = "ok"
 	Refused      Outcome = "refused"

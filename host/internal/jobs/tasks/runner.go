@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/hashicorp/go-hclog"
@@ -67,7 +69,7 @@ type Runner struct {
 	chains   map[worker.TaskKind][]string
 	breakers map[string]*breaker
 	// failures holds each worker's last failed call on this host, until it answers again.
-	failures map[string]Failure
+	failures map[string]wire.Failure
 }
 
 // callMargin is added to the longest task deadline for the supervisor's call ceiling, so the
@@ -93,7 +95,7 @@ func Open(ctx context.Context, o Options) (*Runner, error) {
 		defined:  defined(cfg.Workers, o.LookPath),
 		chains:   map[worker.TaskKind][]string{},
 		breakers: map[string]*breaker{},
-		failures: map[string]Failure{},
+		failures: map[string]wire.Failure{},
 	}
 	for _, kind := range config.TaskKinds {
 		chain, ok := cfg.Workers.Chains[kind]
@@ -174,25 +176,6 @@ type Call struct {
 	BytesOut     int           `json:"bytes_out"`
 }
 
-// Attempt is what happened with one worker of a chain: a call, or why it was passed over.
-type Attempt struct {
-	Worker string `json:"worker"`
-	// Outcome is the call's outcome, or "skipped".
-	Outcome Outcome `json:"outcome"`
-	// Reason says why a worker was skipped or failed, for an operator: for a failed call, what
-	// the worker said (connection refused, HTTP 401, no such model, a CLI's exit status and
-	// last line on stderr), else what the outcome means.
-	Reason string `json:"reason,omitempty"`
-}
-
-// Failure is a worker's last failed call on this host since it last answered.
-type Failure struct {
-	At      time.Time `json:"at"`
-	Task    string    `json:"task"`
-	Outcome Outcome   `json:"outcome"`
-	Reason  string    `json:"reason"`
-}
-
 // Run runs task t of kind through kind's chain and returns the first answer, checked against
 // the task by the worker handle, and the call that produced it. The task's token budget and
 // deadline are capped by [tasks]; a kind over its daily budget fails with ErrWaiting, a chain
@@ -207,7 +190,7 @@ func (r *Runner) Run(ctx context.Context, kind worker.TaskKind, t worker.Task) (
 
 // run is Run over chain; probe (an operator's try of one worker) bypasses the breaker. Its
 // errors do not name the task kind: Run and Try do.
-func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, chain []string, probe bool) (worker.Answer, Call, []Attempt, error) {
+func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, chain []string, probe bool) (worker.Answer, Call, []wire.Attempt, error) {
 	if len(r.defined) == 0 {
 		return worker.Answer{}, Call{}, nil, ErrNoWorker
 	}
@@ -223,9 +206,9 @@ func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, c
 	if err := r.checkDaily(ctx, kind); err != nil {
 		return worker.Answer{}, Call{}, nil, err
 	}
-	var attempts []Attempt
+	var attempts []wire.Attempt
 	skip := func(name, reason string) {
-		attempts = append(attempts, Attempt{Worker: name, Outcome: Skipped, Reason: reason})
+		attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(Skipped), Reason: reason})
 	}
 	for _, name := range chain {
 		if ctx.Err() != nil {
@@ -238,10 +221,10 @@ func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, c
 		}
 		a, call, err := r.call(ctx, h, name, t)
 		if err == nil {
-			attempts = append(attempts, Attempt{Worker: name, Outcome: OK})
+			attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(OK)})
 			return a, call, attempts, nil
 		}
-		attempts = append(attempts, Attempt{Worker: name, Outcome: call.Outcome, Reason: r.lastFailure(name).Reason})
+		attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(call.Outcome), Reason: r.lastFailure(name).Reason})
 	}
 	if err := ctx.Err(); err != nil {
 		return worker.Answer{}, Call{}, attempts, fmt.Errorf("%w: %s", err, describe(attempts))
@@ -315,7 +298,7 @@ func (r *Runner) call(ctx context.Context, h *workers.Handle, name string, t wor
 	case err == nil:
 		r.setFailure(name, nil)
 	case c.Outcome != Canceled:
-		f := Failure{At: start, Task: c.Task, Outcome: c.Outcome, Reason: reasonFor(c.Outcome, err)}
+		f := wire.Failure{At: start, Task: c.Task, Outcome: string(c.Outcome), Reason: reasonFor(c.Outcome, err)}
 		r.setFailure(name, &f)
 		r.log.Warn("worker call failed", "task", c.Task, "worker", name, "outcome", c.Outcome, "reason", f.Reason)
 	}
@@ -323,7 +306,7 @@ func (r *Runner) call(ctx context.Context, h *workers.Handle, name string, t wor
 }
 
 // setFailure records worker name's last failed call, or clears it (nil) when it answered.
-func (r *Runner) setFailure(name string, f *Failure) {
+func (r *Runner) setFailure(name string, f *wire.Failure) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if f == nil {
@@ -334,7 +317,7 @@ func (r *Runner) setFailure(name string, f *Failure) {
 }
 
 // lastFailure is worker name's last failed call since it last answered; zero when none.
-func (r *Runner) lastFailure(name string) Failure {
+func (r *Runner) lastFailure(name string) wire.Failure {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.failures[name]
@@ -354,7 +337,7 @@ func (r *Runner) breaker(name string) *breaker {
 // Workers are the names of the workers, configured or default, sorted.
 func (r *Runner) Workers() []string { return slices.Sorted(maps.Keys(r.defined)) }
 
-func describe(attempts []Attempt) string {
+func describe(attempts []wire.Attempt) string {
 	if len(attempts) == 0 {
 		return "no worker tried"
 	}
