@@ -315,8 +315,11 @@ func (p *Plugin) check() {
 	if p.inst != inst {
 		return
 	}
+	// A probe that timed out is counted before the kind classifies it: an adapter may read a
+	// deadline as its plugin's model being unavailable (embedders do, for calls), and one slow
+	// probe on a loaded machine is no reason to restart a process.
 	switch {
-	case inst.client.Exited() || adapter.Classify(err) == Unavailable:
+	case inst.client.Exited():
 		p.restartLocked(inst, fmt.Errorf("health check: %w", err))
 	case errors.Is(err, context.DeadlineExceeded):
 		p.healthTimeouts++
@@ -324,6 +327,8 @@ func (p *Plugin) check() {
 		if p.healthTimeouts >= healthTimeoutsBeforeRestart {
 			p.restartLocked(inst, fmt.Errorf("process %d is wedged: %d health checks in a row timed out: %w", inst.pid, p.healthTimeouts, err))
 		}
+	case adapter.Classify(err) == Unavailable:
+		p.restartLocked(inst, fmt.Errorf("health check: %w", err))
 	default:
 		p.markUnhealthyLocked(err)
 	}
