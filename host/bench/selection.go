@@ -14,9 +14,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/brain/banner"
-	"github.com/memhost/memhost/host/internal/core/lexical"
 	"github.com/memhost/memhost/host/internal/core/memory"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
@@ -109,28 +107,13 @@ func Selection(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, red
 		slices.Sort(opt.Floors)
 	}
 	res := SelectionResult{Filler: opt.Filler, Budget: opt.Budget, Tasks: map[string]int{}, QueryLess: map[string]int{}, Irrelevant: len(opt.Irrelevant)}
-	info, err := e.Describe(ctx)
-	if err != nil {
-		return res, fmt.Errorf("describe embedder: %w", err)
-	}
-	st := pgstore.New(pool)
-	if err := st.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
-		return res, err
-	}
-	if err := loadFiller(ctx, pool, st, e, info, set, RetrievalOptions{Filler: opt.Filler, Seed: opt.Seed, ImportBatch: opt.ImportBatch}); err != nil {
-		return res, err
-	}
-	ix := lexical.New()
-	if _, err := lexical.NewFollower(st, ix, time.Second).CatchUp(ctx); err != nil {
-		return res, err
-	}
-	var bg errCounter
-	svc := memory.New(st, ix, memory.Fixed(e), redact, memory.DefaultConfig(), memory.WithErrorHandler(bg.add))
 	var counted RetrievalResult
-	memOf, err := storeRetrievalFacts(ctx, pool, svc, set, &counted)
+	l, err := loadRetrieval(ctx, pool, e, redact, set, RetrievalOptions{Filler: opt.Filler, Seed: opt.Seed, ImportBatch: opt.ImportBatch}, &counted)
 	if err != nil {
 		return res, err
 	}
+	defer l.stop()
+	st, svc, memOf := l.st, l.svc, l.memOf
 	for _, p := range set.Projects {
 		if p.Role == RoleEvaluated {
 			res.Projects++
@@ -205,7 +188,7 @@ func Selection(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, red
 			res.Configured = *pt
 		}
 	}
-	if bg.n > 0 {
+	if l.bg.n > 0 {
 		return res, errors.New("selection: background recording failed")
 	}
 	res.Elapsed = time.Since(start)

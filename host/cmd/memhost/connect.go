@@ -17,6 +17,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/client/connect"
+	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/client/spawn"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/project"
@@ -304,40 +305,22 @@ const (
 // session started for its session-end hook.
 func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 	in := readHookInput(cmd.InOrStdin())
-	dir := in.Cwd
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = wd
-	}
 	if !spawn.MarkedByRun(os.Getenv, spawn.RunSessionEnv, cli) {
 		if err := spawn.MarkStart(sessionMarkers(), spawn.HookSession{CLI: cli, ID: in.SessionID}, time.Now()); err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "memhost: %v\n", err)
 		}
 	}
-	id, err := project.Resolve(dir)
+	h, done, err := hookAccess(cmd, cli, in.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(cmd)
-	if err != nil {
-		return nil, err
-	}
-	o, closeFn := spawnOptions(cmd, cfg, cli)
-	defer closeFn()
-	token, release, err := o.Tokens.Grant(cmd.Context(), id.Key, cli)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = release(cmd.Context()) }()
+	defer done()
 	req := wire.BannerRequest{CLI: cli}
 	if in.SessionID != "" && !spawn.MarkedByRun(os.Getenv, spawn.RunSessionEnv, cli) {
 		// The session's record keeps what its banner gave, under the CLI's own session id.
 		req.Session = &wire.SessionRef{Key: in.SessionID, CLI: cli, Origin: wire.OriginConnected}
 	}
-	banner, err := o.Host.Banner(cmd.Context(), token, id.Key, req)
+	banner, err := h.host.Banner(cmd.Context(), h.token, h.key, req)
 	if err != nil {
 		return nil, err
 	}
@@ -345,6 +328,37 @@ func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 		"hookEventName": "SessionStart", "additionalContext": banner,
 	}})
 	return append(out, '\n'), err
+}
+
+// hookProject is what a hook needs to call the host for its session's project.
+type hookProject struct {
+	key, token string
+	host       *hostclient.Client
+}
+
+// hookAccess resolves the project of dir ("": the current directory) and gets a token for it;
+// done releases the token and the database connection minting it opened.
+func hookAccess(cmd *cobra.Command, cli, dir string) (h hookProject, done func(), err error) {
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return h, nil, err
+		}
+	}
+	id, err := project.Resolve(dir)
+	if err != nil {
+		return h, nil, err
+	}
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return h, nil, err
+	}
+	o, closeFn := spawnOptions(cmd, cfg, cli)
+	token, release, err := o.Tokens.Grant(cmd.Context(), id.Key, cli)
+	if err != nil {
+		closeFn()
+		return h, nil, err
+	}
+	return hookProject{key: id.Key, token: token, host: o.Host}, func() { _ = release(cmd.Context()); closeFn() }, nil
 }
 
 // hookInput is what the CLIs send a hook on stdin (the fields memhost reads).

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/client/spawn"
-	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/worker"
 )
@@ -71,34 +70,16 @@ func promptContext(cmd *cobra.Command, cli, session string) ([]byte, error) {
 	default:
 		ref.Key, ref.Origin = in.SessionID, wire.OriginConnected
 	}
-	dir := in.Cwd
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = wd
-	}
-	id, err := project.Resolve(dir)
+	h, done, err := hookAccess(cmd, cli, in.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(cmd)
-	if err != nil {
-		return nil, err
-	}
-	o, closeFn := spawnOptions(cmd, cfg, cli)
-	defer closeFn()
-	token, release, err := o.Tokens.Grant(cmd.Context(), id.Key, cli)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = release(cmd.Context()) }()
+	defer done()
 	prompt := in.Prompt
 	if len(prompt) > maxHookPrompt {
 		prompt = prompt[:maxHookPrompt] // the host searches with its first words
 	}
-	p, err := o.Host.PromptContext(cmd.Context(), token, id.Key, wire.PromptRequest{Session: ref, Prompt: prompt})
+	p, err := h.host.PromptContext(cmd.Context(), h.token, h.key, wire.PromptRequest{Session: ref, Prompt: prompt})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,12 @@ lifetime left, so most spawns do not touch the database; --token-per-session min
 session alone and revokes it when the session ends. Without a database it uses --token
 (default $MEMHOST_TOKEN) as it is; make that token project-bound, the CLI holds it.
 
+When the arguments carry the task (claude -p TASK, codex exec TASK, gemini -p TASK; the provider
+knows where), the banner leads with the project's facts most relevant to it, over a confidence
+floor (brain.prompt_floor), and each later prompt gets its relevant facts through the CLI's prompt
+hook (brain.prompt_context turns both off). The session's record keeps what it was given,
+retrieved, stored and cited: memhost project value reports it.
+
 Memory never blocks work: when the host is unreachable or the provider fails, the CLI starts
 anyway, without memory, after a one-line warning.`,
 		Example: `  memhost run claude
