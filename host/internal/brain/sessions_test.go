@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
@@ -205,4 +206,45 @@ func TestSessionsPage(t *testing.T) {
 	require.Len(t, rest.Sessions, 1)
 	require.Equal(t, "p0", rest.Sessions[0].Key)
 	require.Empty(t, rest.NextCursor)
+}
+
+// TestSessionMetricsCount: the value figures as Prometheus counters: memories recorded per
+// event, sessions ended per origin, injected memories used, tokens saved and discovery tokens.
+func TestSessionMetricsCount(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	reg := prometheus.NewRegistry()
+	br := brain.New(b.store, b.mem, brain.DefaultConfig(), brain.WithMetrics(brain.NewMetrics(reg)), brain.WithClock(func() time.Time { return b.now }))
+	ctx := context.Background()
+	id := b.fact(t, agentA, needle).Memory.ID
+	first := brain.SessionRef{Key: "m1", CLI: "claude", Origin: "run"}
+	_, err := br.EndSession(ctx, agentA, brain.SessionEnd{Session: first, StartedAt: b.now.Add(-time.Hour),
+		Stored: []brain.StoredFact{{ID: shortid.Of(id), Tokens: ptr(int64(9000)), Seconds: ptr(60.0)}}})
+	require.NoError(t, err)
+	second := brain.SessionRef{Key: "m2", CLI: "codex", Origin: "connected"}
+	v, err := br.Banner(ctx, agentA, brain.BannerRequest{Session: second})
+	require.NoError(t, err)
+	_, err = br.EndSession(ctx, agentA, brain.SessionEnd{Session: second, StartedAt: b.now.Add(-time.Minute), Cited: []string{shortid.Of(id)}})
+	require.NoError(t, err)
+
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			name := f.GetName()
+			for _, l := range m.GetLabel() {
+				name += "{" + l.GetValue() + "}"
+			}
+			got[name] = m.GetCounter().GetValue()
+		}
+	}
+	require.Equal(t, 1.0, got["memhost_session_memories_total{stored}"])
+	require.Equal(t, 1.0, got["memhost_session_memories_total{given}"])
+	require.Equal(t, 1.0, got["memhost_session_memories_total{cited}"])
+	require.Equal(t, 1.0, got["memhost_sessions_ended_total{run}"])
+	require.Equal(t, 1.0, got["memhost_sessions_ended_total{connected}"])
+	require.Equal(t, 1.0, got["memhost_session_injected_used_total"])
+	require.Equal(t, float64(9000-v.Given[0].Tokens), got["memhost_session_saved_tokens_total"])
+	require.Equal(t, 9000.0, got["memhost_session_discovery_tokens_total"])
 }
