@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/bench"
+	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testlog"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
@@ -29,7 +30,7 @@ func TestValueABOnClaudeCode(t *testing.T) {
 		}
 	}
 	var progress testlog.Buffer
-	v, err := bench.RunValueAB(t.Context(), bench.ABOptions{DatabaseURL: os.Getenv("TEST_DATABASE_URL"), HostPath: testplugins.Memhost(t),
+	v, err := bench.RunValueAB(t.Context(), bench.ABOptions{DatabaseURL: testdb.URL(t), HostPath: testplugins.Memhost(t),
 		PluginDir: plugins, Claude: cliPath(t, claudeCode), QualityPath: "../bench/testdata/quality.json", Seed: 28, Progress: &progress})
 	require.NoError(t, err, progress.String())
 	require.NotEmpty(t, v.Tasks)
