@@ -32,6 +32,8 @@ type SearchRequest struct {
 	// caller that cuts the results further (project_search merges layers, then keeps its
 	// top_k) must record only what it returns, or a fact cut away would never age.
 	Unrecorded bool
+	// Explain fills each hit's Terms: its score taken apart into the ranker's own terms.
+	Explain bool
 }
 
 // SearchHit is a ranked memory with the signals that ranked it.
@@ -41,6 +43,9 @@ type SearchHit struct {
 	Relevance float64  `json:"relevance"`
 	Cosine    *float64 `json:"cosine,omitempty"`
 	Lexical   *float64 `json:"lexical,omitempty"`
+	// Terms is Score taken apart (rank.Explain), when the request asked for it: they sum to
+	// Score, supersession included.
+	Terms *rank.Terms `json:"terms,omitempty"`
 }
 
 // SearchResult is a ranked page of hits. Degraded is empty when every retrieval path served;
@@ -134,15 +139,22 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) {
 			return SearchHit{}, false
 		}
-		relevance := rank.Fuse(l.Similarity, lexPtr, weight)
-		score := rank.Score(s.signals(l.Memory, true, relevance, now))
+		parts := rank.FuseParts(l.Similarity, lexPtr, weight)
+		relevance := parts.Vector + parts.Lexical // rank.Fuse
+		sig := s.signals(l.Memory, true, relevance, now)
+		score := rank.Score(sig)
 		// A score of 0 is no evidence at all: no query term and no vector direction in common
 		// (the nearest-neighbour lookup returns the nearest memories however far they are), so
 		// such a memory is never an answer, whatever min_score says.
 		if score <= 0 || score < req.MinScore {
 			return SearchHit{}, false
 		}
-		return SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr}, true
+		hit := SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr}
+		if req.Explain {
+			terms := rank.Explain(sig).SplitBase(parts)
+			hit.Terms = &terms
+		}
+		return hit, true
 	}
 	get := func(ctx context.Context, ids []uuid.UUID) ([]store.Loaded, error) {
 		return s.store.GetMany(ctx, ids, vec)
@@ -401,6 +413,11 @@ func demoteSuperseded(hits []SearchHit, ix *lexical.Index, scope store.ScopeRef)
 	for i, j := range order {
 		out[i] = hits[j]
 		if i > 0 && out[i].Score > out[i-1].Score {
+			if t := out[i].Terms; t != nil {
+				demoted := *t
+				demoted.Supersession = out[i-1].Score - out[i].Score
+				out[i].Terms = &demoted
+			}
 			out[i].Score = out[i-1].Score
 		}
 	}
