@@ -34,6 +34,9 @@ type SearchRequest struct {
 	Unrecorded bool
 	// Explain fills each hit's Terms: its score taken apart into the ranker's own terms.
 	Explain bool
+	// Filter keeps only the memories it matches (the operator console's filters), before the
+	// cut to top_k.
+	Filter store.Filter
 }
 
 // SearchHit is a ranked memory with the signals that ranked it.
@@ -136,7 +139,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	now := s.now()
 	score := func(l store.Loaded, lexPtr *float64) (SearchHit, bool) {
 		// The index may briefly lag an archive made on another host; the row is the truth.
-		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) {
+		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) || !req.Filter.Match(l.Memory) {
 			return SearchHit{}, false
 		}
 		parts := rank.FuseParts(l.Similarity, lexPtr, weight)
@@ -340,6 +343,7 @@ type ListRequest struct {
 	IncludeArchived bool
 	OnlyArchived    bool
 	ExcludeGlobal   bool
+	Filter          store.Filter
 	Limit           int    // default 50, at most 500
 	Cursor          string // from the previous page's Next
 }
@@ -370,7 +374,7 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 		kinds = store.Kinds // goal, plan and journal have their own tools
 	}
 	q := store.ListQuery{Scopes: []store.ScopeRef{store.Project(a.Project)}, Kinds: kinds,
-		IncludeArchived: req.IncludeArchived, OnlyArchived: req.OnlyArchived, Limit: limit + 1}
+		IncludeArchived: req.IncludeArchived, OnlyArchived: req.OnlyArchived, Filter: req.Filter, Limit: limit + 1}
 	if !req.ExcludeGlobal {
 		q.Scopes = append(q.Scopes, store.Global)
 	}
