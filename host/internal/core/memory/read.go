@@ -304,6 +304,17 @@ func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error)
 	return ViewOf(m), nil
 }
 
+// Peek returns one memory visible in the caller's project without counting a use: the
+// operator console looks at memories, an agent uses them, and only an agent's use may change
+// a rank or keep a memory from the staleness job.
+func (s *Service) Peek(ctx context.Context, a Access, id uuid.UUID) (View, error) {
+	m, err := s.load(ctx, a, id)
+	if err != nil {
+		return View{}, err
+	}
+	return ViewOf(m), nil
+}
+
 func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memory, error) {
 	if err := a.check(); err != nil {
 		return store.Memory{}, err

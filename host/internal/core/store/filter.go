@@ -61,8 +61,8 @@ func ParseOrigin(s string) (Origin, error) {
 type Filter struct {
 	Origin Origin
 	// Pinned keeps pinned memories only; Superseded only those the conflicts job found
-	// replaced (Memory.SupersededBy).
-	Pinned, Superseded bool
+	// replaced (Memory.SupersededBy); Archived only archived ones.
+	Pinned, Superseded, Archived bool
 	// ArchivedReason keeps archived memories whose reason is of this group (ReasonGroup): an
 	// operator's reason as given, "stale", "merged into" or "conflict".
 	ArchivedReason string
@@ -86,6 +86,7 @@ func (f Filter) Match(m Memory) bool {
 	switch {
 	case f.Pinned && !m.Pinned,
 		f.Superseded && m.SupersededBy == nil,
+		f.Archived && !m.Archived(),
 		f.ArchivedReason != "" && (!m.Archived() || ReasonGroup(m.ArchivedReason) != f.ArchivedReason):
 		return false
 	}

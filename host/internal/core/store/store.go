@@ -88,6 +88,10 @@ type Store interface {
 	PendingUnmerge(ctx context.Context, survivor Memory) (MergeUndo, error)
 	// Unmerge restores what a survivor absorbed and, if asked, its prior text.
 	Unmerge(ctx context.Context, p UnmergeParams) (survivor Memory, restored []Memory, err error)
+	// Edit changes a live memory as an operator edited it (EditParams) and records an update
+	// in history; an archived memory, a text changed since, or a text another live memory has
+	// is ErrConflict.
+	Edit(ctx context.Context, p EditParams) (Memory, error)
 	// Unsupersede clears a memory's supersession (Memory.SupersededBy) and records the pair
 	// as a dismissed conflict; changed is false when it was not superseded.
 	Unsupersede(ctx context.Context, id uuid.UUID, actor string) (m Memory, changed bool, err error)

@@ -61,7 +61,12 @@ func TestConsoleFigures(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(5), u.Live)
 	require.Equal(t, int64(3), u.NeverRetrieved)
-	require.Equal(t, []store.UseBucket{{0, 0, 3}, {1, 1, 0}, {2, 4, 1}, {5, 9, 0}, {10, 49, 0}, {50, -1, 1}}, u.Buckets)
+	facts := make([]int64, len(u.Buckets))
+	for i, b := range u.Buckets {
+		require.Equal(t, store.UseBounds[i], [2]int64{b.Min, b.Max})
+		facts[i] = b.Facts
+	}
+	require.Equal(t, []int64{3, 0, 1, 0, 0, 1}, facts)
 
 	calls, err := s.DailyCalls(ctx, now.Add(-7*24*time.Hour))
 	require.NoError(t, err)

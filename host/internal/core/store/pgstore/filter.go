@@ -17,6 +17,9 @@ func filterSQL(f store.Filter, args *[]any) string {
 	if f.Superseded {
 		where = append(where, "superseded_by IS NOT NULL")
 	}
+	if f.Archived {
+		where = append(where, "archived_at IS NOT NULL")
+	}
 	if f.ArchivedReason != "" {
 		*args = append(*args, f.ArchivedReason)
 		where = append(where, fmt.Sprintf("archived_at IS NOT NULL AND %s = $%d", reasonGroupSQL, len(*args)))

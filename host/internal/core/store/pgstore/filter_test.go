@@ -52,7 +52,7 @@ func TestFilterSQLMatchesMatch(t *testing.T) {
 	for _, o := range append([]store.Origin{store.OriginAny}, store.Origins...) {
 		for _, reason := range []string{"", "stale", "merged into", "conflict", "no longer true"} {
 			filters = append(filters, store.Filter{Origin: o, ArchivedReason: reason}, store.Filter{Origin: o, ArchivedReason: reason, Pinned: true},
-				store.Filter{Origin: o, ArchivedReason: reason, Superseded: true})
+				store.Filter{Origin: o, ArchivedReason: reason, Superseded: true}, store.Filter{Origin: o, ArchivedReason: reason, Archived: true})
 		}
 	}
 	nonEmpty := 0
