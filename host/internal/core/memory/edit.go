@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -13,10 +14,11 @@ import (
 
 // EditRequest is an operator's edit of one memory (the console's editor). Text, Kind,
 // Importance and Confidence replace the memory's own; an empty Text or Kind and a nil number
-// keep them. Expect is the text the editor showed: an edit of a memory changed since is
-// refused rather than overwriting what the editor never saw.
+// keep them. Version is the memory's UpdatedAt as the editor read it (zero skips the check):
+// an edit of a memory changed since is refused rather than overwriting what the editor never
+// saw.
 type EditRequest struct {
-	Expect     string
+	Version    time.Time
 	Text       string
 	Kind       string
 	Importance *float64
@@ -51,7 +53,7 @@ func (s *Service) Edit(ctx context.Context, a Access, id uuid.UUID, req EditRequ
 		return View{}, fieldErr("id", "memory %s is a %s, not a fact: it is not edited here", id, m.Kind)
 	case m.Archived():
 		return View{}, fieldErr("id", "memory %s is archived; restore it before editing", id)
-	case req.Expect != "" && req.Expect != m.Text:
+	case !req.Version.IsZero() && !req.Version.Equal(m.UpdatedAt):
 		return View{}, errEditedMeanwhile{id}
 	}
 	p := store.EditParams{ID: id, Expect: m.Text, Kind: m.Kind, Importance: m.Importance, Confidence: m.Confidence, Actor: a.Actor}

@@ -21,7 +21,9 @@ func TestEdit(t *testing.T) {
 	ctx := context.Background()
 	ids := seed(t, b, alice, "the staging deploy runs from the release branch", "integration tests need docker compose")
 	imp := 0.9
-	v, err := b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Expect: "the staging deploy runs from the release branch",
+	before, err := b.svc.Peek(ctx, alice, ids[0])
+	require.NoError(t, err)
+	v, err := b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Version: before.UpdatedAt,
 		Text: "the staging deploy runs from main with SECRETVALUE", Kind: "decision", Importance: &imp})
 	require.NoError(t, err)
 	require.Equal(t, ids[0], v.ID)
@@ -57,11 +59,11 @@ func TestEdit(t *testing.T) {
 	require.ElementsMatch(t, []any{"text", "kind", "importance"}, last.Detail["edited"])
 
 	bad := 1.5
-	for _, req := range []memory.EditRequest{{Kind: "goal"}, {Kind: "nonsense"}, {Importance: &bad}, {Text: "integration tests need docker compose"}, {Expect: "an older text", Text: "anything"}} {
+	for _, req := range []memory.EditRequest{{Kind: "goal"}, {Kind: "nonsense"}, {Importance: &bad}, {Text: "integration tests need docker compose"}, {Version: before.UpdatedAt, Text: "anything"}} {
 		_, err := b.svc.Edit(ctx, alice, ids[0], req)
 		require.Error(t, err, "%+v", req)
 	}
-	_, err = b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Expect: "an older text", Text: "anything"})
+	_, err = b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Version: before.UpdatedAt, Text: "anything"})
 	require.ErrorIs(t, err, memory.ErrConflict)
 	after, err := b.svc.Peek(ctx, alice, ids[0])
 	require.NoError(t, err)
