@@ -40,6 +40,11 @@ func (s *Service) Banner(ctx context.Context, a memory.Access, req BannerRequest
 	if err != nil {
 		return BannerView{}, err
 	}
+	return render(a.Project, in, opts)
+}
+
+// render is the one rendering of a banner, for a CLI and for the console's preview alike.
+func render(project string, in banner.Input, opts banner.Options) (BannerView, error) {
 	res, err := banner.Render(in, opts)
 	var fe *banner.FieldError
 	if errors.As(err, &fe) {
@@ -48,14 +53,23 @@ func (s *Service) Banner(ctx context.Context, a memory.Access, req BannerRequest
 	if err != nil {
 		return BannerView{}, err
 	}
-	return BannerView{Project: a.Project, Result: res}, nil
+	return BannerView{Project: project, Result: res}, nil
 }
 
 // BannerInput fetches and ranks what Banner renders, and the options it renders with (the
 // benchmark times the two halves apart).
 func (s *Service) BannerInput(ctx context.Context, a memory.Access, req BannerRequest) (banner.Input, banner.Options, error) {
+	rows, opts, err := s.bannerRows(ctx, a, req)
+	if err != nil {
+		return banner.Input{}, opts, err
+	}
+	return s.bannerInput(a.Project, rows), opts, nil
+}
+
+// bannerRows reads what a banner may show and resolves its options.
+func (s *Service) bannerRows(ctx context.Context, a memory.Access, req BannerRequest) (store.SpawnRows, banner.Options, error) {
 	if err := check(a); err != nil {
-		return banner.Input{}, banner.Options{}, err
+		return store.SpawnRows{}, banner.Options{}, err
 	}
 	opts := s.cfg.Banner
 	if req.Budget != 0 {
@@ -63,14 +77,11 @@ func (s *Service) BannerInput(ctx context.Context, a memory.Access, req BannerRe
 	}
 	opts.CLI = banner.CLI(strings.ToLower(strings.TrimSpace(req.CLI)))
 	if opts.Budget < banner.MinBudget || opts.Budget > banner.MaxBudget {
-		return banner.Input{}, opts, fieldErr("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
+		return store.SpawnRows{}, opts, fieldErr("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
 	}
 	rows, err := s.st.Spawn(ctx, store.SpawnQuery{ScopeKey: a.Project, Recent: max(opts.RecentWindow, 1), Journal: max(opts.JournalEntries, 1),
 		Candidates: min(max(minCandidates, opts.Budget/candidatesPerToken), maxCandidates), Conflicts: banner.ConflictsShown})
-	if err != nil {
-		return banner.Input{}, opts, err
-	}
-	return s.bannerInput(a.Project, rows), opts, nil
+	return rows, opts, err
 }
 
 // bannerInput ranks the candidate facts and shapes the rows for the renderer.

@@ -101,6 +101,9 @@ type SectionReport struct {
 	StoppedBy Stop `json:"stopped_by,omitempty"`
 	// Tokens is the section's share of Result.Tokens, its heading included.
 	Tokens int `json:"tokens"`
+	// Facts are the ids of the facts the section shows, in order (fact sections only): what
+	// the console's banner preview marks as made the cut. Not part of the JSON answer.
+	Facts []uuid.UUID `json:"-"`
 }
 
 // Result is a rendered banner.

@@ -227,6 +227,7 @@ func (r *renderer) fill(limit int) layout {
 			}
 			if used+cost <= allow {
 				f.add(s, rep.Shown == 0, it, unit)
+				rep.add(it)
 				rep.Shown++
 				used += cost
 				continue
@@ -235,6 +236,7 @@ func (r *renderer) fill(limit int) layout {
 				if text, n, ok := shorten(it, allow-headCost); ok {
 					it.text = text
 					f.add(s, true, it, it.unit())
+					rep.add(it)
 					rep.Shown, rep.Truncated = 1, true
 					used += headCost + n
 				}
@@ -259,6 +261,13 @@ func (f *layout) add(s *section, first bool, it item, unit string) {
 	f.units = append(f.units, unit)
 	if it.fact != nil {
 		f.shown[it.fact.ID] = true
+	}
+}
+
+// add records a fact the section shows.
+func (rep *SectionReport) add(it item) {
+	if it.fact != nil {
+		rep.Facts = append(rep.Facts, it.fact.ID)
 	}
 }
 
