@@ -355,8 +355,12 @@ type ListRequest struct {
 	OnlyArchived    bool
 	ExcludeGlobal   bool
 	Filter          store.Filter
-	Limit           int    // default 50, at most 500
-	Cursor          string // from the previous page's Next
+	// Within is the set of kinds listed when Kinds is empty: the fact kinds when empty. The
+	// console's archive lists goal, plan and journal rows too; callers' own kind names only
+	// ever select among fact kinds.
+	Within []store.Kind
+	Limit  int    // default 50, at most 500
+	Cursor string // from the previous page's Next
 }
 
 // ListPage is one page and the cursor of the next ("" at the end).
@@ -380,6 +384,9 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 	kinds, err := parseKinds(req.Kinds)
 	if err != nil {
 		return ListPage{}, err
+	}
+	if len(kinds) == 0 {
+		kinds = req.Within
 	}
 	if len(kinds) == 0 {
 		kinds = store.Kinds // goal, plan and journal have their own tools
