@@ -43,6 +43,7 @@ type browser struct {
 	mu       sync.Mutex
 	problems []string       // console errors, exceptions and failed requests since the last visit
 	status   map[string]int // the last status of each document URL
+	last     int            // the status of the last document
 	allowed  map[int]bool   // statuses a page may answer (a refusal the test expects)
 	dialogs  []string
 }
@@ -103,6 +104,7 @@ func (b *browser) listen(ev any) {
 	case *network.EventResponseReceived:
 		if e.Type == network.ResourceTypeDocument {
 			b.status[e.Response.URL] = int(e.Response.Status)
+			b.last = int(e.Response.Status)
 		}
 		if e.Response.Status >= 400 && !b.allowed[int(e.Response.Status)] {
 			b.problems = append(b.problems, fmt.Sprintf("HTTP %d for %s", e.Response.Status, e.Response.URL))
@@ -174,6 +176,38 @@ func (b *browser) takeProblems() []string {
 func (b *browser) open(url string) {
 	b.t.Helper()
 	b.do(chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("main")))
+}
+
+// lastStatus is the HTTP status of the last page loaded.
+func (b *browser) lastStatus() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
+}
+
+// landOn opens url, a page that sends the browser on to target by itself (a form it submits),
+// and waits for target's page; it returns target's status.
+func (b *browser) landOn(url, target string) int {
+	b.t.Helper()
+	b.do(chromedp.Navigate(url))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b.mu.Lock()
+		status, ok := b.status[target]
+		b.mu.Unlock()
+		if ok {
+			b.do(chromedp.WaitReady(chromedp.CSS("main")))
+			return status
+		}
+		require.True(b.t, time.Now().Before(deadline), "the browser never reached %s", target)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// eval runs a script in the page and returns its value (a promise's, once it settles) as text.
+func (b *browser) eval(js string) string {
+	b.t.Helper()
+	return get(b, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
 }
 
 // text returns the text of the first element matching sel.

@@ -39,8 +39,9 @@ type host struct {
 }
 
 // startHost writes a config for a fresh schema and a free port and serves it until the test
-// ends. extra is appended to the config (TOML).
-func startHost(t *testing.T, extra string) *host {
+// ends, with the embedder plugin and the folders in dirs (memhost run finds its provider
+// plugins there; the host starts only embedders).
+func startHost(t *testing.T, dirs ...string) *host {
 	t.Helper()
 	dsn := testdb.Schema(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,8 +49,12 @@ func startHost(t *testing.T, extra string) *host {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	cfg := filepath.Join(t.TempDir(), "memhost.toml")
-	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%q]\nhealth_interval = \"1s\"\n[auth]\nwrite_rate_per_minute = 0\nread_rate_per_minute = 0\n%s",
-		addr, dsn, testplugins.Dir(t), extra)
+	quoted := []string{fmt.Sprintf("%q", testplugins.Dir(t))}
+	for _, d := range dirs {
+		quoted = append(quoted, fmt.Sprintf("%q", d))
+	}
+	body := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n[database]\nurl = %q\n[plugins]\ndirs = [%s]\nhealth_interval = \"1s\"\n[auth]\nwrite_rate_per_minute = 0\nread_rate_per_minute = 0\n",
+		addr, dsn, strings.Join(quoted, ", "))
 	require.NoError(t, os.WriteFile(cfg, []byte(body), 0o600))
 	h := &host{t: t, bin: testplugins.Memhost(t), config: cfg, dsn: dsn, url: "http://" + addr, logs: &testlog.Buffer{}}
 	h.cmd = exec.Command(h.bin, "serve", "--config", h.config)

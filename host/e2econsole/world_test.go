@@ -39,9 +39,9 @@ type storedMemory struct {
 	Folded bool   `json:"folded"`
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, dirs ...string) *world {
 	t.Helper()
-	h := startHost(t, "")
+	h := startHost(t, dirs...)
 	w := &world{h: h, admin: h.token("--scopes", "admin", "--name", "operator"), facts: map[string]uuid.UUID{}}
 	agentToken := h.token("--scopes", "memory:read,memory:write", "--name", "claude-code-agent")
 	w.agent = h.agent(agentToken)

@@ -118,10 +118,17 @@ var funcs = template.FuncMap{
 		}
 		return shortid.Of(*id)
 	},
-	"text":     memory.Printable,
-	"line":     memory.PrintableLine,
-	"clip":     clip,
-	"when":     when,
+	"text": memory.Printable,
+	"line": memory.PrintableLine,
+	"clip": clip,
+	"when": when,
+	"iso":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"isop": func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	},
 	"whenp":    func(t *time.Time) string { return whenPtr(t) },
 	"ago":      ago,
 	"agop":     func(t *time.Time) string { return agoPtr(t) },
