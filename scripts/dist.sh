@@ -6,12 +6,20 @@
 #   memhost-VERSION-OS-ARCH/bin/memhost
 #   memhost-VERSION-OS-ARCH/bin/plugins/memhost-<kind>-<name>   (every plugin)
 #   memhost-VERSION-OS-ARCH/scripts/   (what memhost up, stop and uninstall run)
-#   memhost-VERSION-OS-ARCH/README.md, LICENSE
+#   memhost-VERSION-OS-ARCH/README.md, LICENSE, docs/   (the README links into docs/)
 #
 # and dist/SHA256SUMS over the archives.
 #
 #   DIST_TARGETS="linux/amd64" dist.sh [OUT]   one target (the smoke test in make test)
+#   dist.sh --list                            print what each archive holds besides bin/
 set -euo pipefail
+# payload is what each archive holds besides bin/, as paths in the checkout.
+payload=(README.md LICENSE docs scripts/run.sh scripts/stop.sh scripts/uninstall.sh scripts/install-record.sh
+  scripts/pg-cluster.sh scripts/pg-env.sh scripts/ensure-postgres.sh)
+if [ "${1:-}" = --list ]; then
+  printf '%s\n' "${payload[@]}"
+  exit 0
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/dist}
 mkdir -p "$out"
@@ -29,9 +37,10 @@ for t in $targets; do
   name=memhost-$VERSION-$os-$arch
   echo "dist: $name" >&2
   GOOS=$os GOARCH=$arch scripts/build.sh "$stage/$name/bin"
-  mkdir -p "$stage/$name/scripts"
-  cp README.md LICENSE "$stage/$name/"
-  cp scripts/run.sh scripts/stop.sh scripts/uninstall.sh scripts/pg-cluster.sh scripts/pg-env.sh scripts/ensure-postgres.sh "$stage/$name/scripts/"
+  for p in "${payload[@]}"; do
+    mkdir -p "$stage/$name/$(dirname "$p")"
+    cp -R "$p" "$stage/$name/$p"
+  done
   # Owner and times from the commit, not from this machine: the same commit gives the same archive.
   tar -C "$stage" -czf "$out/$name.tar.gz" --owner=0 --group=0 --numeric-owner --sort=name \
     --mtime="$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)" "$name" 2>/dev/null ||

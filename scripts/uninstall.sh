@@ -3,29 +3,55 @@
 # checkout (or unpacked archive) and prints what setup installed that it leaves, with the
 # commands that remove it. Without --yes it only lists.
 #
+# First: CLIs wired with memhost connect start this memhost from their own settings, and only
+# it can take that out again (from the backups in ~/.config/memhost/connect/): uninstall names
+# them and asks for `memhost connect --undo CLI` before it removes anything (--yes refuses
+# while one is connected).
 # Removed: the user service, the running host and private cluster, .memhost (configuration,
 # the private cluster's data, benchmark clusters), a cluster home under /var/lib/memhost (root's
-# clusters the postgres user could not reach in place), the test cluster of make test, and
-# memhost's caches (tokens, the MCP tool list, the real-CLI cache of make e2e-cli).
-# Left (shared with other software): PostgreSQL and pgvector, their build tools, the postgres
-# user, the deb-src list, Node.js.
+# clusters the postgres user could not reach in place), the test cluster of make test,
+# memhost's caches (tokens, the MCP tool list, the real-CLI cache of make e2e-cli) and connect's
+# empty folder.
+# Left (other software may use it): what setup installed, and only what it recorded installing
+# (install-record.sh): PostgreSQL and pgvector packages, pgvector built from source, the deb-src
+# list, build tools, Node.js; a PostgreSQL that was there before is never offered for removal.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 here=$root/scripts
-# shellcheck source=scripts/pg-env.sh
-. "$here/pg-env.sh"
+# shellcheck source=scripts/install-record.sh
+. "$here/install-record.sh"
 state=${MEMHOST_STATE_DIR:-$root/.memhost}
 yes=0
 [ "${1:-}" = --yes ] && yes=1
 
 case "$(uname -s)" in
-Darwin) cache=$HOME/Library/Caches/memhost ;;
-*) cache=${XDG_CACHE_HOME:-$HOME/.cache}/memhost ;;
+Darwin) cache=$HOME/Library/Caches/memhost connect=$HOME/Library/Application\ Support/memhost/connect ;;
+*) cache=${XDG_CACHE_HOME:-$HOME/.cache}/memhost connect=${XDG_CONFIG_HOME:-$HOME/.config}/memhost/connect ;;
 esac
+# The CLIs memhost connect wired: one folder each, with its backups and record.
+connected=()
+for d in "$connect"/*/; do
+  [ -d "$d" ] && connected+=("$(basename "$d")")
+done
+if [ ${#connected[@]} -gt 0 ]; then
+  echo "Before uninstalling, take memhost out of the CLIs connected to it: their settings start"
+  echo "$root/bin/memhost, which uninstall removes, and only it can undo them (from its backups in $connect/):"
+  for c in "${connected[@]}"; do echo "  $root/bin/memhost connect --undo $c"; done
+  if [ $yes = 1 ]; then
+    echo "memhost uninstall: nothing removed; still connected: ${connected[*]}. Run the commands above, then uninstall again"
+    echo "(to leave them connected to a memhost that is gone, delete $connect/ first)."
+    exit 1
+  fi
+  echo
+else
+  echo "No CLI is connected with memhost connect (it keeps its backups in $connect/)."
+fi
 remove=()
 for p in "$state" "$cache" "${TMPDIR:-/tmp}/memhost-test-pg-$(id -u)" "${TMPDIR:-/tmp}/memhost-cli-cache"; do
   [ -e "$p" ] && remove+=("$p")
 done
+# connect's folder only once no CLI is connected: it holds the backups undo restores from.
+[ ${#connected[@]} = 0 ] && [ -e "$connect" ] && remove+=("$connect")
 for h in "$state"/*/home; do
   [ -f "$h" ] && remove+=("$(cat "$h")")
 done
@@ -50,26 +76,41 @@ else
 fi
 
 echo
-echo "Left in place (other software may use them); to remove them too:"
-echo "  CLIs wired with memhost connect: before uninstalling, $root/bin/memhost connect --undo claude (codex, gemini)"
-pg_detect ""
-if [ -n "$PG_BINDIR" ] && command -v dpkg >/dev/null 2>&1; then
-  pkgs="postgresql-$PG_MAJOR"
-  dpkg -s "postgresql-$PG_MAJOR-pgvector" >/dev/null 2>&1 && pkgs="$pkgs postgresql-$PG_MAJOR-pgvector"
-  dpkg -s "postgresql-server-dev-$PG_MAJOR" >/dev/null 2>&1 && pkgs="$pkgs postgresql-server-dev-$PG_MAJOR"
-  echo "  PostgreSQL packages:    sudo apt-get purge $pkgs   (and sudo apt-get autoremove)"
-  if ! dpkg -s "postgresql-$PG_MAJOR-pgvector" >/dev/null 2>&1 && pg_has_vector "$PG_BINDIR"; then
-    share=$("$PG_BINDIR/pg_config" --sharedir) lib=$("$PG_BINDIR/pg_config" --pkglibdir)
-    echo "  pgvector built from source: sudo rm -rf $lib/vector.so $lib/bitcode/vector $lib/bitcode/vector.index.bc $share/extension/vector.control $share/extension/vector--*.sql $("$PG_BINDIR/pg_config" --includedir-server)/extension/vector"
-  fi
-  [ -f /etc/apt/sources.list.d/memhost-trixie-src.sources ] &&
-    echo "  deb-src list (pgvector's source): sudo rm /etc/apt/sources.list.d/memhost-trixie-src.sources && sudo apt-get update"
-  echo "  build tools for pgvector:  sudo apt-get purge build-essential dpkg-dev   (if nothing else needs them)"
-  id postgres >/dev/null 2>&1 &&
-    echo "  the postgres system user: removed with the packages (purge); if it stays, sudo deluser --system postgres"
-  command -v node >/dev/null 2>&1 && echo "  Node.js (make test, make e2e-cli): sudo apt-get purge nodejs npm"
-elif brew_prefix >/dev/null; then
-  echo "  Homebrew packages: brew uninstall pgvector postgresql@${PG_MAJOR:-17}"
-else
-  echo "  PostgreSQL ${PG_MAJOR:-} and pgvector, if you installed them for memhost"
+echo "Left in place (other software may use it); what setup installed for memhost, and the commands that remove it:"
+records=()
+while read -r f; do records+=("$f"); done < <(install_records)
+if [ ${#records[@]} = 0 ]; then
+  echo "  nothing: setup recorded installing no PostgreSQL, pgvector, build tools or Node.js here"
+  echo "  (they were here before, or were installed before memhost kept this record: if one was only"
+  echo "  for memhost, remove it with your package manager)"
+  exit 0
 fi
+apt=() brew=() files=()
+while read -r kind what; do
+  case "$kind" in
+  apt) apt+=("$what") ;;
+  brew) brew+=("$what") ;;
+  file) [ -e "$what" ] && files+=("$what") ;;
+  pgvector-source)
+    if [ -x "$what" ]; then
+      share=$("$what" --sharedir) lib=$("$what" --pkglibdir) inc=$("$what" --includedir-server)
+      echo "  pgvector built from source: sudo rm -rf $lib/vector.so $lib/bitcode/vector $lib/bitcode/vector.index.bc $share/extension/vector.control $share/extension/vector--*.sql $inc/extension/vector"
+    fi
+    ;;
+  esac
+done < <(sort -u "${records[@]}")
+installed=()
+for p in "${apt[@]+"${apt[@]}"}"; do
+  dpkg -s "$p" >/dev/null 2>&1 && installed+=("$p")
+done
+if [ ${#installed[@]} -gt 0 ]; then
+  echo "  packages:   sudo apt-get purge ${installed[*]}   (and sudo apt-get autoremove)"
+  case " ${installed[*]} " in *" postgresql-"[0-9]*) id postgres >/dev/null 2>&1 &&
+    echo "  the postgres system user: removed with the packages (purge); if it stays, sudo deluser --system postgres" ;;
+  esac
+fi
+[ ${#brew[@]} -gt 0 ] && echo "  Homebrew:   brew uninstall ${brew[*]}"
+for f in "${files[@]+"${files[@]}"}"; do
+  echo "  $f: sudo rm $f && sudo apt-get update"
+done
+echo "  the record itself: rm ${records[*]}   (sudo for /var/lib/memhost)"

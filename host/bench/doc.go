@@ -10,7 +10,10 @@
 // retrieval benchmark against plain BM25 (testdata/retrieval); spawn overhead; and a database
 // shared by 101 projects, timed at an MCP client of a real `memhost serve`. Render writes the
 // results as docs/benchmarks.md. With Config.OnlyShared it runs the shared round alone, as
-// `make bench-1m` does at 1M memories for docs/benchmarks-1m.md.
+// `make bench-1m` does at 1M memories for docs/benchmarks-1m.md. CalibrateEmbedder
+// (memhost-bench -calibrate) measures one embedder's settings in the host instead: its
+// relevance floor, vector weight and fold threshold (hybrid.go, docs/ranking.md); use-lite/
+// serves a real CPU model for it.
 //
 // Latency targets are not asserted in tests (timings on shared CI machines are noise); the
 // quality floor is, in quality_test.go, so ranking regressions fail `make test`.

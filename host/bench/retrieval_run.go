@@ -103,15 +103,7 @@ func Retrieval(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, red
 		scopes := []store.ScopeRef{store.Project(p.Project), store.Global}
 		a := memory.Access{Project: p.Project, Actor: "bench"}
 		for _, q := range p.Questions {
-			want, stale := map[string]bool{}, map[string]bool{}
-			for _, id := range q.Relevant {
-				want[memOf[id]] = true
-			}
-			for _, id := range q.Stale {
-				if m := memOf[id]; !want[m] {
-					stale[m] = true
-				}
-			}
+			want, stale := q.labels(memOf)
 			r, err := svc.Search(ctx, a, memory.SearchRequest{Query: q.Query, TopK: retrievalDepth})
 			if err != nil {
 				stop()
@@ -143,6 +135,21 @@ func Retrieval(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, red
 	res.TestDiff, res.TestGain = pairedGain(mem, base, indices(len(mem), func(i int) bool { return splits[i] == SplitTest }))
 	res.BlindDiff, res.BlindGain = pairedGain(mem, base, indices(len(mem), func(i int) bool { return splits[i] == SplitBlind }))
 	return res, nil
+}
+
+// labels are the memories that answer q and those it names as superseded (stale), by the
+// memory ids memOf gave the facts: a fact that folded is answered by the row it folded into.
+func (q RetrievalQuestion) labels(memOf map[string]string) (want, stale map[string]bool) {
+	want, stale = map[string]bool{}, map[string]bool{}
+	for _, id := range q.Relevant {
+		want[memOf[id]] = true
+	}
+	for _, id := range q.Stale {
+		if m := memOf[id]; !want[m] {
+			stale[m] = true
+		}
+	}
+	return want, stale
 }
 
 // measureRetrieval runs the retrieval benchmark of cfg, each filler size in a fresh schema.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host/internal/api/mcpserver"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // benchHost is one `memhost serve` process the benchmark started, and an MCP client session
@@ -96,7 +96,7 @@ func startHostWith(ctx context.Context, bin, dbURL, pluginDir, dir, extra string
 // connect opens the MCP session an agent would: streamable HTTP with a bearer token.
 func (h *benchHost) connect(ctx context.Context, token string) error {
 	// The bench reads structured output, which a client gets only by asking for it.
-	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
 	tr := &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}
 	cs, err := c.Connect(ctx, tr, nil)
 	if err != nil {

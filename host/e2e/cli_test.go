@@ -13,9 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/worker"
-
-	"github.com/memhost/memhost/host/internal/api/mcpserver"
 )
 
 // repo makes a git repository whose origin is github.com/Acme/<name>: its project key.
@@ -28,16 +27,22 @@ func repo(t *testing.T, name string) string {
 	return dir
 }
 
-// stdioMCP starts `memhost mcp` in dir as a CLI launches a stdio server (no token given: it
-// mints one through the configured database, kept in a cache of this test's own) and returns
-// the client session and how long the handshake took.
-func (h *host) stdioMCP(t *testing.T, dir, cache, client string) (*mcp.ClientSession, time.Duration) {
-	t.Helper()
+// mcpCommand is `memhost mcp` in dir as a CLI launches a stdio server: no token given (it
+// mints one through the configured database, kept under cache) and env added.
+func (h *host) mcpCommand(dir, cache string, env ...string) *exec.Cmd {
 	cmd := exec.Command(h.bin, "mcp")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+cache, "MEMHOST_TOKEN=")
+	cmd.Env = append(append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+cache, "MEMHOST_TOKEN="), env...)
+	return cmd
+}
+
+// stdioMCP starts `memhost mcp` in dir (mcpCommand) and returns the client session and how
+// long the handshake took.
+func (h *host) stdioMCP(t *testing.T, dir, cache, client string) (*mcp.ClientSession, time.Duration) {
+	t.Helper()
+	cmd := h.mcpCommand(dir, cache)
 	// It asks for structured output to decode results, and memhost mcp asks the host for it.
-	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
 	began := time.Now()
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)
@@ -149,9 +154,7 @@ func TestStdioForwardsRawArguments(t *testing.T) {
 	t.Parallel()
 	h := newHost(t)
 	h.start()
-	cmd := exec.Command(h.bin, "mcp")
-	cmd.Dir = repo(t, "Raw")
-	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+t.TempDir(), "MEMHOST_TOKEN=")
+	cmd := h.mcpCommand(repo(t, "Raw"), t.TempDir())
 	lines := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -191,9 +194,7 @@ func TestStdioMCPServesNothingToAWorkersCLI(t *testing.T) {
 	t.Parallel()
 	h := newHost(t)
 	h.start()
-	cmd := exec.Command(h.bin, "mcp")
-	cmd.Dir = repo(t, "Worker")
-	cmd.Env = append(os.Environ(), "MEMHOST_CONFIG="+h.config, "XDG_CACHE_HOME="+t.TempDir(), worker.RunMarkerEnv+"=1")
+	cmd := h.mcpCommand(repo(t, "Worker"), t.TempDir(), worker.RunMarkerEnv+"=1")
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}}}` + "\n")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

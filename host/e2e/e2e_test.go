@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/api/mcpserver"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 type bearer struct{ token string }
@@ -28,7 +28,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func connect(t *testing.T, h *host, token string) *mcp.ClientSession {
 	t.Helper()
 	// A program, not a CLI: it asks for structured output to decode results.
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1.0"}, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1.0"}, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp",
 		HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}, nil)
 	require.NoError(t, err)

@@ -18,7 +18,7 @@ import (
 // session-start and its end journalled by session-end in the project of its cwd, with the
 // session's own transcript sent for the summary (its entry is written at once, metadata
 // first); inside a session memhost run started, the end hook does nothing (memhost run
-// journals it).
+// journals it). brain.quiet_session is 0s here: the session lasts seconds.
 func TestHookSessionEnd(t *testing.T) {
 	t.Parallel()
 	w := newRunWorld(t)
@@ -55,8 +55,11 @@ func TestHookSessionEnd(t *testing.T) {
 	end, err := json.Marshal(map[string]string{"session_id": id, "transcript_path": transcript, "cwd": w.project,
 		"hook_event_name": "SessionEnd", "reason": "exit"})
 	require.NoError(t, err)
-	require.Empty(t, hook("session-end", string(end), "MEMHOST_RUN_SESSION=1"), "memhost run's own session")
-	require.Empty(t, hook("session-end", string(end)))
+	// A session of seconds is journalled only with brain.quiet_session 0s (the default, 30s,
+	// leaves such a session out).
+	quiet0 := "MEMHOST_BRAIN__QUIET_SESSION=0s"
+	require.Empty(t, hook("session-end", string(end), "MEMHOST_RUN_SESSION=1", quiet0), "memhost run's own session")
+	require.Empty(t, hook("session-end", string(end), quiet0))
 
 	admin := w.h.token("--scopes", "admin", "--name", "e2e-admin")
 	status, body, err := w.h.rest(context.Background(), admin, "GET", "/api/v1/projects/"+url.PathEscape(w.project)+"/journal", "")

@@ -67,7 +67,7 @@ func TestSessionSummaryEndToEnd(t *testing.T) {
 	fact := "e2ecli " + id + ": releases are cut from the release branch, never from main."
 	llm := summaryLLM(t, summary, fact)
 	h := startHostWith(t, hostOptions{dirs: []string{testplugins.Workers(t)},
-		extra: fmt.Sprintf("[workers.local]\nplugin = \"openaicompat\"\nbase_url = %q\nmodel = \"good\"\nlocality = \"local\"\n", llm.URL+"/v1")})
+		extra: journalEverySession + fmt.Sprintf("[workers.local]\nplugin = \"openaicompat\"\nbase_url = %q\nmodel = \"good\"\nlocality = \"local\"\n", llm.URL+"/v1")})
 	b := setupOn(t, h, standin.Anthropic, standin.Say(doneText))
 	w := newSpawnWorld(t, b)
 	w.seed(t)

@@ -104,7 +104,7 @@ func snapshotFile(t *testing.T, path string) []byte {
 // its user configuration.
 func TestConnectClaudeCode(t *testing.T) {
 	t.Parallel()
-	b := setup(t, standin.Anthropic, standin.Say(doneText))
+	b := setupOn(t, startHostWith(t, hostOptions{extra: journalEverySession}), standin.Anthropic, standin.Say(doneText))
 	w := newSpawnWorld(t, b)
 	first, second := w.twoProjects(t)
 	goal := "GOAL-" + b.sentinel

@@ -39,7 +39,7 @@ func TestSessionSummaryAndExtractedFactReachCodex(t *testing.T) {
 
 	// A headless session lasts seconds: brain.quiet_session 0s journals it (memhost run reads
 	// the host's config file; see newSpawnWorld).
-	extra := fmt.Sprintf("[brain]\nquiet_session = \"0s\"\n[workers.claude]\nplugin = \"agentcli\"\ncli = \"claude\"\ncli_path = %q\n"+
+	extra := journalEverySession + fmt.Sprintf("[workers.claude]\nplugin = \"agentcli\"\ncli = \"claude\"\ncli_path = %q\n"+
 		"[workers.chains]\nsession_summary = [\"claude\"]\nextract = [\"claude\"]\nplan_drift = [\"claude\"]\n", cliPath(t, claudeCode))
 	h := startHostWith(t, hostOptions{extra: extra, dirs: []string{testplugins.Workers(t)}, env: []string{
 		"ANTHROPIC_BASE_URL=" + workerModel.URL(), "ANTHROPIC_API_KEY=" + apiKey(),

@@ -20,10 +20,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/api/mcpserver"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testlog"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // host is one running `memhost serve` on a schema of its own.
@@ -159,7 +159,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // agent connects an MCP client, as an agent does, with structured output.
 func (h *host) agent(token string) *mcp.ClientSession {
 	h.t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-console-agent", Version: "1.0"}, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-console-agent", Version: "1.0"}, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp",
 		HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}, nil)
 	require.NoError(h.t, err)

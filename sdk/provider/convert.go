@@ -55,7 +55,7 @@ func spawnFromWire(w *memhostv1.Spawn) Spawn {
 }
 
 func planToWire(p Plan) *memhostv1.PrepareResponse {
-	w := &memhostv1.PrepareResponse{Args: p.Args, SetEnv: p.SetEnv, UnsetEnv: p.UnsetEnv, Cleanup: p.Cleanup, State: p.State}
+	w := &memhostv1.PrepareResponse{Args: p.Args, SetEnv: p.SetEnv, UnsetEnv: p.UnsetEnv, Cleanup: p.Cleanup, State: p.State, DeliversBanner: p.DeliversBanner}
 	for _, f := range p.Files {
 		w.Files = append(w.Files, &memhostv1.ScratchFile{
 			Path: f.Path, Mode: uint32(f.Mode), Content: f.Content, LinkTarget: f.LinkTarget, CreateTargetDir: f.CreateTargetDir,
@@ -65,7 +65,7 @@ func planToWire(p Plan) *memhostv1.PrepareResponse {
 }
 
 func planFromWire(w *memhostv1.PrepareResponse) Plan {
-	p := Plan{Args: w.GetArgs(), SetEnv: w.GetSetEnv(), UnsetEnv: w.GetUnsetEnv(), Cleanup: w.GetCleanup(), State: w.GetState()}
+	p := Plan{Args: w.GetArgs(), SetEnv: w.GetSetEnv(), UnsetEnv: w.GetUnsetEnv(), Cleanup: w.GetCleanup(), State: w.GetState(), DeliversBanner: w.GetDeliversBanner()}
 	for _, f := range w.GetFiles() {
 		p.Files = append(p.Files, File{
 			Path: f.GetPath(), Mode: fs.FileMode(f.GetMode()), Content: f.GetContent(), LinkTarget: f.GetLinkTarget(), CreateTargetDir: f.GetCreateTargetDir(),

@@ -46,6 +46,8 @@ func (toy) Prepare(_ context.Context, s provider.Spawn) (provider.Plan, error) {
 		Args:   s.Args,
 		SetEnv: map[string]string{"TOY_HOME": filepath.Join(s.ScratchDir, "home")},
 		Files:  files,
+		// The banner is in INSTRUCTIONS.md: a hook memhost connect added stands down.
+		DeliversBanner: s.Banner != "",
 	}, nil
 }
 

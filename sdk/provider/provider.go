@@ -129,6 +129,12 @@ type Plan struct {
 	// State is handed back to Finish unchanged (a session id the provider
 	// chose, say).
 	State []byte
+	// DeliversBanner is true when the plan gives the CLI Spawn.Banner.
+	// memhost then has the SessionStart hook `memhost connect` registered in
+	// the CLI's own configuration stand down in this session, so the session
+	// reads the banner once. Leave it false when the user's arguments took
+	// the banner's channel: the hook then gives it.
+	DeliversBanner bool
 }
 
 // Ended tells a provider that a session is over.

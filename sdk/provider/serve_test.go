@@ -106,8 +106,9 @@ func TestEverythingCrossesTheWire(t *testing.T) {
 			{Path: "home/empty", Mode: 0o644},
 			{Path: "home/sessions", LinkTarget: "/home/u/.toy/sessions", CreateTargetDir: true},
 		},
-		Cleanup: []string{"/home/u/.toy/lock"},
-		State:   []byte{0, 1, 2},
+		Cleanup:        []string{"/home/u/.toy/lock"},
+		State:          []byte{0, 1, 2},
+		DeliversBanner: true,
 	}
 	e := &echo{plan: func(provider.Spawn) provider.Plan { return plan }, spawned: make(chan provider.Spawn, 1), ended: make(chan provider.Ended, 1),
 		session: provider.Session{ID: "5f0c", Transcript: "/home/u/.toy/sessions/5f0c.jsonl"}}

@@ -27,6 +27,7 @@ func main() {
 func run() error {
 	cfg := bench.Config{Progress: os.Stderr}
 	var sizes, out, dense string
+	var calibrate bool
 	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
 	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
 	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project); empty for none")
@@ -54,6 +55,7 @@ func run() error {
 	flag.StringVar(&dense, "dense", "", "comma-separated widths of the dense rounds (e.g. 768,1024): the shared round again with the densefake plugin; empty skips them")
 	flag.StringVar(&cfg.DensePlugin, "dense-plugin", "", "the densefake embedder plugin, alone in its folder (scripts/bench.sh builds it)")
 	flag.BoolVar(&cfg.OnlyDense, "only-dense", false, "run the dense rounds alone; the report is their section")
+	flag.BoolVar(&calibrate, "calibrate", false, "only measure the -plugin embedder's relevance floor, vector weight and fold threshold on the -retrieval and fold sets, and print the configuration that applies them (docs/ranking.md)")
 	flag.Parse()
 	if cfg.ProseRoot == "" {
 		goroot, err := exec.Command("go", "env", "GOROOT").Output()
@@ -86,18 +88,33 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if calibrate {
+		c, err := bench.CalibrateEmbedder(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		return writeReport(out, bench.RenderCalibration(c))
+	}
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	md := bench.Render(rep)
+	if err := writeReport(out, bench.Render(rep)); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "memhost-bench: took %s\n", rep.Elapsed.Round(1e9))
+	return nil
+}
+
+// writeReport writes md to out, or to stdout for "-".
+func writeReport(out, md string) error {
 	if out == "-" {
-		_, err = os.Stdout.WriteString(md)
+		_, err := os.Stdout.WriteString(md)
 		return err
 	}
 	if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "memhost-bench: wrote %s (%s)\n", out, rep.Elapsed.Round(1e9))
+	fmt.Fprintf(os.Stderr, "memhost-bench: wrote %s\n", out)
 	return nil
 }

@@ -208,14 +208,18 @@ func hookCmd() *cobra.Command {
 		Long: `Print the banner of the project the session starts in, in the shape Claude Code and Gemini
 CLI inject into the session: {"hookSpecificOutput":{"hookEventName":"SessionStart",
 "additionalContext":"..."}}. The project is that of the cwd in the hook's input on stdin,
-else of the current directory. A hook must never keep the CLI from starting: when memhost
-cannot give a banner, it says why on stderr, prints nothing and exits 0.`,
+else of the current directory. In a session memhost run started and gave the banner, it prints
+nothing: the session gets the banner once. A hook must never keep the CLI from starting: when
+memhost cannot give a banner, it says why on stderr, prints nothing and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if os.Getenv(worker.RunMarkerEnv) != "" {
-				return nil // a worker plugin's CLI run: no banner, no recursion into memory
-			}
 			cli, _ := cmd.Flags().GetString("cli")
+			switch {
+			case os.Getenv(worker.RunMarkerEnv) != "":
+				return nil // a worker plugin's CLI run: no banner, no recursion into memory
+			case spawn.MarkedByRun(os.Getenv, spawn.RunBannerEnv, cli):
+				return nil // memhost run gave this session the banner already: once is enough
+			}
 			out, err := sessionStart(cmd, cli)
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "memhost: no project banner for this session: %v\n", err)
@@ -244,10 +248,10 @@ that memhost run started are journalled by memhost run, so the hook does nothing
 hook must never hold the CLI up: when memhost cannot journal, it says why on stderr and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if os.Getenv(worker.RunMarkerEnv) != "" || os.Getenv(spawn.RunSessionEnv) != "" {
+			cli, _ := cmd.Flags().GetString("cli")
+			if os.Getenv(worker.RunMarkerEnv) != "" || spawn.MarkedByRun(os.Getenv, spawn.RunSessionEnv, cli) {
 				return nil // a worker's CLI run, or a session memhost run journals itself
 			}
-			cli, _ := cmd.Flags().GetString("cli")
 			if err := sessionEnd(cmd, cli); err != nil && !errors.Is(err, spawn.ErrNothingToJournal) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "memhost: this session is not journalled: %v\n", err)
 			}
@@ -281,7 +285,7 @@ func sessionEnd(cmd *cobra.Command, cli string) error {
 	}
 	o, closeFn := spawnOptions(cmd, cfg, cli)
 	defer closeFn()
-	return spawn.EndSession(cmd.Context(), o.Host, o.Tokens, sessionMarkers(),
+	return spawn.EndSession(cmd.Context(), o.Host, o.Tokens, sessionMarkers(), o.QuietUnder,
 		spawn.HookSession{CLI: cli, ID: in.SessionID, Transcript: in.TranscriptPath, Dir: in.Cwd, Reason: in.Reason}, time.Now())
 }
 
@@ -303,7 +307,7 @@ func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 		}
 		dir = wd
 	}
-	if os.Getenv(spawn.RunSessionEnv) == "" {
+	if !spawn.MarkedByRun(os.Getenv, spawn.RunSessionEnv, cli) {
 		if err := spawn.MarkStart(sessionMarkers(), spawn.HookSession{CLI: cli, ID: in.SessionID}, time.Now()); err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "memhost: %v\n", err)
 		}

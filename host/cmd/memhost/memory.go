@@ -22,8 +22,11 @@ import (
 // own would take tens of seconds at 1M memories, and the host already holds the index.
 
 func memoryCmd() *cobra.Command {
-	c := &cobra.Command{Use: "memory", Short: "List, search, read, archive and restore a project's memories through the running host"}
+	c := &cobra.Command{Use: "memory", Short: "Add, edit, list, search, read, archive and restore a project's memories through the running host"}
 	c.AddCommand(
+		memoryAddCmd(),
+		memoryEditCmd(),
+		memoryHistoryCmd(),
 		memoryOp("list", "List the project's memories, newest first", cobra.NoArgs, func(cmd *cobra.Command, h *hostAPI, key string, _ []string) (any, error) {
 			q := url.Values{"project": {key}}
 			if n, _ := cmd.Flags().GetInt("limit"); n > 0 {
@@ -50,18 +53,17 @@ func memoryCmd() *cobra.Command {
 			if res.Degraded != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "search degraded: %s\n", printable(res.Degraded))
 			}
-			hits := res.Results
-			views := make([]memory.View, len(hits))
-			for i, hit := range hits {
-				views[i] = hit.View
-			}
-			printMemories(cmd, out, views)
+			printHits(cmd, out, res.Results)
 		}),
 		memoryOp("get ID", "Print one memory (ID as listed: its last 8 or more hex digits, or whole)", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
 			var v memory.View
 			err := h.do(cmd.Context(), http.MethodGet, "/api/v1/memories/"+url.PathEscape(args[0])+"?"+url.Values{"project": {key}}.Encode(), nil, &v)
 			return v, err
-		}, func(_ *cobra.Command, out io.Writer, v any) { printMemory(out, v.(memory.View)) }),
+		}, func(_ *cobra.Command, out io.Writer, v any) {
+			m := v.(memory.View)
+			printMemory(out, m)
+			printAbsorbed(out, m.Absorbed)
+		}),
 		memoryOp("archive ID", "Archive a memory (soft: restore brings it back; purged after the grace period)", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
 			reason, _ := cmd.Flags().GetString("reason")
 			return change(cmd, h, key, args[0], "archive", map[string]any{"reason": reason, "project": key})
@@ -173,6 +175,20 @@ func printJSON(out io.Writer, v any) error {
 }
 
 func printMemories(cmd *cobra.Command, out io.Writer, ms []memory.View) {
+	printTable(cmd, out, ms, nil)
+}
+
+// printHits lists search hits best first with the score that ranked them (docs/ranking.md).
+func printHits(cmd *cobra.Command, out io.Writer, hits []memory.SearchHit) {
+	views := make([]memory.View, len(hits))
+	for i, h := range hits {
+		views[i] = h.View
+	}
+	printTable(cmd, out, views, func(i int) float64 { return hits[i].Score })
+}
+
+// printTable lists memories, with a SCORE column when score gives the i-th one's.
+func printTable(cmd *cobra.Command, out io.Writer, ms []memory.View, score func(i int) float64) {
 	if len(ms) == 0 {
 		fmt.Fprintln(out, "no memories")
 		return
@@ -180,10 +196,18 @@ func printMemories(cmd *cobra.Command, out io.Writer, ms []memory.View) {
 	full, _ := cmd.Flags().GetBool("full")
 	names := shortNames(full, ms, func(m memory.View) uuid.UUID { return m.ID })
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tKIND\tAGE\tUSES\tTEXT")
+	head := "ID\tKIND\tAGE\tUSES\tTEXT"
+	if score != nil {
+		head = "ID\tSCORE\tKIND\tAGE\tUSES\tTEXT"
+	}
+	fmt.Fprintln(w, head)
 	now := time.Now()
-	for _, m := range ms {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", names[m.ID], cell(string(m.Kind)), age(now.Sub(m.UpdatedAt)), m.HitCount, cell(m.Text))
+	for i, m := range ms {
+		id := names[m.ID]
+		if score != nil {
+			id += fmt.Sprintf("\t%.2f", score(i))
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", id, cell(string(m.Kind)), age(now.Sub(m.UpdatedAt)), m.HitCount, cell(m.Text))
 	}
 	_ = w.Flush()
 }

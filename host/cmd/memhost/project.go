@@ -43,7 +43,10 @@ func projectCmd() *cobra.Command {
 			return nil
 		},
 	})
-	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journalCmd(), projectLifecycleCmd(true), projectLifecycleCmd(false))
+	journal := journalCmd()
+	journal.Short = "The project's journal: what each session did (list, show, prune)"
+	journal.AddCommand(journalReadCmds()...)
+	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journal, projectLifecycleCmd(true), projectLifecycleCmd(false))
 	c.AddCommand(conflictsCmd())
 	return c
 }
@@ -293,15 +296,51 @@ func uploadMap(cmd *cobra.Command, key string, m projectmap.Map) (brain.MapView,
 }
 
 func healthCmd() *cobra.Command {
-	return brainCmd("health", "The project's health: facts and journal this week, folds, pending proposals, documents, most and never used facts", cobra.NoArgs,
-		func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
-			h, err := b.Health(cmd.Context(), operator(key))
+	c := &cobra.Command{
+		Use:   "health",
+		Short: "The project's health: facts and journal this week, folds, conflicts and whether anything checks for them, pending proposals, documents, most and never used facts",
+		Long: `The project's health snapshot: from the running host when a token is given (--token or
+MEMHOST_TOKEN), which knows its workers and so whether conflict checking is on; else from the
+database directly, which cannot tell.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			key, err := projectKey(cmd, "")
 			if err != nil {
 				return err
 			}
+			h, err := fetchHealth(cmd, key)
+			if err != nil {
+				return userError(err)
+			}
 			printHealth(cmd.OutOrStdout(), h)
 			return nil
-		})
+		},
+	}
+	addProjectFlag(c)
+	addTokenFlag(c)
+	return c
+}
+
+// fetchHealth reads project key's health through a running host when one answers to the
+// token, else on the database.
+func fetchHealth(cmd *cobra.Command, key string) (brain.HealthView, error) {
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return brain.HealthView{}, err
+	}
+	if h := hostFor(cmd, cfg); h != nil {
+		var v brain.HealthView
+		err := h.do(cmd.Context(), "GET", projectPath(key, "health"), nil, &v)
+		if !errors.Is(err, errNoHost) {
+			return v, err
+		}
+	}
+	b, closeFn, err := openBrain(cmd)
+	if err != nil {
+		return brain.HealthView{}, err
+	}
+	defer closeFn()
+	return b.Health(cmd.Context(), operator(key))
 }
 
 func printHealth(out io.Writer, h brain.HealthView) {
@@ -326,6 +365,12 @@ func printHealth(out io.Writer, h brain.HealthView) {
 	conflicts := fmt.Sprintf("%d open", h.Conflicts.Count)
 	if h.Conflicts.OldestAt != nil {
 		conflicts += fmt.Sprintf(", oldest waiting %s", age(time.Duration(h.Conflicts.OldestAgeSeconds)*time.Second))
+	}
+	if off, ok := strings.CutPrefix(h.ConflictChecking, "off: "); ok {
+		// An empty inbox is no news when nothing looks for contradictions.
+		conflicts = "conflict checking is off: " + printable(off) + "; " + conflicts
+	} else if h.ConflictChecking != "on" {
+		conflicts += " (conflict checking " + printable(h.ConflictChecking) + ")"
 	}
 	fmt.Fprintf(out, "conflicts:  %s\n", conflicts)
 	fmt.Fprintf(out, "llm:        %d calls, %d tokens this week (all projects)\n", h.LLM.Calls, h.LLM.Tokens)

@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/api/access"
 	"github.com/memhost/memhost/host/internal/api/restapi"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // reembedPoll is how often `memhost reembed` reads the progress while a run goes on, and how
@@ -112,7 +112,7 @@ func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep 
 			if a.err != nil {
 				return rep, "", a.err
 			}
-			var e access.ErrorBody
+			var e wire.ErrorBody
 			switch {
 			case a.status == http.StatusServiceUnavailable && json.Unmarshal(a.data, &e) == nil && e.Error.Message != "":
 				return rep, strings.TrimPrefix(e.Error.Message, "unavailable: "), nil

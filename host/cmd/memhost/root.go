@@ -23,6 +23,11 @@ func rootCmd() *cobra.Command {
 		Version:       server.BuildInfo(),
 	}
 	root.SetVersionTemplate("memhost {{.Version}}\n")
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		showConfigured(cmd)
+		help(cmd, args)
+	})
 	root.PersistentFlags().String("config", "", "config file (default $MEMHOST_CONFIG, else ./.memhost/memhost.toml if present)")
 	config.RegisterFlags(root.PersistentFlags())
 	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd(), memoryCmd(), projectsCmd(), workersCmd(), maintenanceCmd(), reembedCmd())
@@ -30,6 +35,26 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(reloadCmd(), consoleCmd())
 	root.AddCommand(versionCmd(), upCmd(), stopCmd(), serviceCmd(), uninstallCmd())
 	return root
+}
+
+// showConfigured makes --help describe the configuration in effect (--config, $MEMHOST_CONFIG,
+// ./.memhost/memhost.toml, MEMHOST_* variables): each setting's flag shows its configured value
+// as its default, and --host the URL it defaults to. A configuration that does not load leaves
+// the built-in defaults: help must always print.
+func showConfigured(cmd *cobra.Command) {
+	path, _ := cmd.Flags().GetString("config")
+	cfg, err := config.Load(cmd.Context(), config.LoadOptions{ConfigPath: path, Flags: cmd.Flags()})
+	if err != nil {
+		return
+	}
+	for name, v := range cfg.FlagValues() {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			f.DefValue = v
+		}
+	}
+	if f := cmd.Flags().Lookup("host"); f != nil {
+		f.Usage = strings.Replace(f.Usage, "http://<server.listen>", "http://"+dialable(cfg.Server.Listen)+", from server.listen", 1)
+	}
 }
 
 // loadConfig reads and validates the configuration for cmd. The commands that start the

@@ -129,7 +129,7 @@ func projectTokens(cmd *cobra.Command, cfg *config.Config) (tokens spawn.Tokens,
 			pool *pgxpool.Pool
 			err  error
 		)
-		mint := spawn.MintTokens{TTL: ttl, Store: func(ctx context.Context) (*auth.Tokens, error) {
+		mint := spawn.MintTokens{TTL: ttl, Store: func(ctx context.Context) (spawn.Minter, error) {
 			once.Do(func() { pool, err = server.Connect(ctx, cfg) })
 			if err != nil {
 				return nil, err

@@ -64,10 +64,14 @@ func uninstallCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove what memhost created (service, private cluster, state, caches) and print what it leaves",
-		Long: `Stop everything, remove the user service, the .memhost folder (the private cluster and its
+		Long: `First, name the CLIs wired with memhost connect: take memhost out of them with
+memhost connect --undo CLI before uninstalling (their settings start this memhost, and only it
+undoes them from its backups in ~/.config/memhost/connect/); --yes refuses while one is connected.
+Then stop everything, remove the user service, the .memhost folder (the private cluster and its
 data: export projects first), memhost's caches and a cluster setup placed in /var/lib/memhost,
-then print what setup installed that other software may use (packages, the postgres user, the
-deb-src list) with the commands that remove it. Without --yes it only lists what it would remove.
+and print what setup recorded installing (PostgreSQL and pgvector packages, pgvector built from
+source, the deb-src list, build tools, Node.js) with the commands that remove it: never a
+PostgreSQL that was there before. Without --yes it only lists what it would remove.
 Runs scripts/uninstall.sh.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

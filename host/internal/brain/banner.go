@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/brain/banner"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -48,7 +50,7 @@ func render(project string, in banner.Input, opts banner.Options) (BannerView, e
 	res, err := banner.Render(in, opts)
 	var fe *banner.FieldError
 	if errors.As(err, &fe) {
-		return BannerView{}, fieldErr(fe.Field, "%s", fe.Message)
+		return BannerView{}, rules.Errf(fe.Field, "%s", fe.Message)
 	}
 	if err != nil {
 		return BannerView{}, err
@@ -77,7 +79,7 @@ func (s *Service) bannerRows(ctx context.Context, a memory.Access, req BannerReq
 	}
 	opts.CLI = banner.CLI(strings.ToLower(strings.TrimSpace(req.CLI)))
 	if opts.Budget < banner.MinBudget || opts.Budget > banner.MaxBudget {
-		return store.SpawnRows{}, opts, fieldErr("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
+		return store.SpawnRows{}, opts, rules.Errf("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
 	}
 	rows, err := s.st.Spawn(ctx, store.SpawnQuery{ScopeKey: a.Project, Recent: max(opts.RecentWindow, 1), Journal: max(opts.JournalEntries, 1),
 		Candidates: min(max(minCandidates, opts.Budget/candidatesPerToken), maxCandidates), Conflicts: banner.ConflictsShown})

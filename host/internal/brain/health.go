@@ -63,6 +63,34 @@ type HealthView struct {
 	Superseded int64         `json:"superseded_facts"`
 	Conflicts  OpenConflicts `json:"open_conflicts"`
 	LLM        LLMUse        `json:"llm_this_week"`
+	// ConflictChecking says whether anything looks for contradictions: "on", "off: <why>"
+	// (no worker serves the conflicts chain, or the job is disabled), or "unknown: <why>" from
+	// a core that runs no workers. An empty inbox is good news only when it is "on".
+	ConflictChecking string `json:"conflict_checking"`
+}
+
+// ConflictChecks says why conflict checking is off: off is "" when it is on; known is false in
+// a process that runs no workers (an operator command's own core), which cannot tell.
+type ConflictChecks func() (off string, known bool)
+
+// WithConflictChecks tells the brain whether conflict checking is on: the maintenance job and
+// the worker chains it needs live outside the brain.
+func WithConflictChecks(c ConflictChecks) Option { return func(s *Service) { s.conflictChecks = c } }
+
+// conflictChecking is HealthView.ConflictChecking.
+func (s *Service) conflictChecking() string {
+	var off string
+	known := false
+	if s.conflictChecks != nil {
+		off, known = s.conflictChecks()
+	}
+	switch {
+	case !known:
+		return "unknown: this process runs no workers; ask the running host (--token)"
+	case off != "":
+		return "off: " + off
+	}
+	return "on"
 }
 
 // OpenConflicts counts the conflicts inbox's open conflicts.
@@ -97,6 +125,7 @@ func (s *Service) Health(ctx context.Context, a memory.Access) (HealthView, erro
 	}
 	v.Merges, v.Superseded, v.LLM = Count{h.Merges, h.MergesSince}, h.Superseded, LLMUse{h.LLMCalls, h.LLMTokens}
 	v.Conflicts = OpenConflicts{Count: h.OpenConflicts, OldestAt: h.OldestConflict}
+	v.ConflictChecking = s.conflictChecking()
 	if h.OldestConflict != nil {
 		v.Conflicts.OldestAgeSeconds = int64(now.Sub(*h.OldestConflict).Seconds())
 	}

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -73,6 +75,8 @@ type Service struct {
 	proposing sync.Mutex
 	// summarizer queues session summaries; nil journals metadata alone.
 	summarizer Summarizer
+	// conflictChecks says whether conflict checking is on; nil: this core cannot tell.
+	conflictChecks ConflictChecks
 }
 
 // Option configures a Service.
@@ -115,7 +119,7 @@ func LayerOf(k store.Kind) string {
 // check refuses an access without a project.
 func check(a memory.Access) error {
 	if a.Project == "" {
-		return fieldErr("project", "is required (pass project or cwd, or use a project-bound token)")
+		return rules.Errf("project", "is required (pass project or cwd, or use a project-bound token)")
 	}
 	return nil
 }

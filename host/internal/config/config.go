@@ -76,6 +76,11 @@ type Embedder struct {
 	// FoldThresholds maps embedder name to the cosine similarity at or above which a write
 	// folds into an existing memory. Negative disables folding for that embedder.
 	FoldThresholds map[string]float64 `koanf:"fold_thresholds"`
+	// VectorWeights maps embedder name to its vectors' share of search relevance (the lexical
+	// score gets the rest); RelevanceFloors to the cosine at or below which its vectors say
+	// nothing. `memhost embedder calibrate` measures both (docs/ranking.md).
+	VectorWeights   map[string]float64 `koanf:"vector_weights"`
+	RelevanceFloors map[string]float64 `koanf:"relevance_floors"`
 }
 
 // Memory bounds the write and search paths.
@@ -130,8 +135,9 @@ type Brain struct {
 	// MaxPendingProposals bounds a project's proposals waiting for review; a proposal over it
 	// is refused (REST 429) until an operator approves or rejects some.
 	MaxPendingProposals int `koanf:"max_pending_proposals"`
-	// QuietSession: a session under `memhost run` that ends cleanly sooner is not journalled
-	// (nor summarised); 0 journals every session.
+	// QuietSession: a session under `memhost run`, or one the SessionEnd hook `memhost connect`
+	// registered reports, that ends cleanly sooner is not journalled (nor summarised); 0
+	// journals every session.
 	QuietSession time.Duration `koanf:"quiet_session"`
 }
 
@@ -176,7 +182,8 @@ func Default() *Config {
 			HealthInterval:    15 * time.Second,
 			RestartBackoffMax: 30 * time.Second,
 		},
-		Embedder:  Embedder{Active: ActiveAuto, FoldThresholds: map[string]float64{}},
+		Embedder: Embedder{Active: ActiveAuto, FoldThresholds: map[string]float64{}, VectorWeights: map[string]float64{},
+			RelevanceFloors: map[string]float64{}},
 		Embedders: map[string]Endpoint{},
 		Memory: Memory{
 			MaxTextBytes:   16384,

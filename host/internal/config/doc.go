@@ -4,7 +4,8 @@
 // Sources, lowest priority first: built-in defaults, a TOML file, MEMHOST_* environment
 // variables, command-line flags. Every key is reachable from each: the environment spells a
 // key in capitals with "__" between levels, and takes a whole table (plugins.checksums,
-// embedder.fold_thresholds, ranking.half_life_days) as name=value pairs in one variable,
+// embedder.fold_thresholds, embedder.vector_weights, embedder.relevance_floors,
+// ranking.half_life_days) as name=value pairs in one variable,
 // since names such as bm25-v1-384 cannot be part of a variable name; --set KEY=VALUE sets
 // any key from the command line. Load records where each value came from (Settings), so
 // `memhost config check` can say it.

@@ -43,7 +43,7 @@ const (
 // the names below them are the user's (an embedder name such as nomic-embed-text-v1.5), so
 // they may hold characters that are special elsewhere: '-' (which no environment variable
 // name can carry) and the key delimiter '.'.
-var mapKeys = []string{"plugins.checksums", "embedder.fold_thresholds", "ranking.half_life_days"}
+var mapKeys = []string{"plugins.checksums", "embedder.fold_thresholds", "embedder.vector_weights", "embedder.relevance_floors", "ranking.half_life_days"}
 
 // sliceKeys are split on commas when they arrive as a single string (environment, --set).
 var sliceKeys = []string{"plugins.dirs"}
@@ -276,6 +276,8 @@ func (l *loader) decode(path string) (*Config, error) {
 	var errs []error
 	cfg.Plugins.Checksums, errs = decodeMap("plugins.checksums", entries["plugins.checksums"], decodeString, errs)
 	cfg.Embedder.FoldThresholds, errs = decodeMap("embedder.fold_thresholds", entries["embedder.fold_thresholds"], decodeFloat, errs)
+	cfg.Embedder.VectorWeights, errs = decodeMap("embedder.vector_weights", entries["embedder.vector_weights"], decodeFloat, errs)
+	cfg.Embedder.RelevanceFloors, errs = decodeMap("embedder.relevance_floors", entries["embedder.relevance_floors"], decodeFloat, errs)
 	cfg.Ranking.HalfLifeDays, errs = decodeMap("ranking.half_life_days", entries["ranking.half_life_days"], decodeFloat, errs)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("decode config: %w", err)

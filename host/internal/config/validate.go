@@ -112,6 +112,12 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	for _, name := range sortedKeys(c.Embedder.FoldThresholds) {
 		v.floatRange("embedder.fold_thresholds."+name, c.Embedder.FoldThresholds[name], -1, 1)
 	}
+	for _, name := range sortedKeys(c.Embedder.VectorWeights) {
+		v.floatRange("embedder.vector_weights."+name, c.Embedder.VectorWeights[name], 0, 1)
+	}
+	for _, name := range sortedKeys(c.Embedder.RelevanceFloors) {
+		v.floatRange("embedder.relevance_floors."+name, c.Embedder.RelevanceFloors[name], 0, 0.99)
+	}
 
 	v.intRange("memory.max_text_bytes", c.Memory.MaxTextBytes, 16, 1048576)
 	v.intRange("memory.merged_from_max", c.Memory.MergedFromMax, 0, 1000)

@@ -77,9 +77,10 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		return provider.Plan{Args: s.Args}, nil
 	}
 	var (
-		args  []string
-		files []provider.File
-		st    state
+		args      []string
+		files     []provider.File
+		st        state
+		delivered bool
 	)
 	if s.MCP != nil {
 		cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{s.MCP.Name: map[string]any{
@@ -101,6 +102,7 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		case !hasFlag(s.Args, "--append-system-prompt", "--append-system-prompt-file"):
 			files = append(files, provider.File{Path: bannerFile, Mode: 0o600, Content: []byte(s.Banner)})
 			args = append(args, "--append-system-prompt-file="+filepath.Join(s.ScratchDir, bannerFile))
+			delivered = true
 		case !hasFlag(s.Args, "--settings"):
 			// Claude Code joins a file and a flag of the user's, but refuses the pair in a
 			// Remote Control session: a hook cannot conflict with either.
@@ -110,7 +112,10 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 			}
 			files = append(files, hook, settings)
 			args = append(args, "--settings="+filepath.Join(s.ScratchDir, settingsFile))
+			delivered = true
 		}
+		// With both flags the user's own, the banner has no channel here: the SessionStart
+		// hook memhost connect registered (if any) gives it, so delivered stays false.
 	}
 	if !hasFlag(s.Args, sessionFlags...) {
 		st.SessionID = newUUID()
@@ -120,7 +125,7 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 	if err != nil {
 		return provider.Plan{}, fmt.Errorf("state: %w", err)
 	}
-	return provider.Plan{Args: append(args, s.Args...), Files: files, State: raw}, nil
+	return provider.Plan{Args: append(args, s.Args...), Files: files, State: raw, DeliversBanner: delivered}, nil
 }
 
 // sessionStartHook returns the scratch files of a SessionStart hook that

@@ -123,14 +123,18 @@ func TestInteractiveRunAsksBeforeUsingTools(t *testing.T) {
 // TestTheUsersOwnSystemPromptIsKept: with the user's own
 // --append-system-prompt or --append-system-prompt-file the banner comes
 // through a SessionStart hook; with their own --settings as well, it is left
-// out rather than override theirs.
+// out rather than override theirs, and the plan says it does not deliver it
+// (the hook memhost connect registered, if any, then gives it).
 func TestTheUsersOwnSystemPromptIsKept(t *testing.T) {
 	t.Parallel()
 	s, b := setup(t, "--append-system-prompt-file=/home/me/prompt.md", "-p", "hi")
-	require.Contains(t, prepare(t, s).Args, "--settings="+filepath.Join(b.scratch, "settings.json"))
-	s, b = setup(t, "--append-system-prompt", "be terse", "-p", "hi")
 	plan := prepare(t, s)
 	require.Contains(t, plan.Args, "--settings="+filepath.Join(b.scratch, "settings.json"))
+	require.True(t, plan.DeliversBanner)
+	s, b = setup(t, "--append-system-prompt", "be terse", "-p", "hi")
+	plan = prepare(t, s)
+	require.Contains(t, plan.Args, "--settings="+filepath.Join(b.scratch, "settings.json"))
+	require.True(t, plan.DeliversBanner)
 	var settings struct {
 		Hooks struct {
 			SessionStart []struct {
@@ -149,6 +153,7 @@ func TestTheUsersOwnSystemPromptIsKept(t *testing.T) {
 		require.NotContains(t, a, "Project brain")
 		require.NotContains(t, a, "--settings")
 	}
+	require.False(t, plan.DeliversBanner, "the banner had no channel")
 }
 
 func TestAResumedSessionKeepsItsID(t *testing.T) {

@@ -98,9 +98,10 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		files = append(files, provider.File{Path: home + "/" + instructions, Mode: 0o600, Content: agents})
 	}
 	return provider.Plan{
-		Args:   s.Args,
-		SetEnv: map[string]string{"CODEX_HOME": filepath.Join(s.ScratchDir, home)},
-		Files:  files,
+		Args:           s.Args,
+		SetEnv:         map[string]string{"CODEX_HOME": filepath.Join(s.ScratchDir, home)},
+		Files:          files,
+		DeliversBanner: agents != nil,
 	}, nil
 }
 

@@ -112,8 +112,9 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 			"GEMINI_CLI_HOME":            filepath.Join(s.ScratchDir, home),
 			"GEMINI_CLI_TRUST_WORKSPACE": "true",
 		},
-		Files: files,
-		State: raw,
+		Files:          files,
+		State:          raw,
+		DeliversBanner: s.Banner != "",
 	}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/memhost/memhost/sdk/embedder"
 )
@@ -189,4 +190,34 @@ func Cosine(a, b []float32) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// Floor is the cosine unrelated texts reach under an embedder, from the cosines of pairs known
+// to be unrelated and of related ones (a question and the fact that answers it): the 95th
+// percentile of the unrelated, held at or below the midpoint between the unrelated and the
+// related medians, so that a model whose related pairs sit barely above its unrelated ones
+// keeps most of them above the floor. A search reads a cosine only above it: real models put
+// unrelated texts anywhere from .1 to .9 (a word-vector model's means sit close together),
+// and below the floor the nearest neighbours are noise. 0 without unrelated pairs.
+func Floor(unrelated, related []float64) float64 {
+	if len(unrelated) == 0 {
+		return 0
+	}
+	f := quantile(unrelated, 0.95)
+	if len(related) > 0 {
+		f = min(f, (quantile(unrelated, 0.5)+quantile(related, 0.5))/2)
+	}
+	return max(f, 0)
+}
+
+// quantile is the q-quantile of xs (0 <= q <= 1), interpolated between the nearest ranks.
+func quantile(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	lo := int(pos)
+	if lo >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
 }

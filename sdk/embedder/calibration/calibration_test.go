@@ -67,3 +67,15 @@ func TestCosine(t *testing.T) {
 	require.Zero(t, calibration.Cosine([]float32{0, 0}, []float32{1, 1}))
 	require.Zero(t, calibration.Cosine([]float32{1}, []float32{1, 1}))
 }
+
+func TestFloor(t *testing.T) {
+	t.Parallel()
+	unrelated := make([]float64, 0, 101)
+	for i := range 101 {
+		unrelated = append(unrelated, 0.4+0.002*float64(i)) // 0.40 .. 0.60, median 0.50
+	}
+	require.InDelta(t, 0.59, calibration.Floor(unrelated, []float64{0.9, 0.95}), 1e-9, "the 95th percentile of the unrelated")
+	require.InDelta(t, 0.55, calibration.Floor(unrelated, []float64{0.6, 0.6}), 1e-9, "held at the midpoint of the two medians")
+	require.Zero(t, calibration.Floor(nil, []float64{0.9}))
+	require.Zero(t, calibration.Floor([]float64{-0.2, -0.1}, nil), "never below 0")
+}

@@ -218,6 +218,9 @@ func checkDeliversBanner(t testing.TB, k *kit) {
 	if !reaches(plan, sentinel) {
 		t.Fatalf("the banner reaches the CLI through no argument, environment variable or scratch file")
 	}
+	if !plan.DeliversBanner {
+		t.Fatalf("the plan gives the CLI the banner but does not say so (Plan.DeliversBanner): a CLI memhost connect hooked reads it twice")
+	}
 }
 
 func checkDeliversMCP(t testing.TB, k *kit) {

@@ -177,6 +177,7 @@ func (f *fake) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, er
 	if s.Banner != "" {
 		p.Files = append(p.Files, provider.File{Path: "context/banner.md", Mode: 0o644, Content: []byte(s.Banner)})
 		p.Args = append(p.Args, "--context-file", filepath.Join(s.ScratchDir, "context/banner.md"))
+		p.DeliversBanner = true
 	}
 	p.Args = append(p.Args, s.Args...)
 	p.State = []byte("fake-state")
@@ -319,6 +320,12 @@ func TestKitCatchesAMissingBanner(t *testing.T) {
 		}
 	}}
 	requireFails(t, kitResults(t, f), "the banner reaches the CLI through no argument", "DeliversBanner")
+}
+
+func TestKitCatchesAnUndeclaredBanner(t *testing.T) {
+	t.Parallel()
+	f := &fake{mutate: func(_ provider.Spawn, p *provider.Plan) { p.DeliversBanner = false }}
+	requireFails(t, kitResults(t, f), "does not say so (Plan.DeliversBanner)", "DeliversBanner")
 }
 
 func TestKitCatchesAMissingMCPServer(t *testing.T) {

@@ -4,22 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/memhost/memhost/host/internal/wire"
 )
-
-// ErrorBody is the one JSON error shape of every HTTP surface:
-//
-//	{"error": {"code": "invalid_argument", "field": "text", "message": "text: must not be empty"}}
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
-
-// ErrorDetail is ErrorBody's content.
-type ErrorDetail struct {
-	Code    string `json:"code"`
-	Field   string `json:"field,omitempty"`
-	Message string `json:"message"`
-	Ref     string `json:"ref,omitempty"` // ties an internal error to the host log
-}
 
 // WriteHTTP answers an HTTP request with p: its status, the JSON error body, Retry-After when
 // a retry can succeed, and WWW-Authenticate on 401.
@@ -33,5 +20,5 @@ func (p Problem) WriteHTTP(w http.ResponseWriter) {
 	}
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(p.Status)
-	_ = json.NewEncoder(w).Encode(ErrorBody{Error: ErrorDetail{Code: p.Code, Field: p.Field, Message: p.Message, Ref: p.Ref}})
+	_ = json.NewEncoder(w).Encode(wire.ErrorBody{Error: wire.ErrorDetail{Code: p.Code, Field: p.Field, Message: p.Message, Ref: p.Ref}})
 }

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/project"
 )
 
@@ -90,7 +91,7 @@ func (ts *Tokens) Create(ctx context.Context, req CreateToken) (string, Token, e
 	}
 	// The name is shown in token listings and proposals and recorded as the actor in history:
 	// it is held to the rules of every one-line field.
-	if err := memory.CheckLine("name", name, MaxNameBytes); err != nil {
+	if err := rules.CheckLine("name", name, MaxNameBytes); err != nil {
 		return "", Token{}, fmt.Errorf("create token: %w", err)
 	}
 	if err := checkScopes(req.Scopes); err != nil {
@@ -129,6 +130,21 @@ func (ts *Tokens) Create(ctx context.Context, req CreateToken) (string, Token, e
 }
 
 // Authenticate resolves a presented bearer token (with or without the "Bearer " prefix)
+
+// MintSession creates a token for one CLI session of project: allowed to read and write its
+// memory, bound to it, expiring after ttl (> 0). It is what `memhost run`, the hooks and
+// `memhost mcp` hand a CLI (spawn.Minter).
+func (ts *Tokens) MintSession(ctx context.Context, project, name string, ttl time.Duration) (string, uuid.UUID, time.Time, error) {
+	if ttl <= 0 {
+		return "", uuid.Nil, time.Time{}, fmt.Errorf("mint session token: ttl must be positive, got %s", ttl)
+	}
+	plain, tok, err := ts.Create(ctx, CreateToken{Name: name, Scopes: []Scope{ScopeRead, ScopeWrite}, ProjectKey: project, TTL: ttl})
+	if err != nil {
+		return "", uuid.Nil, time.Time{}, err
+	}
+	return plain, tok.ID, *tok.ExpiresAt, nil
+}
+
 // to its Principal. Every failure that is the caller's fault wraps ErrUnauthenticated.
 func (ts *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, error) {
 	plaintext := strings.TrimSpace(bearer)

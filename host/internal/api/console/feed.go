@@ -15,6 +15,7 @@ import (
 	"github.com/memhost/memhost/host/internal/api/access"
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
@@ -147,7 +148,7 @@ func (h *hub) resolve(ctx context.Context, batch []store.Change) []FeedEvent {
 		case c.Purged:
 			e.Event, e.Text = "purge", "(purged: the text is gone)"
 		case ok:
-			e.Event, e.Actor, e.At = string(l.Event), memory.PrintableLine(l.Actor), l.At
+			e.Event, e.Actor, e.At = string(l.Event), rules.PrintableLine(l.Actor), l.At
 		}
 		e.URL = pageURL("memories/"+c.ID.String(), "project", c.ScopeKey)
 		out = append(out, e)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -28,10 +29,9 @@ type historyRow struct {
 
 // memoryView is the memory page's data.
 type memoryView struct {
-	M        memory.View
-	History  []historyRow
-	Absorbed []uuid.UUID // every memory a merge took in, newest merge first
-	Kinds    []store.Kind
+	M       memory.View
+	History []historyRow
+	Kinds   []store.Kind
 }
 
 func (c *Console) memory(cl *call) error {
@@ -55,11 +55,10 @@ func (c *Console) memory(cl *call) error {
 	for i := len(h) - 1; i >= 0; i-- {
 		row := historyRow{Entry: h[i], Reason: detailString(h[i].Detail, "reason")}
 		if b, a := h[i].BeforeText, h[i].AfterText; b != nil && a != nil && *b != *a {
-			d := wordDiff(memory.Printable(*b), memory.Printable(*a))
+			d := wordDiff(rules.Printable(*b), rules.Printable(*a))
 			row.Diff = &d
 		}
 		row.Absorbed = detailIDs(h[i].Detail, "absorbed")
-		v.Absorbed = append(v.Absorbed, row.Absorbed...)
 		if s := detailString(h[i].Detail, "superseded_by"); s != "" {
 			if sid, err := uuid.Parse(s); err == nil {
 				row.Superseded = &sid
@@ -139,25 +138,31 @@ func (c *Console) changeMemory(cl *call) error {
 	return cl.redirect(cl.back(pageURL("memories/"+id.String(), "project", acc.Project)), note)
 }
 
-// editRequest reads the editor's form; empty fields keep what the memory has.
+// editRequest reads the editor's form: its text, kind and importance, and the version of the
+// memory the editor was opened at.
 func editRequest(cl *call) (memory.EditRequest, error) {
 	f := cl.r.PostForm
-	req := memory.EditRequest{Text: normalizeNewlines(f.Get("text")), Kind: f.Get("kind")}
+	var req memory.EditRequest
+	if f.Has("text") {
+		text := normalizeNewlines(f.Get("text"))
+		req.Text = &text
+	}
+	if k := f.Get("kind"); k != "" {
+		req.Kind = &k
+	}
+	if s := strings.TrimSpace(f.Get("importance")); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return req, errField("importance", "%q is not a number from 0 to 1", clip(20, s))
+		}
+		req.Importance = &v
+	}
 	if s := f.Get("version"); s != "" {
 		us, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			return req, errField("version", "is not the version the editor was opened at")
 		}
 		req.Version = time.UnixMicro(us)
-	}
-	for name, dst := range map[string]**float64{"importance": &req.Importance, "confidence": &req.Confidence} {
-		if s := strings.TrimSpace(f.Get(name)); s != "" {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return req, errField(name, "%q is not a number from 0 to 1", clip(20, s))
-			}
-			*dst = &v
-		}
 	}
 	return req, nil
 }

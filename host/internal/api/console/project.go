@@ -9,6 +9,7 @@ import (
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/brain/projectmap"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -133,7 +134,7 @@ func (c *Console) proposal(cl *call) error {
 	if err != nil {
 		return err
 	}
-	v := proposalView{P: p, Diff: wordDiff(memory.Printable(p.Current), memory.Printable(p.Text))}
+	v := proposalView{P: p, Diff: wordDiff(rules.Printable(p.Current), rules.Printable(p.Text))}
 	c.render(cl.w, cl.r, cl, 200, "proposal", v)
 	return nil
 }
@@ -232,10 +233,12 @@ func (c *Console) archivedTab(cl *call, acc memory.Access) (archivedTab, error) 
 	if len(t.Reasons) == 0 {
 		return t, nil
 	}
-	// Journal entries are archived too (a journal prune, dormancy): the archive lists every
-	// kind the health snapshot counts.
-	within := append(slices.Clone(store.Kinds), store.KindGoal, store.KindPlan, store.KindJournal)
-	t.Page, err = c.Service.List(cl.r.Context(), acc, memory.ListRequest{Within: within, IncludeArchived: true, ExcludeGlobal: true,
+	// Journal entries are archived too (a journal prune): the archive lists them with the facts.
+	kinds := []string{string(store.KindJournal)}
+	for _, k := range store.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	t.Page, err = c.Service.List(cl.r.Context(), acc, memory.ListRequest{Kinds: kinds, IncludeArchived: true, ExcludeGlobal: true,
 		Filter: store.Filter{Archived: true, ArchivedReason: t.Reason}, Limit: archivedPage, Cursor: cl.r.FormValue("cursor")})
 	if err != nil {
 		return t, err

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
@@ -118,8 +118,8 @@ var funcs = template.FuncMap{
 		}
 		return shortid.Of(*id)
 	},
-	"text": memory.Printable,
-	"line": memory.PrintableLine,
+	"text": rules.Printable,
+	"line": rules.PrintableLine,
 	"clip": clip,
 	"when": when,
 	"iso":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
@@ -167,7 +167,7 @@ var funcs = template.FuncMap{
 
 // clip shortens text to n runes for a one-line listing, with an ellipsis.
 func clip(n int, s string) string {
-	s = memory.PrintableLine(s)
+	s = rules.PrintableLine(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

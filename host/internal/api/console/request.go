@@ -10,6 +10,7 @@ import (
 	"github.com/memhost/memhost/host/internal/api/access"
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 // call is one signed-in request: who is asking (the session's token) and its form token.
@@ -98,7 +99,7 @@ type pageNotFound struct{ path string }
 func (e *pageNotFound) Error() string { return "not found: the console has no page " + e.path }
 
 // Is makes a missing page a not-found through the front door's mapping.
-func (e *pageNotFound) Is(target error) bool { return target == memory.ErrNotFound }
+func (e *pageNotFound) Is(target error) bool { return target == rules.ErrNotFound }
 
 // SafeMessage is shown instead of the generic not-found message.
 func (e *pageNotFound) SafeMessage() string {
@@ -154,11 +155,11 @@ func pageURL(path string, kv ...string) string {
 
 // errField is a bad form field, shown with the field's name.
 func errField(field, format string, args ...any) error {
-	return &memory.FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+	return &rules.FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // isNotFound reports whether err means "no such thing here".
-func isNotFound(err error) bool { return errors.Is(err, memory.ErrNotFound) }
+func isNotFound(err error) bool { return errors.Is(err, rules.ErrNotFound) }
 
 // problemText is err as the front door would show it.
 func problemText(err error) string { return access.Classify(err).Message }

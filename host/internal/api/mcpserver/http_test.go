@@ -12,10 +12,11 @@ import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/api/mcpserver"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // structured are the capabilities of a program that asks for structured output.
-var structured = map[string]any{"extensions": map[string]any{mcpserver.StructuredOutputExtension: map[string]any{}}}
+var structured = map[string]any{"extensions": map[string]any{wire.StructuredOutputExtension: map[string]any{}}}
 
 var initialize = func(version, client string) map[string]any {
 	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{

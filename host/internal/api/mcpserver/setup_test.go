@@ -26,6 +26,7 @@ import (
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testlog"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
@@ -108,7 +109,7 @@ func (bt bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // output, as a program does, so tests can decode results (ok).
 func (b *bundle) connect(t *testing.T, token, client, version string) *mcp.ClientSession {
 	t.Helper()
-	return b.connectWith(t, token, client, version, &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()})
+	return b.connectWith(t, token, client, version, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
 }
 
 // connectAsCLI opens a session as a coding CLI does: no structured output asked for.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memhost/memhost/host/internal/api/access"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // Client is a running memhost host as its clients reach it: the REST API and the MCP
@@ -110,7 +110,7 @@ func (c *Client) Do(ctx context.Context, method, path, token string, body []byte
 
 // AnswerError is the error for a refusal (status >= 300) with body data, as Do returns it.
 func AnswerError(status int, data []byte) error {
-	var e access.ErrorBody
+	var e wire.ErrorBody
 	hasMessage := json.Unmarshal(data, &e) == nil && e.Error.Message != ""
 	switch {
 	case status == http.StatusUnauthorized && hasMessage:

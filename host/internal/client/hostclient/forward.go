@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host/internal/api/mcpserver"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // TokenSource grants a token bound to a project (spawn.MintTokens: minted through the
@@ -61,8 +61,12 @@ func (f *Forwarder) Serve(ctx context.Context, in io.Reader, out io.Writer) erro
 	}
 	fw := &forwarding{f: f, log: log}
 	defer fw.close(context.WithoutCancel(ctx))
+	// The log is the CLI's stderr, which some CLIs show the user: one INFO line per session,
+	// this one. The SDK's own session lines (five per session) are INFO too; only its warnings
+	// and errors pass.
+	log.Info("memhost mcp: serving the project's memory", "project", f.Project, "host", f.Host.URL)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memhost", Title: "memhost project memory", Version: f.Version},
-		&mcp.ServerOptions{HasTools: true, Logger: log})
+		&mcp.ServerOptions{HasTools: true, Logger: slog.New(atLeast{log.Handler(), slog.LevelWarn})})
 	srv.AddReceivingMiddleware(fw.middleware)
 	d := newDrainingIO(ctx, in, out)
 	err := srv.Run(ctx, &mcp.IOTransport{Reader: d, Writer: d})
@@ -124,7 +128,7 @@ func (fw *forwarding) introduce(ctx context.Context, next mcp.MethodHandler, met
 	if client != nil {
 		fw.client = client
 	}
-	fw.structured = mcpserver.AsksStructured(caps)
+	fw.structured = wire.AsksStructured(caps)
 	fw.mu.Unlock()
 	res, err := next(ctx, method, req)
 	if err != nil {
@@ -233,7 +237,7 @@ func (fw *forwarding) upstream(ctx context.Context) (*mcp.ClientSession, error) 
 	}
 	var opts *mcp.ClientOptions
 	if fw.structured {
-		opts = &mcp.ClientOptions{Capabilities: mcpserver.StructuredClient()}
+		opts = &mcp.ClientOptions{Capabilities: wire.StructuredClient()}
 	}
 	for attempt := 0; ; attempt++ {
 		token, release, err := fw.f.Tokens.Grant(ctx, fw.f.Project, tokenClient)
@@ -339,4 +343,22 @@ func (fw *forwarding) loadTools() []*mcp.Tool {
 		_ = json.Unmarshal(data, &tools)
 	}
 	return tools
+}
+
+// atLeast passes on the records of its handler at min or above.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.min}
 }

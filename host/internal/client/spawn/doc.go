@@ -12,10 +12,15 @@
 //  3. meanwhile launches the CLI's provider plugin (memhost-provider-<cli>) under a plugin
 //     Supervisor, and asks it to Prepare the spawn;
 //  4. creates the plan's scratch files in a private scratch directory and runs the CLI
-//     attached to the terminal (stdin, stdout, stderr, signals, exit code passed through);
+//     attached to the terminal (stdin, stdout, stderr, signals, exit code passed through),
+//     marked (RunSessionEnv, RunBannerEnv) so the hooks `memhost connect` registered stand
+//     down where Run does their work: one banner and one journal entry per session;
 //  5. tells the provider the session ended, appends a journal entry (agent, duration, exit
 //     code, session id) through the host unless the session did nothing (exit code 0 within
 //     Options.QuietUnder, 30 s by default), revokes the token and removes the scratch directory.
+//
+// The hooks' side lives here too: MarkStart and EndSession journal a session a connected CLI's
+// SessionEnd hook reports, under the same quiet rule.
 //
 // Memory never blocks work: when the host is unreachable, no token can be had, the provider
 // is missing or fails, the CLI still starts, plain, after a one-line warning on stderr.

@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,9 +14,26 @@ import (
 	"github.com/memhost/memhost/host/internal/core/project"
 )
 
-// RunSessionEnv is set in the environment of a CLI memhost run starts: memhost run journals that
-// session itself, so the session-end hook `memhost connect` registered stands down.
-const RunSessionEnv = "MEMHOST_RUN_SESSION"
+// The marks memhost run sets in the environment of a CLI it starts with memory, each to the
+// CLI's name, so that the hooks `memhost connect` registered in the CLI's own configuration
+// stand down where memhost run does their work: one banner and one journal entry per session.
+const (
+	// RunSessionEnv: memhost run journals the session itself; the session-end hook stands down.
+	RunSessionEnv = "MEMHOST_RUN_SESSION"
+	// RunBannerEnv: the provider's plan gave the CLI the banner (provider.Plan.DeliversBanner);
+	// the session-start hook stands down. Unset when the user's own arguments took the banner's
+	// channel, so the hook gives it then: never twice, never none.
+	RunBannerEnv = "MEMHOST_RUN_BANNER"
+)
+
+// MarkedByRun reports whether a hook of cli runs in a session memhost run marked with mark
+// (RunSessionEnv or RunBannerEnv), reading the environment through getenv. The mark names the
+// CLI memhost run started, so another CLI started inside that session keeps its own hooks; a
+// mark of "1" (memhost run before the marks named the CLI) and a hook given no CLI match any.
+func MarkedByRun(getenv func(string) string, mark, cli string) bool {
+	v := getenv(mark)
+	return v != "" && (v == cli || v == "1" || cli == "")
+}
 
 // HookSession is a session as a CLI's hook input names it (Claude Code and Gemini CLI send
 // session_id, transcript_path and cwd to SessionStart and SessionEnd hooks).
@@ -85,23 +103,27 @@ func started(dir string, s HookSession) (time.Time, bool) {
 }
 
 // ErrNothingToJournal means a hooked session ended without anything worth an entry: it was
-// short and nothing of it could be read.
+// quiet (see quiet).
 var ErrNothingToJournal = errors.New("the session did nothing worth a journal entry")
 
 // EndSession journals a session a CLI's SessionEnd hook reports: metadata, and the excerpt of
 // its own transcript when isolation holds (the window runs from the start MarkStart recorded to
-// now), else why not. A session that ended within DefaultQuietUnder with no turn read is not
-// journalled (ErrNothingToJournal).
-func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, s HookSession, now time.Time) error {
+// now), else why not. The rule of memhost run holds: a session that ended within quietUnder
+// (brain.quiet_session; 0 means DefaultQuietUnder) is not journalled, so not summarised
+// (ErrNothingToJournal). A SessionEnd hook runs when the CLI ends its session itself, so the
+// session counts as ended cleanly.
+func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, quietUnder time.Duration, s HookSession, now time.Time) error {
 	id, err := project.Resolve(s.Dir)
 	if err != nil {
 		return err
 	}
 	entry := JournalEntry{Agent: s.CLI, Session: s.ID}
 	start, known := started(markers, s)
-	var ran time.Duration
 	if known {
-		ran = now.Sub(start)
+		ran := now.Sub(start)
+		if quiet(0, ran, quietUnder) {
+			return ErrNothingToJournal
+		}
 		entry.Text = fmt.Sprintf("%s session ended after %s", s.CLI, ran.Round(time.Second))
 		ex, err := transcript.Read(transcript.Session{CLI: s.CLI, Path: s.Transcript, ID: s.ID, Dir: s.Dir, Start: start, End: now}, 0)
 		if err != nil {
@@ -117,9 +139,6 @@ func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, 
 		entry.Text += " (" + r + ")"
 	}
 	entry.Text += "."
-	if entry.Transcript == "" && known && ran < DefaultQuietUnder {
-		return ErrNothingToJournal
-	}
 	token, release, err := tokens.Grant(ctx, id.Key, s.CLI)
 	if err != nil {
 		return err
@@ -136,4 +155,11 @@ func oneWord(s string) string {
 		return ""
 	}
 	return s
+}
+
+// quiet reports whether a session that ended with code after running ran did nothing worth
+// recalling (DefaultQuietUnder says why): it ended cleanly within under, 0 meaning
+// DefaultQuietUnder. One rule for the sessions memhost run ends and those a hook reports.
+func quiet(code int, ran, under time.Duration) bool {
+	return code == 0 && ran < cmp.Or(under, DefaultQuietUnder)
 }

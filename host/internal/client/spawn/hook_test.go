@@ -34,8 +34,8 @@ func writeClaudeTranscript(t *testing.T, home, dir, id, text string, at time.Tim
 // TestTheSessionEndHookJournalsTheSessionWithItsTranscript: a session a SessionEnd hook reports
 // is journalled in its project with how long it ran (from the start its session-start hook
 // recorded) and its own transcript's excerpt; another session's transcript beside it is never
-// read; a session whose start was not recorded journals metadata and why; a short session with
-// nothing read journals nothing.
+// read; a session whose start was not recorded journals metadata and why; a session shorter
+// than brain.quiet_session journals nothing.
 func TestTheSessionEndHookJournalsTheSessionWithItsTranscript(t *testing.T) {
 	t.Parallel()
 	tokens := &fakeTokens{}
@@ -51,7 +51,7 @@ func TestTheSessionEndHookJournalsTheSessionWithItsTranscript(t *testing.T) {
 	writeClaudeTranscript(t, home, dir, "sess-decoy", "DECOY of another session", start.Add(time.Minute))
 	s := HookSession{CLI: "claude", ID: "sess-1", Transcript: own, Dir: dir, Reason: "prompt_input_exit"}
 	require.NoError(t, MarkStart(markers, s, start))
-	require.NoError(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, s, now))
+	require.NoError(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, 0, s, now))
 	calls := host.entries()
 	require.Len(t, calls, 1)
 	require.Equal(t, dir, calls[0].Project)
@@ -64,13 +64,13 @@ func TestTheSessionEndHookJournalsTheSessionWithItsTranscript(t *testing.T) {
 	// The decoy's path handed to the hook is refused: it is another session's file.
 	decoy := HookSession{CLI: "claude", ID: "sess-2", Transcript: filepath.Join(filepath.Dir(own), "sess-decoy.jsonl"), Dir: dir}
 	require.NoError(t, MarkStart(markers, decoy, start))
-	require.NoError(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, decoy, now))
+	require.NoError(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, 0, decoy, now))
 	e := host.entries()[1].Entry
 	require.Empty(t, e.Transcript)
 	require.Equal(t, "the transcript file is not named for session sess-2", e.TranscriptNote)
 
 	unmarked := HookSession{CLI: "claude", ID: "sess-3", Transcript: own, Dir: dir}
-	require.NoError(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, unmarked, now))
+	require.NoError(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, 0, unmarked, now))
 	e = host.entries()[2].Entry
 	require.Equal(t, "claude session ended.", e.Text)
 	require.Empty(t, e.Transcript)
@@ -78,8 +78,20 @@ func TestTheSessionEndHookJournalsTheSessionWithItsTranscript(t *testing.T) {
 
 	quick := HookSession{CLI: "claude", ID: "sess-4", Transcript: filepath.Join(home, "none.jsonl"), Dir: dir}
 	require.NoError(t, MarkStart(markers, quick, now.Add(-5*time.Second)))
-	require.ErrorIs(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, quick, now), ErrNothingToJournal)
+	require.ErrorIs(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, 0, quick, now), ErrNothingToJournal)
 	require.Len(t, host.entries(), 3)
+
+	// brain.quiet_session holds for hooked sessions as for memhost run's: a session of a second
+	// is not journalled (so not summarised) though its transcript reads; 0s journals it.
+	brief := HookSession{CLI: "claude", ID: "sess-6", Transcript: writeClaudeTranscript(t, home, dir, "sess-6", "hi", now.Add(-time.Second)), Dir: dir}
+	require.NoError(t, MarkStart(markers, brief, now.Add(-time.Second)))
+	require.ErrorIs(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, 0, brief, now), ErrNothingToJournal)
+	require.NoError(t, MarkStart(markers, brief, now.Add(-time.Second)))
+	require.ErrorIs(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, 500*time.Millisecond+time.Second, brief, now), ErrNothingToJournal)
+	require.Len(t, host.entries(), 3)
+	require.NoError(t, MarkStart(markers, brief, now.Add(-time.Second)))
+	require.NoError(t, EndSession(ctx, &Host{URL: host.srv.URL}, tokens, markers, time.Nanosecond, brief, now))
+	require.Equal(t, "user: hi", host.entries()[3].Entry.Transcript)
 
 	// A marker no end hook took is swept after a week.
 	require.NoError(t, MarkStart(markers, HookSession{CLI: "gemini", ID: "orphan"}, now))

@@ -1,7 +1,6 @@
 package spawn
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -188,6 +187,9 @@ func (r *runner) command() string {
 // prepare returns how to start the CLI: with memhost injected when everything it needs is
 // there, else plain after a warning. exe is "" when the CLI cannot be found.
 func (r *runner) prepare(ctx context.Context) (exe string, args []string, env map[string]string) {
+	// Marks an outer memhost run left in the environment are not this session's.
+	delete(r.env, RunSessionEnv)
+	delete(r.env, RunBannerEnv)
 	args, env = r.o.Args, r.env
 	dir, err := r.workingDir()
 	if err == nil {
@@ -211,7 +213,12 @@ func (r *runner) prepare(ctx context.Context) (exe string, args []string, env ma
 		delete(env, k)
 	}
 	maps.Copy(env, r.plan.SetEnv)
-	env[RunSessionEnv] = "1"
+	env[RunSessionEnv] = r.o.CLI
+	if r.plan.DeliversBanner && r.spawn.Banner != "" {
+		env[RunBannerEnv] = r.o.CLI
+	} else {
+		delete(env, RunBannerEnv)
+	}
 	return r.spawn.Executable, r.plan.Args, env
 }
 
@@ -342,7 +349,7 @@ func (r *runner) finish(ctx context.Context, code int, started time.Time, ran ti
 	if err != nil {
 		r.warn("%v", err)
 	}
-	if code == 0 && ran < cmp.Or(r.o.QuietUnder, DefaultQuietUnder) {
+	if quiet(code, ran, r.o.QuietUnder) {
 		return sess
 	}
 	entry := JournalEntry{

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/google/uuid"
 )
 
 // Tokens gives a spawn the right to use memhost for one project: a bearer token, and a
@@ -31,9 +31,19 @@ type Forgetter interface {
 // day's sessions.
 const DefaultTokenTTL = 24 * time.Hour
 
+// Minter mints and revokes session tokens: each bound to one project, allowed to read and
+// write its memory, expiring after ttl. The token store (package auth) is one; the command
+// that builds a MintTokens wires it, so the client side never imports the server's packages.
+type Minter interface {
+	MintSession(ctx context.Context, project, name string, ttl time.Duration) (token string, id uuid.UUID, expiresAt time.Time, err error)
+	Revoke(ctx context.Context, id uuid.UUID) error
+}
+
 // MintTokens mints tokens through the token store (direct database access from the operator's
 // configuration, as `memhost token create` does): bound to the project, allowed to read and
-// write its memory, expiring after TTL.
+// write its memory, expiring after TTL. It holds a database connection rather than asking the
+// host because minting is what gives a CLI the right to ask the host at all: the operator's
+// configuration (its database URL) is the credential, and the CLI has no admin token to present.
 //
 // Without CacheDir each session gets its own token, revoked when the session ends. With it, a
 // project's token is kept in CacheDir (a file per project, 0600) and handed to every session
@@ -44,7 +54,7 @@ type MintTokens struct {
 	// Store returns the token store. It is called only when a token must be minted (or
 	// revoked), so that connecting to the database overlaps the provider plugin's start, or is
 	// not needed at all.
-	Store func(ctx context.Context) (*auth.Tokens, error)
+	Store func(ctx context.Context) (Minter, error)
 	// TTL is a token's lifetime; 0 means DefaultTokenTTL.
 	TTL time.Duration
 	// CacheDir keeps the tokens for reuse; "" mints one per session.
@@ -78,15 +88,13 @@ func (m MintTokens) Grant(ctx context.Context, project, cli string) (string, fun
 	if err != nil {
 		return "", nil, fmt.Errorf("mint a session token: %w", err)
 	}
-	plain, tok, err := store.Create(ctx, auth.CreateToken{
-		Name: "memhost run " + cli, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}, ProjectKey: project, TTL: ttl,
-	})
+	plain, id, expires, err := store.MintSession(ctx, project, "memhost run "+cli, ttl)
 	if err != nil {
 		return "", nil, fmt.Errorf("mint a session token: %w", err)
 	}
-	if m.CacheDir == "" || tok.ExpiresAt == nil || m.save(project, cached{Token: plain, ExpiresAt: *tok.ExpiresAt}) != nil {
+	if m.CacheDir == "" || m.save(project, cached{Token: plain, ExpiresAt: expires}) != nil {
 		// Not kept (or it could not be): the session's own, revoked when it ends.
-		return plain, func(ctx context.Context) error { return store.Revoke(ctx, tok.ID) }, nil
+		return plain, func(ctx context.Context) error { return store.Revoke(ctx, id) }, nil
 	}
 	return plain, keep, nil
 }

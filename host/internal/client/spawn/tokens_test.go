@@ -21,7 +21,7 @@ func mintTokens(t *testing.T, cache string) (MintTokens, *auth.Tokens, *atomic.I
 	pool, _ := testdb.Migrated(t)
 	store := auth.NewTokens(pool)
 	var opened atomic.Int32
-	return MintTokens{CacheDir: cache, Store: func(context.Context) (*auth.Tokens, error) {
+	return MintTokens{CacheDir: cache, Store: func(context.Context) (Minter, error) {
 		opened.Add(1)
 		return store, nil
 	}}, store, &opened

@@ -21,13 +21,13 @@ import (
 type candidate struct {
 	id      uuid.UUID
 	lexical *float64 // normalised BM25 (rank.NormalizeBM25); nil when the lexical path missed it
-	bound   float64  // the best score it can reach (rank.Fuse with what is known, quality 1)
+	bound   float64  // the best score it can reach (rank.Hybrid.Fuse with what is known, quality 1)
 }
 
 // newCandidates merges the two paths' hits, best bound first. A vector hit's cosine is exact
 // (the store computed it); a lexical-only hit's cosine is unknown until its row is read, so its
 // bound takes the best cosine there is.
-func newCandidates(lex []lexical.Hit, ann []store.VectorHit, weight float64) []candidate {
+func newCandidates(lex []lexical.Hit, ann []store.VectorHit, hybrid rank.Hybrid) []candidate {
 	var best float64
 	for _, h := range lex {
 		best = max(best, h.Score)
@@ -48,7 +48,7 @@ func newCandidates(lex []lexical.Hit, ann []store.VectorHit, weight float64) []c
 		if !ok {
 			cos = 1
 		}
-		out = append(out, candidate{id: h.ID, lexical: &v, bound: rank.Fuse(&cos, &v, weight)})
+		out = append(out, candidate{id: h.ID, lexical: &v, bound: hybrid.Fuse(&cos, &v)})
 	}
 	for _, h := range ann {
 		if seen[h.ID] {
@@ -56,7 +56,7 @@ func newCandidates(lex []lexical.Hit, ann []store.VectorHit, weight float64) []c
 		}
 		seen[h.ID] = true
 		cos := h.Similarity
-		out = append(out, candidate{id: h.ID, bound: rank.Fuse(&cos, nil, weight)})
+		out = append(out, candidate{id: h.ID, bound: hybrid.Fuse(&cos, nil)})
 	}
 	slices.SortStableFunc(out, func(a, b candidate) int { return cmp.Compare(b.bound, a.bound) })
 	return out
@@ -136,12 +136,12 @@ func (l *loader) wanted() float64 {
 
 // needsVector reports whether a memory only the vector path can find might still enter the
 // first want results. The search scores such a memory on its cosine alone (it has no lexical
-// score), so its score is at most rank.Fuse of cosine 1 and nothing: the vector path's weight.
-// With the BM25 floor's weight (a tie-breaker, rank.VectorWeightLexical) the lexical hits
+// score), so its score is at most the hybrid's Fuse of cosine 1 and nothing: the vector path's
+// weight. With the BM25 floor's weight (a tie-breaker, rank.HybridLexical) the lexical hits
 // usually settle the result and the nearest-neighbour lookup is never run; with a semantic
 // embedder's it usually runs.
-func (l *loader) needsVector(weight float64) bool {
-	return l.wanted() <= rank.Fuse(&one, nil, weight)
+func (l *loader) needsVector(hybrid rank.Hybrid) bool {
+	return l.wanted() <= hybrid.Fuse(&one, nil)
 }
 
 var one = 1.0

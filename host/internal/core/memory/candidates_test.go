@@ -42,8 +42,8 @@ func TestLoadBestKeepsTheTopResults(t *testing.T) {
 				ann = append(ann, store.VectorHit{ID: id, Similarity: r.Float64()})
 			}
 		}
-		weight := []float64{0, 0.1, 0.6}[trial%3]
-		cands := newCandidates(lex, ann, weight)
+		hybrid := []rank.Hybrid{rank.Lexical, rank.HybridLexical, rank.HybridSemantic, {VectorWeight: 0.4, Floor: 0.3}}[trial%4]
+		cands := newCandidates(lex, ann, hybrid)
 		bound := map[uuid.UUID]float64{}
 		for _, c := range cands {
 			bound[c.id] = c.bound
@@ -102,9 +102,9 @@ func TestLoadBestKeepsTheTopResults(t *testing.T) {
 func TestVectorLookupRunsOnlyWhenItCanChangeTheResult(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(11, 3))
-	skipped := map[float64]int{}
+	skipped := map[rank.Hybrid]int{}
 	for trial := range 600 {
-		weight := []float64{0.1, 0.6, 0}[trial%3]
+		hybrid := []rank.Hybrid{rank.HybridLexical, rank.HybridSemantic, rank.Lexical, {VectorWeight: 0.4, Floor: 0.3}}[trial%4]
 		want := 10
 		type mem struct {
 			bm25, cosine, quality float64
@@ -145,23 +145,23 @@ func TestVectorLookupRunsOnlyWhenItCanChangeTheResult(t *testing.T) {
 				return SearchHit{}, false
 			}
 			var h SearchHit
-			h.ID, h.Score = l.ID, rank.Fuse(l.Similarity, lexical, weight)*m.quality
+			h.ID, h.Score = l.ID, hybrid.Fuse(l.Similarity, lexical)*m.quality
 			return h, true
 		}
 		always := newLoader(want, get, score)
-		require.NoError(t, always.load(context.Background(), newCandidates(lex, ann, weight)))
+		require.NoError(t, always.load(context.Background(), newCandidates(lex, ann, hybrid)))
 
 		deferred := newLoader(want, get, score)
-		require.NoError(t, deferred.load(context.Background(), newCandidates(lex, nil, weight)))
-		if deferred.needsVector(weight) {
-			require.NoError(t, deferred.load(context.Background(), newCandidates(lex, ann, weight)))
+		require.NoError(t, deferred.load(context.Background(), newCandidates(lex, nil, hybrid)))
+		if deferred.needsVector(hybrid) {
+			require.NoError(t, deferred.load(context.Background(), newCandidates(lex, ann, hybrid)))
 		} else {
-			skipped[weight]++
+			skipped[hybrid]++
 		}
-		require.Equal(t, top(always.hits, want), top(deferred.hits, want), "trial %d, weight %v", trial, weight)
+		require.Equal(t, top(always.hits, want), top(deferred.hits, want), "trial %d, hybrid %+v", trial, hybrid)
 	}
-	require.Greater(t, skipped[0.1], 120, "the floor's lookups are mostly skipped (of 200)")
-	require.Less(t, skipped[0.6], 80, "a semantic embedder's lookups mostly run (of 200)")
+	require.Greater(t, skipped[rank.HybridLexical], 90, "the floor's lookups are mostly skipped (of 150)")
+	require.Less(t, skipped[rank.HybridSemantic], 60, "a semantic embedder's lookups mostly run (of 150)")
 }
 
 func top(hits []SearchHit, n int) []uuid.UUID {
@@ -191,7 +191,7 @@ func TestLoadReadsNothingThatCannotRank(t *testing.T) {
 	}
 	score := func(l store.Loaded, lex *float64) (SearchHit, bool) {
 		var h SearchHit
-		h.ID, h.Score = l.ID, rank.Fuse(nil, lex, 0.1)
+		h.ID, h.Score = l.ID, rank.HybridLexical.Fuse(nil, lex)
 		return h, true
 	}
 	var lex []lexical.Hit
@@ -199,10 +199,10 @@ func TestLoadReadsNothingThatCannotRank(t *testing.T) {
 		lex = append(lex, lexical.Hit{ID: uuid.New(), Score: float64(10 - i), Coverage: 1})
 	}
 	l := newLoader(2, get, score)
-	require.NoError(t, l.load(context.Background(), newCandidates(lex, nil, 0.1)))
+	require.NoError(t, l.load(context.Background(), newCandidates(lex, nil, rank.HybridLexical)))
 	require.Equal(t, 1, calls)
 	ann := []store.VectorHit{{ID: uuid.New(), Similarity: 0.9}, {ID: uuid.New(), Similarity: 0.5}}
-	require.NoError(t, l.load(context.Background(), newCandidates(lex, ann, 0.1)))
+	require.NoError(t, l.load(context.Background(), newCandidates(lex, ann, rank.HybridLexical)))
 	require.Equal(t, 1, calls, "the vector-only candidates score at most 0.09; the second best read scores 0.81")
 	require.Len(t, l.hits, 3)
 }

@@ -8,13 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // TestEdit: an operator's edit keeps the memory's id, is found by its new words and not its
 // old, redacts a secret in the new text, records the before and after text in history, and
 // refuses (changing nothing) a bad kind or importance, a text another live memory has, an
-// archived memory, a memory changed since the editor read it, and another project's memory.
+// archived memory, a memory changed since the editor read it (Version), and another project's
+// memory.
 func TestEdit(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -23,9 +25,11 @@ func TestEdit(t *testing.T) {
 	imp := 0.9
 	before, err := b.svc.Peek(ctx, alice, ids[0])
 	require.NoError(t, err)
-	v, err := b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Version: before.UpdatedAt,
-		Text: "the staging deploy runs from main with SECRETVALUE", Kind: "decision", Importance: &imp})
+	res, err := b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Version: before.UpdatedAt,
+		Text: ptr("the staging deploy runs from main with SECRETVALUE"), Kind: ptr("decision"), Importance: &imp})
 	require.NoError(t, err)
+	require.True(t, res.Changed)
+	v := res.Memory
 	require.Equal(t, ids[0], v.ID)
 	require.Equal(t, store.KindDecision, v.Kind)
 	require.InDelta(t, 0.9, v.Importance, 1e-6)
@@ -59,12 +63,12 @@ func TestEdit(t *testing.T) {
 	require.ElementsMatch(t, []any{"text", "kind", "importance"}, last.Detail["edited"])
 
 	bad := 1.5
-	for _, req := range []memory.EditRequest{{Kind: "goal"}, {Kind: "nonsense"}, {Importance: &bad}, {Text: "integration tests need docker compose"}, {Version: before.UpdatedAt, Text: "anything"}} {
+	for _, req := range []memory.EditRequest{{Kind: ptr("goal")}, {Kind: ptr("nonsense")}, {Importance: &bad}, {Text: ptr("integration tests need docker compose")}, {Version: before.UpdatedAt, Text: ptr("anything")}} {
 		_, err := b.svc.Edit(ctx, alice, ids[0], req)
 		require.Error(t, err, "%+v", req)
 	}
-	_, err = b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Version: before.UpdatedAt, Text: "anything"})
-	require.ErrorIs(t, err, memory.ErrConflict)
+	_, err = b.svc.Edit(ctx, alice, ids[0], memory.EditRequest{Version: before.UpdatedAt, Text: ptr("anything")})
+	require.ErrorIs(t, err, rules.ErrConflict)
 	after, err := b.svc.Peek(ctx, alice, ids[0])
 	require.NoError(t, err)
 	require.Equal(t, v.Text, after.Text, "a refused edit changes nothing")
@@ -72,9 +76,11 @@ func TestEdit(t *testing.T) {
 
 	_, err = b.svc.Archive(ctx, alice, ids[1], "")
 	require.NoError(t, err)
-	_, err = b.svc.Edit(ctx, alice, ids[1], memory.EditRequest{Text: "integration tests need podman"})
+	_, err = b.svc.Edit(ctx, alice, ids[1], memory.EditRequest{Text: ptr("integration tests need podman")})
 	require.Error(t, err)
 	other := memory.Access{Project: "github.com/acme/other", Actor: "mallory"}
-	_, err = b.svc.Edit(ctx, other, ids[0], memory.EditRequest{Text: "hijacked"})
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	_, err = b.svc.Edit(ctx, other, ids[0], memory.EditRequest{Text: ptr("hijacked")})
+	require.ErrorIs(t, err, rules.ErrNotFound)
 }
+
+func ptr[T any](v T) *T { return &v }

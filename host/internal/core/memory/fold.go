@@ -2,7 +2,10 @@ package memory
 
 import (
 	"context"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -120,27 +123,31 @@ func foldTarget(neighbours []store.Neighbour, text string, threshold float64) (s
 	return store.Neighbour{}, false
 }
 
-// foldParams decides what existing looks like after absorbing w. The newer text becomes
-// canonical (later phrasing tends to be the refined one) unless the existing row is pinned or
-// more confident; either way the text that loses is kept in merged_from, so nothing is lost.
+// foldParams decides what existing looks like after absorbing w. The canonical text is the one
+// a rule can defend (canonicalText): a pinned or more confident row keeps its text, a more
+// confident write takes over, and otherwise the more specific, then the well-formed, text
+// wins, the first written on a tie. Later phrasing is not better phrasing: "we use npm to
+// install dependencies in this repository" must not replace "We use npm to install
+// dependencies." Either way the text that loses is kept in merged_from, so nothing is lost.
+// A specific kind replaces fact whichever text wins: it says more about the memory.
 func foldParams(existing store.Memory, w store.Write, similarity float64, rule FoldRule) store.FoldParams {
 	same := store.NormalizeText(existing.Text) == store.NormalizeText(w.Text)
-	// Confidence is stored as real: compare at that precision so equal values stay equal.
-	keepExisting := same || existing.Pinned || float32(existing.Confidence) > float32(w.Confidence)
+	incoming, why := canonicalText(existing, w)
+	keepExisting := same || !incoming
 	p := store.FoldParams{
 		ID: existing.ID, Kind: existing.Kind, Pinned: existing.Pinned || w.Pinned,
 		Importance: max(existing.Importance, w.Importance), Confidence: max(existing.Confidence, w.Confidence),
 		DedupedCount: existing.DedupedCount + 1, MergedFrom: existing.MergedFrom,
 		Before: existing.Text, After: existing.Text, Actor: w.Actor, Detail: provenanceDetail(w.Provenance),
 	}
+	if existing.Kind == store.KindFact && w.Kind != store.KindFact {
+		p.Kind = w.Kind
+	}
 	loser := store.Merged{Text: w.Text, Agent: w.Provenance.Agent, At: time.Now().UTC()}
 	if !keepExisting {
 		p.Replacement = &store.Replacement{Text: w.Text, Vector: w.Vector, Provenance: w.Provenance}
 		p.After = w.Text
 		loser.Text, loser.Agent = existing.Text, existing.Provenance.Agent
-		if w.Kind != store.KindFact {
-			p.Kind = w.Kind
-		}
 	}
 	if !same {
 		p.MergedFrom = append(append([]store.Merged(nil), existing.MergedFrom...), loser)
@@ -153,7 +160,59 @@ func foldParams(existing store.Memory, w store.Write, similarity float64, rule F
 	if !keepExisting {
 		p.Detail["canonical"] = "incoming"
 	}
+	if !same {
+		p.Detail["canonical_because"] = why
+	}
+	if !same && keepExisting {
+		// History keeps the text folded in: merged_from is bounded and drops the oldest.
+		p.Detail["folded_text"] = w.Text
+	}
 	return p
+}
+
+// The reasons canonicalText gives, recorded in the fold's history entry.
+const (
+	becausePinned       = "pinned"
+	becauseConfident    = "more confident"
+	becauseSpecific     = "more specific"
+	becauseWellFormed   = "well-formed"
+	becauseFirstWritten = "first written"
+)
+
+// canonicalText decides which of two texts stating the same thing a fold keeps: the incoming
+// one (incoming true) or the existing one, and why. In order: a pinned row keeps its text; the
+// more confident side wins; the text carrying a specific (a number, version, path or
+// identifier) the other lacks wins ("use pnpm 9" over "use pnpm"); a well-formed sentence wins
+// over a fragment; else the existing text stays, the first written.
+func canonicalText(existing store.Memory, w store.Write) (incoming bool, why string) {
+	// Confidence is stored as real: compare at that precision so equal values stay equal.
+	ce, cw := float32(existing.Confidence), float32(w.Confidence)
+	switch se, sw := specifics(existing.Text), specifics(w.Text); {
+	case existing.Pinned:
+		return false, becausePinned
+	case ce != cw:
+		return cw > ce, becauseConfident
+	case hasExtra(sw, se) != hasExtra(se, sw):
+		return hasExtra(sw, se), becauseSpecific
+	case wellFormed(existing.Text) != wellFormed(w.Text):
+		return wellFormed(w.Text), becauseWellFormed
+	}
+	return false, becauseFirstWritten
+}
+
+// wellFormed reports whether text reads as a sentence: it starts with a capital letter, a
+// digit or a symbol (an identifier such as `pnpm` written as code) rather than a lower-case
+// word, and ends with a full stop, question or exclamation mark, or a closing quote, bracket or
+// backtick after one.
+func wellFormed(text string) bool {
+	t := strings.TrimSpace(text)
+	first, _ := utf8.DecodeRuneInString(t)
+	if t == "" || unicode.IsLower(first) {
+		return false
+	}
+	t = strings.TrimRight(t, "\"')]`”’")
+	last, _ := utf8.DecodeLastRuneInString(t)
+	return strings.ContainsRune(".!?", last)
 }
 
 // provenanceDetail is the who of a history entry.

@@ -28,20 +28,53 @@ func TestFoldParams(t *testing.T) {
 	incoming := storetest.NewWrite("p", "This repo uses pnpm", storetest.Vec(0, 0))
 	incoming.Kind, incoming.Importance, incoming.Provenance = store.KindConvention, 0.7, store.Provenance{Agent: "codex", Session: "s9"}
 
-	t.Run("the newer text wins and the older is kept", func(t *testing.T) {
+	t.Run("the first text stays when neither is better, and the other is kept", func(t *testing.T) {
 		t.Parallel()
 		p := foldParams(existing, incoming, 0.93, rule)
 		require.Equal(t, existing.ID, p.ID)
-		require.Equal(t, &store.Replacement{Text: incoming.Text, Vector: incoming.Vector, Provenance: incoming.Provenance}, p.Replacement)
+		require.Nil(t, p.Replacement)
 		require.Equal(t, "We use pnpm here", p.Before)
-		require.Equal(t, "This repo uses pnpm", p.After)
-		require.Equal(t, store.KindConvention, p.Kind, "a specific kind replaces fact with the text")
+		require.Equal(t, "We use pnpm here", p.After)
+		require.Equal(t, store.KindConvention, p.Kind, "a specific kind replaces fact whichever text stays")
 		require.Equal(t, 0.7, p.Importance)
 		require.Equal(t, 2, p.DedupedCount)
 		require.Len(t, p.MergedFrom, 2)
-		require.Equal(t, store.Merged{Text: "We use pnpm here", Agent: "claude-code", At: p.MergedFrom[1].At}, p.MergedFrom[1])
-		require.Equal(t, map[string]any{"agent": "codex", "session": "s9", "similarity": 0.93, "canonical": "incoming"}, p.Detail)
+		require.Equal(t, store.Merged{Text: "This repo uses pnpm", Agent: "codex", At: p.MergedFrom[1].At}, p.MergedFrom[1])
+		require.Equal(t, map[string]any{"agent": "codex", "session": "s9", "similarity": 0.93, "canonical": "existing",
+			"canonical_because": "first written", "folded_text": "This repo uses pnpm"}, p.Detail)
 		require.Len(t, existing.MergedFrom, 1, "the existing memory's slice is not written through")
+	})
+	t.Run("a more specific or better formed text takes over", func(t *testing.T) {
+		t.Parallel()
+		for _, c := range []struct{ existing, incoming, because string }{
+			{"we use pnpm", "we use pnpm 9", "more specific"},
+			{"we use pnpm here", "We use pnpm here.", "well-formed"},
+			{"pnpm installs deps", "`pnpm` installs the dependencies.", "well-formed"},
+		} {
+			e := existing
+			e.Text = c.existing
+			w := incoming
+			w.Text = c.incoming
+			p := foldParams(e, w, 0.95, rule)
+			require.NotNil(t, p.Replacement, "%q over %q", c.incoming, c.existing)
+			require.Equal(t, c.incoming, p.After)
+			require.Equal(t, store.Merged{Text: c.existing, Agent: "claude-code", At: p.MergedFrom[1].At}, p.MergedFrom[1])
+			require.Equal(t, "incoming", p.Detail["canonical"])
+			require.Equal(t, c.because, p.Detail["canonical_because"])
+			// The other way round the same text stays.
+			e.Text, w.Text = c.incoming, c.existing
+			p = foldParams(e, w, 0.95, rule)
+			require.Nil(t, p.Replacement, "%q stays over %q", c.incoming, c.existing)
+			require.Equal(t, c.because, p.Detail["canonical_because"])
+		}
+	})
+	t.Run("a more confident write takes over", func(t *testing.T) {
+		t.Parallel()
+		w := incoming
+		w.Confidence = 0.9
+		p := foldParams(existing, w, 0.93, rule)
+		require.NotNil(t, p.Replacement)
+		require.Equal(t, "more confident", p.Detail["canonical_because"])
 	})
 	t.Run("a pinned or more confident row keeps its text", func(t *testing.T) {
 		t.Parallel()
@@ -70,7 +103,7 @@ func TestFoldParams(t *testing.T) {
 		full := existing
 		full.MergedFrom = []store.Merged{{Text: "one"}, {Text: "two"}}
 		p := foldParams(full, incoming, 0.95, rule)
-		require.Equal(t, []string{"two", "We use pnpm here"}, []string{p.MergedFrom[0].Text, p.MergedFrom[1].Text})
+		require.Equal(t, []string{"two", "This repo uses pnpm"}, []string{p.MergedFrom[0].Text, p.MergedFrom[1].Text})
 	})
 }
 
@@ -137,14 +170,14 @@ func TestFoldOrInsertFoldsNearDuplicatesLosslessly(t *testing.T) {
 	b := setupFold(t)
 	ctx := context.Background()
 	first := b.write(t, storetest.NewWrite("p", "We use pnpm here", storetest.Vec(2, 0)))
-	second := b.write(t, storetest.NewWrite("p", "This repo uses pnpm", storetest.Vec(2, 0.1)))
+	second := b.write(t, storetest.NewWrite("p", "This repo uses pnpm.", storetest.Vec(2, 0.1)))
 	require.True(t, second.Folded)
 	require.False(t, second.Exact)
 	require.InDelta(t, math.Cos(0.1), second.Similarity, 1e-4)
 	require.Equal(t, first.Memory.ID, second.Memory.ID)
 	got, err := b.store.Get(ctx, first.Memory.ID)
 	require.NoError(t, err)
-	require.Equal(t, "This repo uses pnpm", got.Text, "newer text is canonical")
+	require.Equal(t, "This repo uses pnpm.", got.Text, "the well-formed text is canonical")
 	require.Equal(t, 1, got.DedupedCount)
 	require.Len(t, got.MergedFrom, 1)
 	require.Equal(t, "We use pnpm here", got.MergedFrom[0].Text)
@@ -153,13 +186,28 @@ func TestFoldOrInsertFoldsNearDuplicatesLosslessly(t *testing.T) {
 	require.Len(t, h, 2)
 	require.Equal(t, store.EventFold, h[1].Event)
 	require.Equal(t, "We use pnpm here", *h[1].BeforeText)
-	require.Equal(t, "This repo uses pnpm", *h[1].AfterText)
+	require.Equal(t, "This repo uses pnpm.", *h[1].AfterText)
 	require.Equal(t, "incoming", h[1].Detail["canonical"])
 
-	// The row now carries the newer text's vector: a write near it folds there.
+	// The row now carries the canonical text's vector: a write near it folds there.
 	third := b.write(t, storetest.NewWrite("p", "pnpm is what this repo uses", storetest.Vec(2, 0.12)))
 	require.True(t, third.Folded)
 	require.InDelta(t, math.Cos(0.02), third.Similarity, 1e-4)
+	require.Equal(t, "This repo uses pnpm.", third.Memory.Text, "a fragment written later does not replace a sentence")
+}
+
+// TestFoldKeepsTheBetterWording: "We use npm to install dependencies." folded into by the
+// sloppier "we use npm to install dependencies in this repository" keeps its text (issue 30);
+// the sloppier one is in merged_from.
+func TestFoldKeepsTheBetterWording(t *testing.T) {
+	t.Parallel()
+	b := setupFold(t)
+	first := b.write(t, storetest.NewWrite("p", "We use npm to install dependencies.", storetest.Vec(4, 0)))
+	second := b.write(t, storetest.NewWrite("p", "we use npm to install dependencies in this repository", storetest.Vec(4, 0.05)))
+	require.True(t, second.Folded)
+	require.Equal(t, first.Memory.ID, second.Memory.ID)
+	require.Equal(t, "We use npm to install dependencies.", second.Memory.Text)
+	require.Equal(t, "we use npm to install dependencies in this repository", second.Memory.MergedFrom[0].Text)
 }
 
 func TestFoldOrInsertKeepsAPinnedOrMoreConfidentText(t *testing.T) {
@@ -220,8 +268,9 @@ func TestFoldOrInsertBoundsMergedFrom(t *testing.T) {
 	got, err := b.store.Get(context.Background(), id)
 	require.NoError(t, err)
 	require.Equal(t, 5, got.DedupedCount)
+	require.Equal(t, "variant", got.Text, "no later text is better: the first stays")
 	require.Len(t, got.MergedFrom, 3)
-	require.Equal(t, "variant!!!!", got.MergedFrom[2].Text)
+	require.Equal(t, "variant!!!!!", got.MergedFrom[2].Text)
 }
 
 func TestFoldOrInsertInsertsDistinctFactsAndWithFoldingOff(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -85,10 +87,10 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		k = s.cfg.DefaultK
 	}
 	if k < 1 || k > s.cfg.MaxK {
-		return SearchResult{}, fieldErr("top_k", "%d is out of range 1..%d", req.TopK, s.cfg.MaxK)
+		return SearchResult{}, rules.Errf("top_k", "%d is out of range 1..%d", req.TopK, s.cfg.MaxK)
 	}
 	if !(req.MinScore >= 0 && req.MinScore <= 1) {
-		return SearchResult{}, fieldErr("min_score", "%v is out of range 0..1", req.MinScore)
+		return SearchResult{}, rules.Errf("min_score", "%v is out of range 0..1", req.MinScore)
 	}
 	kinds, err := parseKinds(req.Kinds)
 	if err != nil {
@@ -120,7 +122,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	vec, err := s.queryVector(ctx, req.Query)
 	lex := <-lexDone
 	switch {
-	case errors.Is(err, ErrUnavailable):
+	case errors.Is(err, rules.ErrUnavailable):
 		out.Degraded = DegradedLexicalOnly
 		s.metrics.degradedSearch()
 	case err != nil:
@@ -132,9 +134,9 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		}
 	}
 
-	weight := 0.0 // without a query vector the lexical score is all the relevance there is
+	hybrid := rank.Lexical // without a query vector the lexical score is all the relevance there is
 	if vec != nil {
-		weight = vectorWeight(vec.Embedder)
+		hybrid = s.Hybrid(vec.Embedder)
 	}
 	now := s.now()
 	score := func(l store.Loaded, lexPtr *float64) (SearchHit, bool) {
@@ -142,13 +144,13 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) || !req.Filter.Match(l.Memory) {
 			return SearchHit{}, false
 		}
-		parts := rank.FuseParts(l.Similarity, lexPtr, weight)
-		relevance := parts.Vector + parts.Lexical // rank.Fuse
+		parts := hybrid.Parts(l.Similarity, lexPtr)
+		relevance := parts.Vector + parts.Lexical // hybrid.Fuse
 		sig := s.signals(l.Memory, true, relevance, now)
 		score := rank.Score(sig)
-		// A score of 0 is no evidence at all: no query term and no vector direction in common
-		// (the nearest-neighbour lookup returns the nearest memories however far they are), so
-		// such a memory is never an answer, whatever min_score says.
+		// A score of 0 is no evidence at all: no query term, and no cosine above the embedder's
+		// floor (the nearest-neighbour lookup returns the nearest memories however far they
+		// are), so such a memory is never an answer, whatever min_score says.
 		if score <= 0 || score < req.MinScore {
 			return SearchHit{}, false
 		}
@@ -165,22 +167,22 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	var lookup *nearestLookup
 	if vec != nil {
 		q := store.VectorQuery{Vector: *vec, Scopes: scopes, Kinds: kinds, IncludeArchived: req.IncludeArchived, Limit: pool}
-		lookup = s.newLookup(ctx, q, weight >= rank.VectorWeightSemantic)
+		lookup = s.newLookup(ctx, q, !lexicalEmbedder(vec.Embedder))
 		defer lookup.close()
 	}
 	l := newLoader(max(k, rank.SupersedeWindow), get, score)
-	if err := l.load(ctx, newCandidates(lex, nil, weight)); err != nil {
+	if err := l.load(ctx, newCandidates(lex, nil, hybrid)); err != nil {
 		return SearchResult{}, err
 	}
 	if lookup != nil {
-		needed := l.needsVector(weight)
+		needed := l.needsVector(hybrid)
 		s.metrics.vectorLookup(lookupOutcome(needed, lookup.started))
 		if needed {
 			ann, err := lookup.hits(ctx)
 			if err != nil {
 				return SearchResult{}, err
 			}
-			if err := l.load(ctx, newCandidates(lex, ann, weight)); err != nil {
+			if err := l.load(ctx, newCandidates(lex, ann, hybrid)); err != nil {
 				return SearchResult{}, err
 			}
 		}
@@ -241,18 +243,6 @@ func (s *Service) queryVector(ctx context.Context, query string) (*store.Vector,
 	return nil, nil
 }
 
-// lexicalEmbedderPrefix names embedders whose vectors are a lexical signal (the BM25 floor,
-// bm25-v1-384): a hashed copy of the terms the lexical index already scores.
-const lexicalEmbedderPrefix = "bm25-"
-
-// vectorWeight is the vector path's share of relevance for vectors of the named embedder.
-func vectorWeight(embedder string) float64 {
-	if strings.HasPrefix(embedder, lexicalEmbedderPrefix) {
-		return rank.VectorWeightLexical
-	}
-	return rank.VectorWeightSemantic
-}
-
 // signals gathers rank.Score's inputs for one memory.
 func (s *Service) signals(m store.Memory, hasQuery bool, relevance float64, now time.Time) rank.Signals {
 	last := m.UpdatedAt
@@ -263,15 +253,26 @@ func (s *Service) signals(m store.Memory, hasQuery bool, relevance float64, now 
 		HitCount: m.HitCount, Pinned: m.Pinned, Age: now.Sub(last), HalfLife: s.halfLife(m.Kind)}
 }
 
+// parseKinds reads the kinds a search or a listing asks for: fact kinds, and the journal, whose
+// entries are memories an operator lists and searches like facts (its own routes page it by
+// session). Goal and plan are one document each, read through their own routes.
 func parseKinds(names []string) ([]store.Kind, error) {
 	var kinds []store.Kind
 	for _, n := range names {
 		if strings.TrimSpace(n) == "" {
-			return nil, fieldErr("kinds", "must not contain an empty kind")
+			return nil, rules.Errf("kinds", "must not contain an empty kind")
+		}
+		if store.Kind(strings.ToLower(strings.TrimSpace(n))) == store.KindJournal {
+			kinds = append(kinds, store.KindJournal)
+			continue
 		}
 		k, err := store.ParseKind(n)
 		if err != nil {
-			return nil, fieldErr("kinds", "%s", strings.TrimPrefix(err.Error(), "kind: "))
+			msg := strings.TrimPrefix(err.Error(), "kind: ")
+			if !store.IsLayer(store.Kind(strings.ToLower(strings.TrimSpace(n)))) {
+				msg += ", " + string(store.KindJournal)
+			}
+			return nil, rules.Errf("kinds", "%s", msg)
 		}
 		kinds = append(kinds, k)
 	}
@@ -287,32 +288,38 @@ func containsKind(kinds []store.Kind, k store.Kind) bool {
 	return false
 }
 
-// Get returns one memory visible in the caller's project and counts a use of it: an agent
-// that opens a memory found by search is using it, and uses (hit_count, last_hit_at) raise
-// its rank in later searches (rank.Usage, recency). The count is recorded off the request
-// path by RecordHits; the returned view shows the count before this read.
+// Get returns one memory visible in the caller's project, with what it absorbed (Absorbed),
+// and counts a use of it: an agent that opens a memory found by search is using it, and uses
+// (hit_count, last_hit_at) raise its rank in later searches (rank.Usage, recency). The count is
+// recorded off the request path by RecordHits; the returned view shows the count before this
+// read.
 func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error) {
-	m, err := s.load(ctx, a, id)
+	v, err := s.Peek(ctx, a, id)
 	if err != nil {
 		return View{}, err
 	}
 	select {
-	case s.hits <- retrieval{ids: []uuid.UUID{m.ID}, use: true}:
+	case s.hits <- retrieval{ids: []uuid.UUID{v.ID}, use: true}:
 	default:
 		s.metrics.droppedHits()
 	}
-	return ViewOf(m), nil
+	return v, nil
 }
 
-// Peek returns one memory visible in the caller's project without counting a use: the
-// operator console looks at memories, an agent uses them, and only an agent's use may change
-// a rank or keep a memory from the staleness job.
+// Peek is Get without counting a use: the operator console looks at memories, an agent uses
+// them, and only an agent's use may change a rank or keep a memory from the staleness job.
 func (s *Service) Peek(ctx context.Context, a Access, id uuid.UUID) (View, error) {
 	m, err := s.load(ctx, a, id)
 	if err != nil {
 		return View{}, err
 	}
-	return ViewOf(m), nil
+	absorbed, err := s.absorbedOf(ctx, m)
+	if err != nil {
+		return View{}, err
+	}
+	v := ViewOf(m)
+	v.Absorbed = absorbed
+	return v, nil
 }
 
 func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memory, error) {
@@ -324,7 +331,7 @@ func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memor
 		return m, err
 	}
 	if !a.visible(m) {
-		return store.Memory{}, fmt.Errorf("memory %s in project %q: %w", id, a.Project, ErrNotFound)
+		return store.Memory{}, fmt.Errorf("memory %s in project %q: %w", id, a.Project, rules.ErrNotFound)
 	}
 	return m, nil
 }
@@ -333,7 +340,7 @@ func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memor
 // (its texts erased, a purge row last) to those who could see the memory.
 func (s *Service) History(ctx context.Context, a Access, id uuid.UUID) ([]store.HistoryEntry, error) {
 	_, err := s.load(ctx, a, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, rules.ErrNotFound) {
 		ref, purged, perr := s.store.PurgedScope(ctx, id)
 		if perr != nil {
 			return nil, perr
@@ -355,12 +362,8 @@ type ListRequest struct {
 	OnlyArchived    bool
 	ExcludeGlobal   bool
 	Filter          store.Filter
-	// Within is the set of kinds listed when Kinds is empty: the fact kinds when empty. The
-	// console's archive lists goal, plan and journal rows too; callers' own kind names only
-	// ever select among fact kinds.
-	Within []store.Kind
-	Limit  int    // default 50, at most 500
-	Cursor string // from the previous page's Next
+	Limit           int    // default 50, at most 500
+	Cursor          string // from the previous page's Next
 }
 
 // ListPage is one page and the cursor of the next ("" at the end).
@@ -379,14 +382,11 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 		limit = 50
 	}
 	if limit < 1 || limit > 500 {
-		return ListPage{}, fieldErr("limit", "%d is out of range 1..500", req.Limit)
+		return ListPage{}, rules.Errf("limit", "%d is out of range 1..500", req.Limit)
 	}
 	kinds, err := parseKinds(req.Kinds)
 	if err != nil {
 		return ListPage{}, err
-	}
-	if len(kinds) == 0 {
-		kinds = req.Within
 	}
 	if len(kinds) == 0 {
 		kinds = store.Kinds // goal, plan and journal have their own tools
@@ -399,7 +399,7 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 	if req.Cursor != "" {
 		c, ok := store.ParseCursor(req.Cursor)
 		if !ok {
-			return ListPage{}, fieldErr("cursor", "is not a cursor returned by a previous page")
+			return ListPage{}, rules.Errf("cursor", "is not a cursor returned by a previous page")
 		}
 		q.Before = &c
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -28,10 +30,14 @@ type Config struct {
 	MaxTextBytes   int                // memory text limit in bytes
 	MergedFromMax  int                // bound on merged_from
 	FoldThresholds map[string]float64 // per-embedder override of its suggested fold threshold
-	DefaultK       int
-	MaxK           int
-	CandidatePool  int // candidates taken from each retrieval path before ranking
-	HalfLives      map[store.Kind]time.Duration
+	// VectorWeights and RelevanceFloors set an embedder's part in relevance (rank.Hybrid), over
+	// the defaults of its family and the floor measured at its first use.
+	VectorWeights   map[string]float64
+	RelevanceFloors map[string]float64
+	DefaultK        int
+	MaxK            int
+	CandidatePool   int // candidates taken from each retrieval path before ranking
+	HalfLives       map[store.Kind]time.Duration
 }
 
 // DefaultConfig is the configuration memhost ships with (see internal/config for the keys).
@@ -61,6 +67,7 @@ type Service struct {
 	now       func() time.Time
 
 	indexed  sync.Map // embedder name -> struct{}: ANN index ensured
+	floors   sync.Map // embedder name -> *floorMeasure: its relevance floor (hybrid.go)
 	hits     chan retrieval
 	onError  func(error)
 	lastCall atomic.Int64 // unix nanoseconds when the last Store or Search began
@@ -179,7 +186,7 @@ type Access struct {
 
 func (a Access) check() error {
 	if a.Project == "" {
-		return fieldErr("project", "is required (pass project or cwd, or use a project-bound token)")
+		return rules.Errf("project", "is required (pass project or cwd, or use a project-bound token)")
 	}
 	return nil
 }
@@ -200,11 +207,16 @@ func (a Access) writable(m store.Memory) bool {
 // global reports whether this access may write, archive, restore and pin global memories.
 func (a Access) global() bool { return a.Admin && !a.Bound }
 
-// Prepare resolves the active embedder and ensures its ANN index now, so that no request waits
-// for an index build or rebuild; hosts call it at boot. Without it the first request does this.
+// Prepare resolves the active embedder, ensures its ANN index and measures its relevance floor
+// now, so that no request waits for an index build and the first searches already read its
+// cosines against the floor; hosts call it at boot. Without it the first request starts this.
 func (s *Service) Prepare(ctx context.Context) error {
-	_, _, err := s.active(ctx)
-	return err
+	_, info, err := s.active(ctx)
+	if err != nil {
+		return err
+	}
+	s.waitFloor(ctx, info.Name)
+	return nil
 }
 
 // active returns the active embedder and makes sure its ANN index exists.
@@ -214,7 +226,7 @@ func (s *Service) active(ctx context.Context) (embedder.Embedder, embedder.Info,
 		if ctx.Err() != nil {
 			return nil, info, fmt.Errorf("active embedder: %w", err)
 		}
-		return nil, info, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, info, fmt.Errorf("%w: %w", rules.ErrUnavailable, err)
 	}
 	if _, ok := s.indexed.Load(info.Name); !ok {
 		if err := s.store.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
@@ -222,6 +234,7 @@ func (s *Service) active(ctx context.Context) (embedder.Embedder, embedder.Info,
 		}
 		s.indexed.Store(info.Name, struct{}{})
 	}
+	s.measureFloor(e, info)
 	return e, info, nil
 }
 
@@ -235,12 +248,12 @@ func (s *Service) embed(ctx context.Context, e embedder.Embedder, info embedder.
 		case ctx.Err() != nil:
 			return store.Vector{}, fmt.Errorf("embed with %s: %w", info.Name, err)
 		case errors.Is(err, embedder.ErrInvalidInput):
-			return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrRejected, info.Name, err)
+			return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", rules.ErrRejected, info.Name, err)
 		}
-		return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrUnavailable, info.Name, err)
+		return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", rules.ErrUnavailable, info.Name, err)
 	}
 	if len(vecs) != 1 {
-		return store.Vector{}, fmt.Errorf("%w: embedder %s returned %d vectors for 1 text", ErrUnavailable, info.Name, len(vecs))
+		return store.Vector{}, fmt.Errorf("%w: embedder %s returned %d vectors for 1 text", rules.ErrUnavailable, info.Name, len(vecs))
 	}
 	return store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[0]}, nil
 }

@@ -33,6 +33,8 @@ type View struct {
 	ArchivedReason string         `json:"archived_reason,omitempty"`
 	// SupersededBy is the memory that replaced this one (the conflicts job's finding).
 	SupersededBy *uuid.UUID `json:"superseded_by,omitempty"`
+	// Absorbed is what the memory took in: set by Get and Peek alone, when it took in anything.
+	Absorbed *Absorbed `json:"absorbed,omitempty"`
 }
 
 // ViewOf converts a stored memory.

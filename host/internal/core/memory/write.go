@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/sdk/embedder"
@@ -65,7 +67,7 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 	folds, why := <-candidates, <-vetoed
 	if why != "" {
 		s.metrics.write("vetoed", start)
-		return StoreResult{Redactions: redactions, Vetoed: PrintableLine(why)}, nil
+		return StoreResult{Redactions: redactions, Vetoed: rules.PrintableLine(why)}, nil
 	}
 	if err != nil {
 		s.metrics.write("unavailable", start)

@@ -19,9 +19,9 @@ func TestExplainIsTheScore(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 10000 {
 		cos, lex := r.Float64()*1.2-0.1, r.Float64()
-		w := []float64{rank.VectorWeightSemantic, rank.VectorWeightLexical, 0}[r.IntN(3)]
-		parts := rank.FuseParts(&cos, &lex, w)
-		s := rank.Signals{HasQuery: r.IntN(2) == 0, Relevance: rank.Fuse(&cos, &lex, w), Importance: r.Float64(),
+		h := []rank.Hybrid{rank.HybridSemantic, rank.HybridLexical, rank.Lexical, {VectorWeight: 0.3, Floor: 0.37}}[r.IntN(4)]
+		parts := h.Parts(&cos, &lex)
+		s := rank.Signals{HasQuery: r.IntN(2) == 0, Relevance: h.Fuse(&cos, &lex), Importance: r.Float64(),
 			Confidence: r.Float64(), HitCount: int64(r.IntN(40)), Pinned: r.IntN(5) == 0,
 			Age: time.Duration(r.Int64N(int64(400 * day))), HalfLife: time.Duration(r.Int64N(int64(365*day))) + day}
 		base := s.Importance
@@ -36,7 +36,7 @@ func TestExplainIsTheScore(t *testing.T) {
 		terms := rank.Explain(s)
 		require.InDelta(t, want, terms.Sum(), 1e-12, "%+v", s)
 		require.Equal(t, rank.Score(s), terms.Sum())
-		require.InDelta(t, rank.Fuse(&cos, &lex, w), parts.Vector+parts.Lexical, 1e-15)
+		require.Equal(t, h.Fuse(&cos, &lex), parts.Vector+parts.Lexical)
 		if s.HasQuery {
 			split := terms.SplitBase(parts)
 			require.InDelta(t, split.Base, split.Lexical+split.Vector, 1e-12, "the two paths make up the base half")

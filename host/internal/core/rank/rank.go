@@ -47,7 +47,8 @@ func Score(s Signals) float64 { return Explain(s).Sum() }
 // into Confidence, Recency and Usage by their weights in q, or all of it in Pinned.
 type Terms struct {
 	// Base is 0.5·base. In search Lexical and Vector split it by the two paths' shares of
-	// relevance (Fuse) when the caller knows them (SplitBase); in spawn mode it is importance's.
+	// relevance (Hybrid.Parts) when the caller knows them (SplitBase); in spawn mode it is
+	// importance's.
 	Base       float64 `json:"base"`
 	Lexical    float64 `json:"lexical"`
 	Vector     float64 `json:"vector"`
@@ -71,8 +72,7 @@ func Explain(s Signals) Terms {
 	if s.HasQuery {
 		base = s.Relevance
 	}
-	base = clamp01(base)
-	half := 0.5 * base
+	half := 0.5 * clamp01(base)
 	t := Terms{Base: half}
 	if s.Pinned {
 		t.Pinned = half
@@ -85,7 +85,7 @@ func Explain(s Signals) Terms {
 }
 
 // SplitBase divides t.Base between the lexical and vector paths in the shares Fuse gave them
-// for one candidate (FuseParts), so the two shown add up to Base.
+// for one candidate (Hybrid.Parts), so the two shown add up to Base.
 func (t Terms) SplitBase(p Parts) Terms {
 	if total := p.Vector + p.Lexical; total > 0 {
 		t.Vector = t.Base * p.Vector / total
@@ -110,24 +110,49 @@ func Usage(hits int64) float64 {
 	return 1 - math.Exp(-float64(hits)/hitScale)
 }
 
-// Vector weights: the vector path's share of relevance, the lexical path getting the rest.
-const (
-	// VectorWeightSemantic is for embedders whose vectors carry meaning beyond the words
-	// (dense models), which find paraphrases the lexical path cannot.
-	VectorWeightSemantic = 0.6
-	// VectorWeightLexical is for embedders whose vectors are themselves a lexical signal: the
-	// BM25 floor hashes the same terms the lexical index scores, without its IDF. On the
-	// retrieval benchmark such a vector only adds noise beyond a tie-breaker (recall@10 0.89
-	// at a 0.6 share, 0.95 at 0.1, 0.95 at 0; docs/ranking.md).
-	VectorWeightLexical = 0.1
+// Hybrid is one embedder's part in relevance: how much its vectors weigh against the lexical
+// score, and the cosine below which they say nothing. Both depend on the model (a word-vector
+// model puts distinct facts at cosine .93, a modest sentence encoder unrelated ones at .3), so
+// they are set per embedder: measured by `memhost embedder calibrate`, the floor also at the
+// embedder's first use (docs/ranking.md).
+type Hybrid struct {
+	// VectorWeight is the vector path's share of relevance, the lexical path getting the rest.
+	VectorWeight float64
+	// Floor is the cosine unrelated texts reach under the embedder. A cosine at or below it is
+	// no evidence (the nearest-neighbour lookup returns the nearest memories however far they
+	// are); above it the cosine is read on the rest of the scale, (cosine − Floor) / (1 − Floor).
+	// 0 for the BM25 floor, whose unrelated texts share no term.
+	Floor float64
+}
+
+// The hybrids before an embedder is calibrated.
+var (
+	// HybridSemantic is for embedders whose vectors carry meaning beyond the words (dense
+	// models), which find paraphrases the lexical path cannot. Its floor is measured at the
+	// embedder's first use.
+	HybridSemantic = Hybrid{VectorWeight: 0.6}
+	// HybridLexical is for embedders whose vectors are themselves a lexical signal: the BM25
+	// floor hashes the same terms the lexical index scores, without its IDF. On the retrieval
+	// benchmark such a vector only adds noise beyond a tie-breaker (recall@10 0.89 at a 0.6
+	// share, 0.95 at 0.1, 0.95 at 0; docs/ranking.md).
+	HybridLexical = Hybrid{VectorWeight: 0.1}
 )
 
-// Fuse combines one candidate's vector similarity (cosine; nil when unknown) and its BM25 score
-// normalised into [0, 1] (nil when the lexical path did not see it) into Relevance, giving the
-// vector vectorWeight (VectorWeightSemantic or VectorWeightLexical) and the lexical score the
-// rest. A missing or NaN signal (the cosine of a zero vector) adds 0.
-func Fuse(cosine, lexical *float64, vectorWeight float64) float64 {
-	p := FuseParts(cosine, lexical, vectorWeight)
+// Similarity is what a cosine says under the embedder: 0 at or below Floor, rescaled onto
+// [0, 1] above it. A NaN cosine (that of a zero vector) says nothing.
+func (h Hybrid) Similarity(cosine float64) float64 {
+	f := clamp01(h.Floor)
+	if f >= 1 || !(cosine > f) {
+		return 0
+	}
+	return clamp01((cosine - f) / (1 - f))
+}
+
+// Fuse combines one candidate's cosine (nil when unknown) and its BM25 score normalised into
+// [0, 1] (nil when the lexical path did not see it) into Relevance: the vector path's
+// Similarity weighs VectorWeight, the lexical score the rest. A missing or NaN signal adds 0.
+func (h Hybrid) Fuse(cosine, lexical *float64) float64 {
+	p := h.Parts(cosine, lexical)
 	return p.Vector + p.Lexical
 }
 
@@ -136,18 +161,22 @@ type Parts struct {
 	Vector, Lexical float64
 }
 
-// FuseParts is Fuse, path by path.
-func FuseParts(cosine, lexical *float64, vectorWeight float64) Parts {
-	w := clamp01(vectorWeight)
+// Parts is Fuse, path by path.
+func (h Hybrid) Parts(cosine, lexical *float64) Parts {
+	w := clamp01(h.VectorWeight)
 	var p Parts
 	if cosine != nil {
-		p.Vector = w * clamp01(*cosine)
+		p.Vector = w * h.Similarity(*cosine)
 	}
 	if lexical != nil {
 		p.Lexical = (1 - w) * clamp01(*lexical)
 	}
 	return p
 }
+
+// Lexical is the hybrid of a search without a query vector (the embedder is down, or the query
+// has no terms it knows): the lexical score is all the relevance there is.
+var Lexical = Hybrid{}
 
 // NormalizeBM25 maps a raw BM25 score into [0, 1] relative to the best score of the same query
 // (maxScore), scaled by coverage: the share of the query's distinct terms the document matched.

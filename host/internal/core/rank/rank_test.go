@@ -54,12 +54,12 @@ func TestRecencyHalvesPerHalfLife(t *testing.T) {
 func TestFuseAndNormalize(t *testing.T) {
 	t.Parallel()
 	c, l := 0.5, 1.0
-	require.InDelta(t, 0.7, rank.Fuse(&c, &l, rank.VectorWeightSemantic), 1e-9)
-	require.InDelta(t, 0.3, rank.Fuse(&c, nil, rank.VectorWeightSemantic), 1e-9)
-	require.InDelta(t, 0.4, rank.Fuse(nil, &l, rank.VectorWeightSemantic), 1e-9)
-	require.InDelta(t, 0.95, rank.Fuse(&c, &l, rank.VectorWeightLexical), 1e-9)
-	require.InDelta(t, 1.0, rank.Fuse(nil, &l, 0), 1e-9, "without a vector path the lexical score is all of relevance")
-	require.Zero(t, rank.Fuse(nil, nil, rank.VectorWeightSemantic))
+	require.InDelta(t, 0.7, rank.HybridSemantic.Fuse(&c, &l), 1e-9)
+	require.InDelta(t, 0.3, rank.HybridSemantic.Fuse(&c, nil), 1e-9)
+	require.InDelta(t, 0.4, rank.HybridSemantic.Fuse(nil, &l), 1e-9)
+	require.InDelta(t, 0.95, rank.HybridLexical.Fuse(&c, &l), 1e-9)
+	require.InDelta(t, 1.0, rank.Lexical.Fuse(nil, &l), 1e-9, "without a vector path the lexical score is all of relevance")
+	require.Zero(t, rank.HybridSemantic.Fuse(nil, nil))
 	require.InDelta(t, 0.2, rank.NormalizeBM25(7, 7, 0.2), 1e-9)
 	require.InDelta(t, 0.5, rank.NormalizeBM25(3.5, 7, 1), 1e-9)
 	require.Zero(t, rank.NormalizeBM25(1, 0, 1))
@@ -70,11 +70,11 @@ func TestFuseAndNormalize(t *testing.T) {
 func TestNaNNeverLeaks(t *testing.T) {
 	t.Parallel()
 	nan, lex, cos := math.NaN(), 0.5, 0.5
-	w := rank.VectorWeightSemantic
-	require.Equal(t, rank.Fuse(nil, &lex, w), rank.Fuse(&nan, &lex, w), "a NaN cosine is unknown")
-	require.Equal(t, rank.Fuse(&cos, nil, w), rank.Fuse(&cos, &nan, w), "a NaN lexical score is unknown")
-	require.Zero(t, rank.Fuse(&nan, &nan, w))
-	require.False(t, math.IsNaN(rank.Fuse(&cos, &lex, nan)))
+	h := rank.HybridSemantic
+	require.Equal(t, h.Fuse(nil, &lex), h.Fuse(&nan, &lex), "a NaN cosine is unknown")
+	require.Equal(t, h.Fuse(&cos, nil), h.Fuse(&cos, &nan), "a NaN lexical score is unknown")
+	require.Zero(t, h.Fuse(&nan, &nan))
+	require.False(t, math.IsNaN(rank.Hybrid{VectorWeight: nan, Floor: nan}.Fuse(&cos, &lex)))
 	require.False(t, math.IsNaN(rank.NormalizeBM25(nan, 1, 1)))
 	require.False(t, math.IsNaN(rank.NormalizeBM25(1, nan, 1)))
 	require.False(t, math.IsNaN(rank.NormalizeBM25(1, 1, nan)))
@@ -87,4 +87,21 @@ func TestNaNNeverLeaks(t *testing.T) {
 		require.False(t, math.IsNaN(score), "%+v", s)
 		require.GreaterOrEqual(t, score, 0.0)
 	}
+}
+
+// TestAFloorSilencesWhatUnrelatedTextsReach: under an embedder whose unrelated texts sit at
+// cosine .5, a cosine of .5 or less is no evidence and one above it is read on the rest of the
+// scale; a memory only the vector path found near the floor does not outrank an exact lexical
+// hit (issue 30: "who handles quixlet?" answered with every memory).
+func TestAFloorSilencesWhatUnrelatedTextsReach(t *testing.T) {
+	t.Parallel()
+	h := rank.Hybrid{VectorWeight: 0.6, Floor: 0.5}
+	require.Zero(t, h.Similarity(0.5))
+	require.Zero(t, h.Similarity(0.3))
+	require.InDelta(t, 0.5, h.Similarity(0.75), 1e-9)
+	require.InDelta(t, 1.0, h.Similarity(1), 1e-9)
+	unrelated, exact, lexicalHit := 0.55, 0.52, 1.0
+	require.Greater(t, h.Fuse(&exact, &lexicalHit), h.Fuse(&unrelated, nil))
+	require.Less(t, h.Fuse(&unrelated, nil), 0.07, "near the floor a vector says little")
+	require.Zero(t, rank.Hybrid{Floor: 1}.Similarity(1), "a floor of 1 leaves nothing above it")
 }

@@ -42,17 +42,3 @@ type UnmergeParams struct {
 	Prior    *Replacement
 	Actor    string
 }
-
-// EditParams is an operator's edit of one live memory (memory.Service.Edit): its text,
-// validated, redacted and embedded by the memory domain (Replacement; nil keeps the text),
-// and its kind, importance and confidence. Expect is the text the operator edited: a memory
-// whose text has changed since is a conflict, and nothing changes.
-type EditParams struct {
-	ID          uuid.UUID
-	Expect      string
-	Replacement *Replacement
-	Kind        Kind
-	Importance  float64
-	Confidence  float64
-	Actor       string
-}

@@ -2,18 +2,14 @@ package store
 
 import (
 	"context"
-	"errors"
 	"iter"
 
 	"github.com/google/uuid"
 )
 
-// Errors a Store returns; callers match them with errors.Is.
-var (
-	ErrNotFound = errors.New("memory not found")
-	// ErrConflict means the change would create a second live memory with the same text.
-	ErrConflict = errors.New("conflicts with a live memory")
-)
+// A Store answers rules.ErrNotFound for a memory that is not there (or not in the caller's
+// scope), and rules.ErrConflict for a change that would create a second live memory with the
+// same text; callers match them with errors.Is.
 
 // Store is the durable memory store.
 type Store interface {
@@ -88,10 +84,6 @@ type Store interface {
 	PendingUnmerge(ctx context.Context, survivor Memory) (MergeUndo, error)
 	// Unmerge restores what a survivor absorbed and, if asked, its prior text.
 	Unmerge(ctx context.Context, p UnmergeParams) (survivor Memory, restored []Memory, err error)
-	// Edit changes a live memory as an operator edited it (EditParams) and records an update
-	// in history; an archived memory, a text changed since, or a text another live memory has
-	// is ErrConflict.
-	Edit(ctx context.Context, p EditParams) (Memory, error)
 	// Unsupersede clears a memory's supersession (Memory.SupersededBy) and records the pair
 	// as a dismissed conflict; changed is false when it was not superseded.
 	Unsupersede(ctx context.Context, id uuid.UUID, actor string) (m Memory, changed bool, err error)
@@ -102,7 +94,7 @@ type Store interface {
 //
 // A write is a lookup and then one final change: the store may send the lock, the
 // transaction's start and the lookup together, and commit with the final change, so a write
-// costs two round trips. Insert and Fold are final: they commit when they succeed, and no
+// costs two round trips. Insert, Fold and Edit are final: they commit when they succeed, and no
 // method may be called on tx after one of them (it returns an error). An error from Lookup,
 // from the final change, or from fn before the final change rolls the write back.
 type ScopeTx interface {
@@ -118,8 +110,12 @@ type ScopeTx interface {
 	// locked scope.
 	Insert(ctx context.Context, w Write) (Memory, error)
 	// Fold updates a live row of the locked scope as p says, records the fold in history, and
-	// commits. A row that is not live in the locked scope is ErrNotFound, and nothing changes.
+	// commits. A row that is not live in the locked scope is rules.ErrNotFound, and nothing changes.
 	Fold(ctx context.Context, p FoldParams) (Memory, error)
+	// Edit updates a live fact of the locked scope as p says, records an update in history, and
+	// commits. A row that is not a live fact of the locked scope is rules.ErrNotFound; a text another
+	// live memory of the scope holds is rules.ErrConflict; either way nothing changes.
+	Edit(ctx context.Context, p EditParams) (Memory, error)
 }
 
 // Candidates is what ScopeTx.Lookup found.

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -147,7 +149,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	// At boot, not on the first request: rebuilding an index built with other parameters takes
 	// seconds per 100K vectors, and no request should wait for it.
 	start = time.Now()
-	if err := c.Service.Prepare(ctx); err != nil && !errors.Is(err, memory.ErrUnavailable) {
+	if err := c.Service.Prepare(ctx); err != nil && !errors.Is(err, rules.ErrUnavailable) {
 		return c, err
 	} else if err != nil {
 		// The dense embedder the stored vectors need has not started: the host serves
@@ -155,7 +157,8 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 		log.Warn("vector index not prepared", "err", err)
 	}
 	log.Info("vector index ready", "embedder", es.Name, "took", time.Since(start).Round(time.Millisecond))
-	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}))
+	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}),
+		brain.WithConflictChecks(c.conflictChecks(cfg.Maintenance.Conflicts)))
 	if err := c.openMaintenance(cfg); err != nil {
 		return c, err
 	}
@@ -205,6 +208,7 @@ func serviceConfig(cfg *config.Config) memory.Config {
 	mc.MaxK = cfg.Memory.SearchMaxK
 	mc.CandidatePool = cfg.Memory.CandidatePool
 	mc.FoldThresholds = cfg.Embedder.FoldThresholds
+	mc.VectorWeights, mc.RelevanceFloors = cfg.Embedder.VectorWeights, cfg.Embedder.RelevanceFloors
 	for k, days := range cfg.Ranking.HalfLifeDays {
 		mc.HalfLives[store.Kind(k)] = time.Duration(days * float64(24*time.Hour))
 	}

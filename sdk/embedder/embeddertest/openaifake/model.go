@@ -201,3 +201,34 @@ func cut(text string, n int) string {
 	}
 	return text[:spans[n-1][1]]
 }
+
+// lean tilts unit vector v towards the direction every vector of the model shares, so that two
+// orthogonal texts end at cosine shared: v' = normalise(v + c·u), c = sqrt(shared/(1-shared)),
+// where u is the unit vector of the "common" slots.
+func lean(v []float32, shared float64) []float32 {
+	if shared <= 0 || shared >= 1 {
+		return v
+	}
+	u := make([]float64, len(v))
+	for i := range conceptSpread {
+		d, sign := slot("common#"+string(rune('0'+i)), len(v))
+		u[d] += sign
+	}
+	var un float64
+	for _, x := range u {
+		un += x * x
+	}
+	c := math.Sqrt(shared/(1-shared)) / math.Sqrt(un)
+	acc := make([]float64, len(v))
+	var n float64
+	for i := range v {
+		acc[i] = float64(v[i]) + c*u[i]
+		n += acc[i] * acc[i]
+	}
+	n = math.Sqrt(n)
+	out := make([]float32, len(v))
+	for i := range acc {
+		out[i] = float32(acc[i] / n)
+	}
+	return out
+}

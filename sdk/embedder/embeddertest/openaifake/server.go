@@ -72,6 +72,10 @@ type Options struct {
 	Prefixes []string
 	// Latency delays every embeddings answer, for load tests.
 	Latency time.Duration
+	// Shared is the cosine two unrelated texts reach, in [0, 1): every vector leans on one
+	// common direction, as real models' do (anisotropy; a modest sentence encoder puts unrelated
+	// texts near .3, a word-vector model near .9). 0 leaves unrelated texts orthogonal.
+	Shared float64
 	// RetryAfter is the Retry-After of 429 and 503 answers, "1" when
 	// empty.
 	RetryAfter string
@@ -225,7 +229,7 @@ func (s *Server) Embed(text string) []float32 {
 	if s.opts.MaxInputTokens > 0 && s.opts.OverLong == OverLongCut {
 		text = cut(text, s.opts.MaxInputTokens)
 	}
-	return Vector(text, s.opts.Dimensions)
+	return lean(Vector(text, s.opts.Dimensions), s.opts.Shared)
 }
 
 // gate answers the request itself when the fake is unavailable or rate

@@ -46,6 +46,18 @@ func TestModelIsSemantic(t *testing.T) {
 	}
 }
 
+// TestSharedDirectionLiftsUnrelatedTexts: with Shared, unrelated texts sit near that cosine,
+// as a real model's do, while related ones stay nearer.
+func TestSharedDirectionLiftsUnrelatedTexts(t *testing.T) {
+	t.Parallel()
+	s := openaifake.Start(t, openaifake.Options{Shared: 0.5})
+	unrelated := cosine(s.Embed("who handles quixlet"), s.Embed("the API listens on port 8080"))
+	require.InDelta(t, 0.5, unrelated, 0.05)
+	related := cosine(s.Embed("which package manager do we use"), s.Embed("we use pnpm, not npm, in this repo"))
+	require.Greater(t, related, unrelated+0.2)
+	require.InDelta(t, 1, cosine(s.Embed("pnpm"), s.Embed("pnpm")), 1e-6)
+}
+
 type response struct {
 	Data []struct {
 		Index     int             `json:"index"`

@@ -2,76 +2,63 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
-// Edit changes a live memory as an operator edited it, in one transaction under its scope's
-// lock: the text (its old vectors dropped by migration 0012's trigger, the new one stored),
-// kind, importance and confidence, with an update row in history holding the text before and
-// after and which fields changed. The change takes a new seq, so followers re-index it.
-func (s *Store) Edit(ctx context.Context, p store.EditParams) (store.Memory, error) {
-	var out store.Memory
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		m, err := lockRow(ctx, tx, p.ID)
-		if err != nil {
-			return err
-		}
-		switch {
-		case m.Archived():
-			return fmt.Errorf("%w: the memory is archived; restore it before editing", store.ErrConflict)
-		case m.Text != p.Expect:
-			return fmt.Errorf("%w: the memory's text changed since it was read", store.ErrConflict)
-		}
-		after := m.Text
-		changed := []string{}
-		args := []any{m.ID, string(p.Kind), p.Importance, p.Confidence, time.Now().UTC()}
-		set := `kind = $2, importance = $3, confidence = $4, updated_at = $5, seq = next_change_seq()`
-		if r := p.Replacement; r != nil && r.Text != m.Text {
-			if err := checkVector(r.Vector); err != nil {
-				return err
-			}
-			after = r.Text
-			args = append(args, r.Text, TextHash(r.Text), r.Vector.Embedder)
-			set += `, text = $6, text_hash = $7, embedder = $8`
-			changed = append(changed, "text")
-		}
-		if p.Kind != m.Kind {
-			changed = append(changed, "kind")
-		}
-		if float32(p.Importance) != float32(m.Importance) {
-			changed = append(changed, "importance")
-		}
-		if float32(p.Confidence) != float32(m.Confidence) {
-			changed = append(changed, "confidence")
-		}
-		if len(changed) == 0 {
-			out = m
-			return nil
-		}
-		detail := map[string]any{"edited": changed}
-		if err := appendHistory(ctx, tx, m, store.EventUpdate, &m.Text, &after, p.Actor, detail, args[4].(time.Time)); err != nil {
-			return err
-		}
-		if out, err = scanMemory(tx.QueryRow(ctx, `UPDATE memories SET `+set+` WHERE id = $1 RETURNING `+memoryColumns, args...)); err != nil {
-			if isUniqueViolation(err) {
-				return fmt.Errorf("%w: another live memory already has this text", store.ErrConflict)
-			}
-			return fmt.Errorf("update: %w", err)
-		}
-		if r := p.Replacement; r != nil && r.Text != m.Text {
-			if _, err := tx.Exec(ctx, putVectorSQL, m.ID, r.Vector.Embedder, vectorText(r.Vector.Values), TextHash(r.Text)); err != nil {
-				return fmt.Errorf("store the vector: %w", err)
-			}
-		}
-		return nil
-	})
+// Edit implements store.ScopeTx: the update, its history entry and COMMIT go in one batch, as
+// a fold's do. The entry is written by the update's statement from the row it returns, so a
+// row that is not a live fact of the locked scope changes nothing and records nothing.
+func (t *scopeTx) Edit(ctx context.Context, p store.EditParams) (store.Memory, error) {
+	now := time.Now().UTC()
+	target := store.Memory{ID: p.ID, Scope: t.scope.Scope, ScopeKey: t.scope.Key}
+	entry, err := historyArgs(target, store.EventUpdate, &p.Before, &p.After, p.Actor, p.Detail, now)
 	if err != nil {
-		return out, fmt.Errorf("edit %s: %w", p.ID, err)
+		return store.Memory{}, err
 	}
-	return out, nil
+	// $1..$6: the row and the time; $7..$11: the entry (event, before, after, actor, detail).
+	args := append([]any{p.ID, string(t.scope.Scope), t.scope.Key, string(p.Kind), p.Importance, now}, entry[3:8]...)
+	set := `kind = $4, importance = $5, updated_at = $6, seq = next_change_seq()`
+	if p.Text != "" {
+		if err := checkVector(p.Vector); err != nil {
+			return store.Memory{}, err
+		}
+		// A new text drops the vectors of the old one (migration 0012's trigger); the new
+		// vector follows the update in the same batch.
+		args = append(args, p.Text, TextHash(p.Text), p.Vector.Embedder)
+		set += `, text = $12, text_hash = $13, embedder = $14`
+	}
+	b := t.batch()
+	var m store.Memory
+	b.Queue(`WITH edited AS (
+			UPDATE memories SET `+set+`
+			WHERE id = $1 AND scope = $2 AND scope_key = $3 AND archived_at IS NULL AND `+factKinds+` RETURNING `+memoryColumns+`
+		), entry AS (
+			INSERT INTO memory_history (memory_id, scope, scope_key, event, before_text, after_text, actor, detail, created_at)
+			SELECT id, scope, scope_key, $7::text, $8::text, $9::text, $10::text, $11::jsonb, $6 FROM edited
+		)
+		SELECT `+memoryColumns+` FROM edited`, args...,
+	).QueryRow(func(row pgx.Row) error {
+		m, err = scanMemory(row)
+		return err
+	})
+	if p.Text != "" {
+		queuePutVector(b, p.ID, p.Text, p.Vector)
+	}
+	switch err := t.send(ctx, b, true); {
+	case errors.Is(err, rules.ErrNotFound):
+		return m, fmt.Errorf("edit %s: not a live fact of the locked scope: %w", p.ID, err)
+	case isUniqueViolation(err):
+		return m, fmt.Errorf("edit %s: %w: another live memory has the text", p.ID, rules.ErrConflict)
+	case err != nil:
+		return m, fmt.Errorf("edit %s: %w", p.ID, err)
+	}
+	return m, nil
 }

@@ -595,9 +595,15 @@ type PrepareResponse struct {
 	// there before.
 	Cleanup []string `protobuf:"bytes,5,rep,name=cleanup,proto3" json:"cleanup,omitempty"`
 	// Opaque notes for Finish (a session id the provider chose, say).
-	State         []byte `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	State []byte `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
+	// True when the plan gives the CLI Spawn.banner. memhost then tells the
+	// SessionStart hook `memhost connect` registered in the CLI's own
+	// configuration to stand down in this session, so the banner arrives once.
+	// False (what a provider built before this field answers) leaves the hook
+	// on: a banner twice costs tokens, none costs the session its memory.
+	DeliversBanner bool `protobuf:"varint,7,opt,name=delivers_banner,json=deliversBanner,proto3" json:"delivers_banner,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *PrepareResponse) Reset() {
@@ -670,6 +676,13 @@ func (x *PrepareResponse) GetState() []byte {
 		return x.State
 	}
 	return nil
+}
+
+func (x *PrepareResponse) GetDeliversBanner() bool {
+	if x != nil {
+		return x.DeliversBanner
+	}
+	return false
 }
 
 // FinishRequest tells the provider that the session ended.
@@ -1372,14 +1385,15 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\acontent\x18\x03 \x01(\fR\acontent\x12\x1f\n" +
 	"\vlink_target\x18\x04 \x01(\tR\n" +
 	"linkTarget\x12*\n" +
-	"\x11create_target_dir\x18\x05 \x01(\bR\x0fcreateTargetDir\"\x9e\x02\n" +
+	"\x11create_target_dir\x18\x05 \x01(\bR\x0fcreateTargetDir\"\xc7\x02\n" +
 	"\x0fPrepareResponse\x12\x12\n" +
 	"\x04args\x18\x01 \x03(\tR\x04args\x12@\n" +
 	"\aset_env\x18\x02 \x03(\v2'.memhost.v1.PrepareResponse.SetEnvEntryR\x06setEnv\x12\x1b\n" +
 	"\tunset_env\x18\x03 \x03(\tR\bunsetEnv\x12-\n" +
 	"\x05files\x18\x04 \x03(\v2\x17.memhost.v1.ScratchFileR\x05files\x12\x18\n" +
 	"\acleanup\x18\x05 \x03(\tR\acleanup\x12\x14\n" +
-	"\x05state\x18\x06 \x01(\fR\x05state\x1a9\n" +
+	"\x05state\x18\x06 \x01(\fR\x05state\x12'\n" +
+	"\x0fdelivers_banner\x18\a \x01(\bR\x0edeliversBanner\x1a9\n" +
 	"\vSetEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xdd\x01\n" +
