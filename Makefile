@@ -58,6 +58,14 @@ e2e-console: postgres
 	scripts/ensure-chromium.sh
 	cd host && $(GO) test -tags e2econsole -count=1 -timeout 20m ./e2econsole/...
 
+## e2e-console-bench: the console's timings at 100K memories in one project (a cold browser's
+## first page, the search page, the live feed's delay); see docs/benchmarks.md, Console.
+.PHONY: e2e-console-bench
+e2e-console-bench: postgres
+	scripts/ensure-node.sh
+	scripts/ensure-chromium.sh
+	cd host && $(GO) test -tags e2econsole -count=1 -timeout 60m -run '^$$' -bench Console -benchtime 1x ./e2econsole/...
+
 ## bench: store/search latency at 10K and 100K, recall, plugin round trip, import rate,
 ## fold calibration and retrieval quality; results go to docs/benchmarks.md.
 bench: build

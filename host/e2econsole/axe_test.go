@@ -25,7 +25,7 @@ var (
 
 // axeSource returns axe-core's browser bundle, installed from npm into a cache shared between
 // runs ($TMPDIR/memhost-cli-cache/axe-core-VERSION, or MEMHOST_CLI_CACHE) under a file lock.
-func axeSource(t *testing.T) string {
+func axeSource(t testing.TB) string {
 	t.Helper()
 	axeOnce.Do(func() { axeJS, axeErr = installAxe() })
 	if axeErr != nil {

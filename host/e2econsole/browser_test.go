@@ -24,7 +24,7 @@ import (
 )
 
 // chromium finds the distribution's Chromium (scripts/ensure-chromium.sh installs it).
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -37,7 +37,7 @@ func chromium(t *testing.T) string {
 
 // browser is one headless Chromium with a fresh profile, and what its pages reported.
 type browser struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 
 	mu       sync.Mutex
@@ -50,7 +50,7 @@ type browser struct {
 
 // The flags that work here: headless without a sandbox (root in a container), no GPU, no
 // network of its own (no QUIC, background fetches, component updates or sync).
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium(t)),

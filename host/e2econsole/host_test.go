@@ -28,7 +28,7 @@ import (
 
 // host is one running `memhost serve` on a schema of its own.
 type host struct {
-	t      *testing.T
+	t      testing.TB
 	bin    string
 	config string
 	dsn    string
@@ -41,7 +41,7 @@ type host struct {
 // startHost writes a config for a fresh schema and a free port and serves it until the test
 // ends, with the embedder plugin and the folders in dirs (memhost run finds its provider
 // plugins there; the host starts only embedders).
-func startHost(t *testing.T, dirs ...string) *host {
+func startHost(t testing.TB, dirs ...string) *host {
 	t.Helper()
 	dsn := testdb.Schema(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -168,7 +168,7 @@ func (h *host) agent(token string) *mcp.ClientSession {
 }
 
 // call calls an MCP tool and decodes its structured result.
-func call[T any](t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) T {
+func call[T any](t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) T {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	require.NoError(t, err)

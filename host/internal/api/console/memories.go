@@ -139,7 +139,13 @@ func (c *Console) memories(cl *call) error {
 		return err
 	}
 	v := memoriesView{Query: q, Kinds: store.Kinds, Origins: store.Origins, Searched: q.Q != ""}
-	if h, err := c.Brain.Health(cl.r.Context(), acc); err == nil {
+	if q.State != stateLive {
+		// The archive's reasons, as the health snapshot groups them: only a listing that shows
+		// archived memories offers them, so the everyday page does not count the project.
+		h, err := c.Brain.Health(cl.r.Context(), acc)
+		if err != nil {
+			return err
+		}
 		for reason := range h.Archived {
 			v.Reasons = append(v.Reasons, reason)
 		}
