@@ -235,12 +235,17 @@ func (b *browser) clickAndWait(sel string) int {
 }
 
 // check is what every screen must pass: no console error or failed request since the last
-// check, and no serious or critical accessibility violation (axe-core). With
-// MEMHOST_CONSOLE_SCREENSHOTS set it writes the screen there as name.png.
+// check, and no serious or critical accessibility violation (axe-core).
 func (b *browser) check(name string) {
 	b.t.Helper()
 	require.Empty(b.t, b.takeProblems(), "screen %s reported problems", name)
 	b.axe(name)
+}
+
+// shot writes the screen to $MEMHOST_CONSOLE_SCREENSHOTS/name.png when that is set (make
+// e2e-console with it rewrites docs/console/*.png).
+func (b *browser) shot(name string) {
+	b.t.Helper()
 	if dir := os.Getenv("MEMHOST_CONSOLE_SCREENSHOTS"); dir != "" {
 		png := get(b, chromedp.FullScreenshot(100))
 		require.NoError(b.t, os.MkdirAll(dir, 0o755))

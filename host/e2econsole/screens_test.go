@@ -19,6 +19,7 @@ func TestEveryScreen(t *testing.T) {
 	w := newWorld(t)
 	b := w.signIn(t, w.admin)
 	b.check("home")
+	b.shot("home")
 	cookies := b.cookies(w.h.url + "/console/")
 	require.Len(t, cookies, 1, "the session cookie")
 	c := cookies[0]
@@ -55,5 +56,6 @@ func TestEveryScreen(t *testing.T) {
 			b.do(chromedp.Click(chromedp.CSS("details.terms summary")))
 		}
 		b.check(s.name)
+		b.shot(s.name)
 	}
 }

@@ -111,6 +111,7 @@ func (w *world) signIn(t *testing.T, token string) *browser {
 	b := newBrowser(t)
 	b.open(w.h.signinLink(token))
 	b.check("signin")
+	b.shot("signin")
 	b.clickAndWait("form[action='/console/signin'] button")
 	return b
 }

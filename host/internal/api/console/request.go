@@ -80,13 +80,35 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, cl *call, err err
 	if p.Status == http.StatusUnauthorized {
 		clearSession(w, r)
 	}
-	c.render(w, r, cl, p.Status, "error", errorPage{Problem: p, SignedIn: cl != nil})
+	c.render(w, r, cl, p.Status, "error", errorPage{Problem: p, SignedIn: cl != nil, Heading: heading(p.Status)})
 }
 
 // errorPage is the error template's data.
 type errorPage struct {
 	Problem  access.Problem
 	SignedIn bool
+	Heading  string
+}
+
+// heading names an error page by its status.
+func heading(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "Not signed in"
+	case http.StatusForbidden:
+		return "Not allowed"
+	case http.StatusNotFound:
+		return "Not found"
+	case http.StatusBadRequest:
+		return "Check the form"
+	case http.StatusConflict:
+		return "Changed meanwhile"
+	case http.StatusTooManyRequests:
+		return "Too many requests"
+	case http.StatusServiceUnavailable:
+		return "Unavailable"
+	}
+	return "Something went wrong"
 }
 
 // notFound answers a console path that names no page.
