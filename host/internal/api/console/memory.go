@@ -35,11 +35,7 @@ type memoryView struct {
 }
 
 func (c *Console) memory(cl *call) error {
-	acc, err := cl.resolve()
-	if err != nil {
-		return err
-	}
-	id, err := c.Service.Lookup(cl.r.Context(), acc, cl.r.PathValue("id"))
+	acc, id, err := cl.target(c.Service.Lookup)
 	if err != nil {
 		return err
 	}
@@ -97,11 +93,7 @@ func detailIDs(d map[string]any, key string) []uuid.UUID {
 
 // changeMemory is one change to one memory, made through the memory service as REST makes it.
 func (c *Console) changeMemory(cl *call) error {
-	acc, err := cl.resolve()
-	if err != nil {
-		return err
-	}
-	id, err := c.Service.Lookup(cl.r.Context(), acc, cl.r.PathValue("id"))
+	acc, id, err := cl.target(c.Service.Lookup)
 	if err != nil {
 		return err
 	}

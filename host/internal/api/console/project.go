@@ -122,11 +122,7 @@ type proposalView struct {
 }
 
 func (c *Console) proposal(cl *call) error {
-	acc, err := cl.resolve()
-	if err != nil {
-		return err
-	}
-	id, err := c.Brain.ProposalID(cl.r.Context(), acc, cl.r.PathValue("id"))
+	acc, id, err := cl.target(c.Brain.ProposalID)
 	if err != nil {
 		return err
 	}
@@ -140,11 +136,7 @@ func (c *Console) proposal(cl *call) error {
 }
 
 func (c *Console) decideProposal(cl *call) error {
-	acc, err := cl.resolve()
-	if err != nil {
-		return err
-	}
-	id, err := c.Brain.ProposalID(cl.r.Context(), acc, cl.r.PathValue("id"))
+	acc, id, err := cl.target(c.Brain.ProposalID)
 	if err != nil {
 		return err
 	}
@@ -168,11 +160,7 @@ func (c *Console) decideProposal(cl *call) error {
 }
 
 func (c *Console) decideConflict(cl *call) error {
-	acc, err := cl.resolve()
-	if err != nil {
-		return err
-	}
-	id, err := c.Brain.ConflictID(cl.r.Context(), acc, cl.r.PathValue("id"))
+	acc, id, err := cl.target(c.Brain.ConflictID)
 	if err != nil {
 		return err
 	}

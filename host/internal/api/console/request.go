@@ -1,11 +1,14 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/api/access"
 	"github.com/memhost/memhost/host/internal/api/auth"
@@ -132,6 +135,20 @@ func (e *pageNotFound) SafeMessage() string {
 // project query parameter (or form field).
 func (cl *call) resolve() (memory.Access, error) {
 	return access.Resolve(cl.p, access.Target{Project: cl.r.FormValue("project")})
+}
+
+// idResolver turns a reference in a path (a whole id or a short one) into an id of the
+// project: memory.Service.Lookup, brain.Service.ProposalID, brain.Service.ConflictID.
+type idResolver func(ctx context.Context, a memory.Access, ref string) (uuid.UUID, error)
+
+// target resolves the page's project and the id its path names.
+func (cl *call) target(resolve idResolver) (memory.Access, uuid.UUID, error) {
+	acc, err := cl.resolve()
+	if err != nil {
+		return acc, uuid.Nil, err
+	}
+	id, err := resolve(cl.r.Context(), acc, cl.r.PathValue("id"))
+	return acc, id, err
 }
 
 // redirect answers a form with a redirect to a console page (Post/Redirect/Get), with a short
