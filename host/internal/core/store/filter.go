@@ -66,6 +66,9 @@ type Filter struct {
 	// ArchivedReason keeps archived memories whose reason is of this group (ReasonGroup): an
 	// operator's reason as given, "stale", "merged into" or "conflict".
 	ArchivedReason string
+	// Session keeps the memories written in one agent session (Provenance.Session): what it
+	// stored, and what a worker extracted from its transcript.
+	Session string
 }
 
 // IsZero reports whether f keeps every memory.
@@ -87,7 +90,8 @@ func (f Filter) Match(m Memory) bool {
 	case f.Pinned && !m.Pinned,
 		f.Superseded && m.SupersededBy == nil,
 		f.Archived && !m.Archived(),
-		f.ArchivedReason != "" && (!m.Archived() || ReasonGroup(m.ArchivedReason) != f.ArchivedReason):
+		f.ArchivedReason != "" && (!m.Archived() || ReasonGroup(m.ArchivedReason) != f.ArchivedReason),
+		f.Session != "" && m.Provenance.Session != f.Session:
 		return false
 	}
 	src := m.Provenance.Source

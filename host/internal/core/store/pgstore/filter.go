@@ -24,6 +24,10 @@ func filterSQL(f store.Filter, args *[]any) string {
 		*args = append(*args, f.ArchivedReason)
 		where = append(where, fmt.Sprintf("archived_at IS NOT NULL AND %s = $%d", reasonGroupSQL, len(*args)))
 	}
+	if f.Session != "" {
+		*args = append(*args, f.Session)
+		where = append(where, fmt.Sprintf("session_id = $%d", len(*args)))
+	}
 	switch f.Origin {
 	case store.OriginAgent:
 		*args = append(*args, store.AgentSources)

@@ -30,6 +30,7 @@ func TestFilterSQLMatchesMatch(t *testing.T) {
 		w := storetest.NewWrite("p", fmt.Sprintf("fact number %d about the build", i), storetest.Vec(i%8, float64(i)/30))
 		w.Provenance.Source = sources[i%len(sources)]
 		w.Pinned = i%5 == 0
+		w.Provenance.Session = []string{"s-1", "s-2", ""}[i%3]
 		m, err := storetest.Insert(ctx, s, w)
 		require.NoError(t, err)
 		ids = append(ids, m.ID)
@@ -52,7 +53,7 @@ func TestFilterSQLMatchesMatch(t *testing.T) {
 	for _, o := range append([]store.Origin{store.OriginAny}, store.Origins...) {
 		for _, reason := range []string{"", "stale", "merged into", "conflict", "no longer true"} {
 			filters = append(filters, store.Filter{Origin: o, ArchivedReason: reason}, store.Filter{Origin: o, ArchivedReason: reason, Pinned: true},
-				store.Filter{Origin: o, ArchivedReason: reason, Superseded: true}, store.Filter{Origin: o, ArchivedReason: reason, Archived: true})
+				store.Filter{Origin: o, ArchivedReason: reason, Superseded: true}, store.Filter{Origin: o, ArchivedReason: reason, Archived: true}, store.Filter{Origin: o, ArchivedReason: reason, Session: "s-2"})
 		}
 	}
 	nonEmpty := 0
