@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -135,7 +134,6 @@ var funcs = template.FuncMap{
 	"num":      num,
 	"fixed":    func(digits int, f float64) string { return fmt.Sprintf("%.*f", digits, f) },
 	"pct":      func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
-	"share":    share,
 	"url":      pageURL,
 	"join":     func(sep string, s []string) string { return strings.Join(s, sep) },
 	"scopes":   scopeNames,
@@ -143,7 +141,6 @@ var funcs = template.FuncMap{
 	"seconds":  func(f float64) string { return (time.Duration(f * float64(time.Second))).Round(time.Second).String() },
 	"ms":       func(f float64) string { return fmt.Sprintf("%.1f ms", f) },
 	"dict":     dict,
-	"contains": func(s []string, v string) bool { return contains(s, v) },
 	"add":      func(a, b int) int { return a + b },
 	"asset":    func(name string) string { return Prefix + "static/" + name + "?v=" + assetVersion(name) },
 	"termsbar": termsBar,
@@ -242,14 +239,6 @@ func num(v any) string {
 	return b.String()
 }
 
-// share is part of whole as a width in percent for a bar, never NaN.
-func share(part, whole float64) string {
-	if whole <= 0 || math.IsNaN(part) {
-		return "0"
-	}
-	return fmt.Sprintf("%.1f", math.Max(0, math.Min(100, 100*part/whole)))
-}
-
 func scopeNames(s []auth.Scope) string {
 	names := make([]string, len(s))
 	for i, sc := range s {
@@ -278,13 +267,4 @@ func dict(kv ...any) map[string]any {
 		m[fmt.Sprint(kv[i])] = kv[i+1]
 	}
 	return m
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
