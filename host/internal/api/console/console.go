@@ -133,7 +133,6 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // memory:write, those that decide for the project (goal, plan, inboxes) admin, as on REST.
 func (c *Console) routes() {
 	m := c.mux
-	m.Handle("GET "+Prefix+"static/{file}", http.HandlerFunc(serveAsset))
 	m.HandleFunc("POST "+Prefix+"signin-code", c.signinCode)
 	m.HandleFunc("GET "+Prefix+"signin", c.signinPage)
 	m.HandleFunc("POST "+Prefix+"signin", c.guardWrite(c.signin))

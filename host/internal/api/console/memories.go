@@ -32,6 +32,7 @@ type query struct {
 	State      string
 	Pinned     bool
 	Superseded bool
+	Global     bool // global memories too, beside the project's
 	Reason     string
 	Cursor     string
 }
@@ -44,6 +45,9 @@ func (q query) params(extra ...string) []string {
 	}
 	if q.Superseded {
 		kv = append(kv, "superseded", "1")
+	}
+	if q.Global {
+		kv = append(kv, "global", "1")
 	}
 	return append(kv, extra...)
 }
@@ -59,7 +63,7 @@ func readQuery(cl *call, project string) (query, error) {
 	if q.Reason != "" {
 		q.State = stateArchived // a reason is an archived memory's
 	}
-	for name, dst := range map[string]*bool{"pinned": &q.Pinned, "superseded": &q.Superseded} {
+	for name, dst := range map[string]*bool{"pinned": &q.Pinned, "superseded": &q.Superseded, "global": &q.Global} {
 		if v := f.Get(name); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -101,12 +105,14 @@ func (q query) kinds() []string {
 // agent retrieving, so it changes no memory's staleness.
 func (q query) search() memory.SearchRequest {
 	return memory.SearchRequest{Query: q.Q, TopK: searchTopK, Kinds: q.kinds(), IncludeArchived: q.State != stateLive,
-		Filter: q.filter(), Explain: true, Unrecorded: true}
+		ExcludeGlobal: !q.Global, Filter: q.filter(), Explain: true, Unrecorded: true}
 }
 
-// list is the query as a newest-first listing.
+// list is the query as a newest-first listing. The project's own memories by default: the
+// global ones beside them make the store merge two scopes' orders (measured at 100K memories:
+// ~200 ms against a few for one scope's index), so they are listed when asked for.
 func (q query) list(limit int) memory.ListRequest {
-	return memory.ListRequest{Kinds: q.kinds(), IncludeArchived: q.State != stateLive, Filter: q.filter(), Limit: limit, Cursor: q.Cursor}
+	return memory.ListRequest{Kinds: q.kinds(), IncludeArchived: q.State != stateLive, ExcludeGlobal: !q.Global, Filter: q.filter(), Limit: limit, Cursor: q.Cursor}
 }
 
 // memoriesView is the Memories screen's data.

@@ -68,6 +68,9 @@ type me struct {
 
 // view is every page's data: the layout's and the page's own (Data).
 type view struct {
+	Style   template.CSS
+	Script  template.JS
+	Icon    template.URL
 	Page    string // the template's name, which also marks the navigation's current entry
 	Me      *me
 	Project string // the project the page shows, "" when it shows none
@@ -81,7 +84,8 @@ type view struct {
 // browser gets a plain error, as nothing of the page was sent yet.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, cl *call, status int, name string, data any) {
 	t := c.pages.byName[name]
-	v := view{Page: name, Note: r.URL.Query().Get("note"), Path: r.URL.RequestURI(), Data: data}
+	v := view{Page: name, Note: r.URL.Query().Get("note"), Path: r.URL.RequestURI(), Data: data,
+		Style: inlineStyle, Script: inlineScript, Icon: inlineIcon}
 	if cl != nil {
 		p := cl.p
 		v.Me = &me{Name: p.Name, Scopes: p.Scopes, Bound: p.ProjectKey, CanWrite: p.Has(auth.ScopeWrite),
@@ -142,7 +146,6 @@ var funcs = template.FuncMap{
 	"ms":       func(f float64) string { return fmt.Sprintf("%.1f ms", f) },
 	"dict":     dict,
 	"add":      func(a, b int) int { return a + b },
-	"asset":    func(name string) string { return Prefix + "static/" + name + "?v=" + assetVersion(name) },
 	"termsbar": termsBar,
 	"list":     func(s ...string) []string { return s },
 	"deref": func(f *float64) float64 {
