@@ -14,9 +14,8 @@ import (
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
-	"github.com/memhost/memhost/host/internal/jobs/maintenance"
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // Prefix is where the console lives; the host redirects / here.
@@ -44,14 +43,15 @@ type Figures interface {
 	LatestEvents(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]store.LatestEvent, error)
 }
 
-// Maintenance reports the maintenance jobs; *maintenance.Maintenance implements it.
+// Maintenance reports the maintenance jobs as REST answers them (wire's types);
+// *maintenance.Maintenance implements it.
 type Maintenance interface {
-	Status(ctx context.Context, project string) ([]maintenance.JobStatus, error)
+	StatusReport(ctx context.Context, project string) ([]wire.MaintenanceJob, error)
 }
 
 // Workers reports the LLM workers and their last 24 hours; *tasks.Runner implements it.
 type Workers interface {
-	Status(ctx context.Context) (tasks.Status, error)
+	Status(ctx context.Context) (wire.WorkersStatus, error)
 }
 
 // FeedSource hands out the change feed the host follows; *lexical.Follower implements it.
@@ -68,7 +68,7 @@ type HostStatus struct {
 	// Plugins, Memories and Reembed are filled for a host-wide principal only, as on REST.
 	Plugins  []plugins.Status
 	Memories store.Counts
-	Reembed  *maintenance.ReembedProgress
+	Reembed  *wire.ReembedProgress
 }
 
 // EmbedderStatus is the active embedder as the host describes it.

@@ -3,8 +3,7 @@ package console
 import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
-	"github.com/memhost/memhost/host/internal/jobs/maintenance"
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // The Health screen: the project's health snapshot, and the host's: plugins and their state,
@@ -17,9 +16,9 @@ import (
 type healthView struct {
 	Project     *brain.HealthView
 	Host        *HostStatus
-	Jobs        []maintenance.JobStatus
+	Jobs        []wire.MaintenanceJob
 	JobsHidden  string
-	Workers     *tasks.Status
+	Workers     *wire.WorkersStatus
 	WorkersNote string
 }
 
@@ -49,7 +48,7 @@ func (c *Console) health(cl *call) error {
 	case !cl.p.Has(auth.ScopeAdmin):
 		v.JobsHidden = "The maintenance jobs are shown to admin tokens; this session's token has no admin scope."
 	default:
-		jobs, err := c.Maintenance.Status(ctx, cl.p.ProjectKey)
+		jobs, err := c.Maintenance.StatusReport(ctx, cl.p.ProjectKey)
 		if err != nil {
 			return err
 		}

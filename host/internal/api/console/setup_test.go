@@ -24,10 +24,10 @@ import (
 	"github.com/memhost/memhost/host/internal/core/lexical"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
 )
 
@@ -160,8 +160,8 @@ func q(project string) string { return "?project=" + url.QueryEscape(project) }
 // fakeWorkers is a host with one LLM worker.
 type fakeWorkers struct{}
 
-func (fakeWorkers) Status(context.Context) (tasks.Status, error) {
-	return tasks.Status{Workers: []tasks.WorkerStatus{{Name: "local-llm", Plugin: "memhost-worker-openaicompat", State: "ready"}}}, nil
+func (fakeWorkers) Status(context.Context) (wire.WorkersStatus, error) {
+	return wire.WorkersStatus{Workers: []wire.WorkerStatus{{Name: "local-llm", Plugin: "memhost-worker-openaicompat", State: "ready"}}}, nil
 }
 
 // hostStatus is the host's status as the daemon gives it: internals for a host-wide caller only.
