@@ -62,11 +62,15 @@ func measureConsole(b *testing.B) {
 	waitFollowed(b, w, admin, n)
 
 	list := w.url + "/console/memories?project=" + url.QueryEscape(project)
-	static := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
-		_, _ = rw.Write([]byte(`<!doctype html><html lang="en"><title>floor</title><main>` + strings.Repeat("<p>a static paragraph</p>", 40) + `</main></html>`))
+	static := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		script := ""
+		if r.URL.Query().Has("script") {
+			script = `<script>document.title = "floor with a script"</script>`
+		}
+		_, _ = rw.Write([]byte(`<!doctype html><html lang="en"><title>floor</title><main>` + strings.Repeat("<p>a static paragraph</p>", 40) + `</main>` + script + `</html>`))
 	}))
 	defer static.Close()
-	var cold, floor []float64
+	var cold, floor, floorScript []float64
 	for range 9 {
 		br := newBrowser(b)
 		setSession(b, br, w, admin)
@@ -75,6 +79,9 @@ func measureConsole(b *testing.B) {
 		// so the console's own share can be told from the browser's.
 		empty := newBrowser(b)
 		floor = append(floor, pageTime(b, empty, static.URL))
+		// And with one line of inline script: a cold renderer starts its JavaScript engine.
+		scripted := newBrowser(b)
+		floorScript = append(floorScript, pageTime(b, scripted, static.URL+"?script"))
 	}
 	// The host's own share: the pages over a kept-alive connection, without a browser.
 	session := signInHTTP(b, w, admin)
@@ -110,6 +117,7 @@ func measureConsole(b *testing.B) {
 	report("server-search", serverSearch)
 	report("cold-first-page", cold)
 	report("cold-floor", floor)
+	report("cold-floor-script", floorScript)
 	report("search-page", search)
 	report("feed-delay", feed)
 }

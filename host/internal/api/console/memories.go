@@ -130,7 +130,7 @@ type memoriesView struct {
 }
 
 // listPage is how many memories one page lists.
-const listPage = 50
+const listPage = 25
 
 func (c *Console) memories(cl *call) error {
 	if cl.p.ProjectKey == "" && cl.r.FormValue("project") == "" {
