@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,9 @@ type memoryView struct {
 	M       memory.View
 	History []historyRow
 	Kinds   []store.Kind
+	// Fact is set for a fact (the editor's kinds); a goal, plan or journal entry has its own
+	// editor or none.
+	Fact bool
 }
 
 func (c *Console) memory(cl *call) error {
@@ -47,7 +51,7 @@ func (c *Console) memory(cl *call) error {
 	if err != nil {
 		return err
 	}
-	v := memoryView{M: m, Kinds: store.Kinds}
+	v := memoryView{M: m, Kinds: store.Kinds, Fact: slices.Contains(store.Kinds, m.Kind)}
 	for i := len(h) - 1; i >= 0; i-- {
 		row := historyRow{Entry: h[i], Reason: detailString(h[i].Detail, "reason")}
 		if b, a := h[i].BeforeText, h[i].AfterText; b != nil && a != nil && *b != *a {
