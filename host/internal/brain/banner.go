@@ -17,12 +17,21 @@ import (
 type BannerRequest struct {
 	CLI    string // claude, codex, gemini or "" (tool names are written as that CLI shows them)
 	Budget int    // tokens; 0 means the configured default
+	// Task is what the session was started to do (`claude -p TASK`), when known: the banner
+	// then gains the facts most relevant to it (task.go). Its text is used for the search and
+	// not kept.
+	Task string
+	// Session names the session the banner is for; its record then keeps the facts given.
+	Session SessionRef
 }
 
 // BannerView is a rendered banner.
 type BannerView struct {
 	Project string `json:"project"`
 	banner.Result
+	// TaskMode says what the task did to the banner (TaskScoped, TaskWhole, TaskNone, TaskOff);
+	// empty when the request named no task.
+	TaskMode string `json:"task_mode,omitempty"`
 }
 
 // Candidate pool bounds: the pool grows with the budget, so a large banner has enough facts
@@ -37,12 +46,40 @@ const (
 // recent journal and the top facts by rank.Score in spawn mode (importance × quality), filled
 // to the budget in package banner's priority order. Everything comes from this one project
 // (no global memories, nothing of another project), read in one round trip.
+//
+// With a task, the facts most relevant to it come first (withTask); with a session, the
+// session's record keeps the facts shown.
 func (s *Service) Banner(ctx context.Context, a memory.Access, req BannerRequest) (BannerView, error) {
+	k, recorded, err := req.Session.key(a.Project)
+	if err != nil {
+		return BannerView{}, err
+	}
+	if err := checkTask("task", req.Task); err != nil {
+		return BannerView{}, err
+	}
 	in, opts, err := s.BannerInput(ctx, a, req)
 	if err != nil {
 		return BannerView{}, err
 	}
-	return render(a.Project, in, opts)
+	v, err := render(a.Project, in, opts)
+	if err != nil {
+		return BannerView{}, err
+	}
+	if req.Task != "" {
+		if v, err = s.withTask(ctx, a, req.Task, in, opts, v); err != nil {
+			return BannerView{}, err
+		}
+	}
+	if recorded {
+		uses := make([]Use, len(v.Given))
+		for i, g := range v.Given {
+			uses[i] = Use{ID: g.ID, Event: store.EventGiven, Channel: "banner", Tokens: g.Tokens}
+		}
+		if err := s.record(ctx, k, v.TaskMode == TaskScoped, uses); err != nil {
+			return BannerView{}, err
+		}
+	}
+	return v, nil
 }
 
 // render is the one rendering of a banner, for a CLI and for the console's preview alike.
