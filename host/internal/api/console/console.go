@@ -153,6 +153,9 @@ func (c *Console) routes() {
 	m.HandleFunc("POST "+Prefix+"project/proposals/{id}/{decision}", c.page(auth.ScopeAdmin, c.decideProposal))
 	m.HandleFunc("POST "+Prefix+"project/conflicts/{id}/{decision}", c.page(auth.ScopeAdmin, c.decideConflict))
 
+	m.HandleFunc("GET "+Prefix+"sessions", c.page(auth.ScopeRead, c.sessions))
+	m.HandleFunc("GET "+Prefix+"sessions/{id}", c.page(auth.ScopeRead, c.session))
+
 	m.HandleFunc("GET "+Prefix+"health", c.page(auth.ScopeRead, c.health))
 	m.HandleFunc("GET "+Prefix+"plots", c.page(auth.ScopeRead, c.plots))
 	m.HandleFunc(Prefix, c.page(auth.ScopeRead, c.notFound))

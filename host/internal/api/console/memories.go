@@ -34,12 +34,15 @@ type query struct {
 	Superseded bool
 	Global     bool // global memories too, beside the project's
 	Reason     string
-	Cursor     string
+	// Session keeps what one agent session wrote (its stores, its journal entry, the facts a
+	// worker extracted from its transcript): the Sessions screen links here with it.
+	Session string
+	Cursor  string
 }
 
 // params are the query's parameters for the page's links (empty ones left out).
 func (q query) params(extra ...string) []string {
-	kv := []string{"project", q.Project, "q", q.Q, "kind", q.Kind, "origin", q.Origin, "state", q.State, "reason", q.Reason}
+	kv := []string{"project", q.Project, "q", q.Q, "kind", q.Kind, "origin", q.Origin, "state", q.State, "reason", q.Reason, "session", q.Session}
 	if q.Pinned {
 		kv = append(kv, "pinned", "1")
 	}
@@ -52,11 +55,15 @@ func (q query) params(extra ...string) []string {
 	return append(kv, extra...)
 }
 
+// maxSessionFilter bounds the session filter: a session's key or a CLI's session id, with room
+// to spare.
+const maxSessionFilter = 256
+
 // readQuery reads and checks the filter; a bad value names its field.
 func readQuery(cl *call, project string) (query, error) {
 	f := cl.r.Form
 	q := query{Project: project, Q: strings.TrimSpace(f.Get("q")), Kind: f.Get("kind"), Origin: f.Get("origin"),
-		State: f.Get("state"), Reason: strings.TrimSpace(f.Get("reason")), Cursor: f.Get("cursor")}
+		State: f.Get("state"), Reason: strings.TrimSpace(f.Get("reason")), Session: strings.TrimSpace(f.Get("session")), Cursor: f.Get("cursor")}
 	if q.State == "" {
 		q.State = stateLive
 	}
@@ -71,6 +78,9 @@ func readQuery(cl *call, project string) (query, error) {
 			}
 			*dst = b
 		}
+	}
+	if len(q.Session) > maxSessionFilter {
+		return q, errField("session", "is longer than %d bytes", maxSessionFilter)
 	}
 	switch q.State {
 	case stateLive, stateArchived, stateAll:
@@ -91,7 +101,7 @@ func readQuery(cl *call, project string) (query, error) {
 // filter is the query as the memory service's filter.
 func (q query) filter() store.Filter {
 	o, _ := store.ParseOrigin(q.Origin) // checked by readQuery
-	return store.Filter{Origin: o, Pinned: q.Pinned, Superseded: q.Superseded, Archived: q.State == stateArchived, ArchivedReason: q.Reason}
+	return store.Filter{Origin: o, Pinned: q.Pinned, Superseded: q.Superseded, Archived: q.State == stateArchived, ArchivedReason: q.Reason, Session: q.Session}
 }
 
 func (q query) kinds() []string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -36,6 +37,9 @@ type memoryView struct {
 	// Fact is set for a fact (the editor's kinds); a goal, plan or journal entry has its own
 	// editor or none.
 	Fact bool
+	// Access is the memory's access log: which sessions were given it, whose searches returned
+	// it or gets read it, which stored or cited it (brain.MemoryAccess, as REST answers it).
+	Access brain.MemoryAccessLog
 }
 
 func (c *Console) memory(cl *call) error {
@@ -51,7 +55,11 @@ func (c *Console) memory(cl *call) error {
 	if err != nil {
 		return err
 	}
-	v := memoryView{M: m, Kinds: store.Kinds, Fact: slices.Contains(store.Kinds, m.Kind)}
+	log, err := c.Brain.MemoryAccess(cl.r.Context(), acc, id.String())
+	if err != nil {
+		return err
+	}
+	v := memoryView{M: m, Kinds: store.Kinds, Fact: slices.Contains(store.Kinds, m.Kind), Access: log}
 	for i := len(h) - 1; i >= 0; i-- {
 		row := historyRow{Entry: h[i], Reason: detailString(h[i].Detail, "reason")}
 		if b, a := h[i].BeforeText, h[i].AfterText; b != nil && a != nil && *b != *a {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"html/template"
 	"math"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -55,6 +57,11 @@ func (c *Console) plots(cl *call) error {
 			return err
 		}
 		v.Plots = append(v.Plots, usePlot(use))
+		val, err := c.Brain.Value(ctx, acc, brain.ValueRequest{Since: plotDays * 24 * time.Hour})
+		if err != nil {
+			return err
+		}
+		v.Plots = append(v.Plots, valuePlot(val))
 	} else {
 		v.Notes = append(v.Notes, "Open a project to plot its memories.")
 	}
@@ -127,6 +134,28 @@ func usePlot(u store.UseSpread) plot {
 	p.Rows = append(p.Rows, []string{"never returned by a search or get", num(u.NeverRetrieved)}, []string{"live facts", num(u.Live)})
 	p.Chart = chart(chartSpec{ID: "use", Title: p.Title, Desc: "How many live facts were used how often: what is used and what never is.",
 		Labels: labels, Series: []series{{"facts", "s1", vals}}})
+	return p
+}
+
+// valuePlot draws the value figures (brain.Value) of the window's newest sessions, oldest
+// first: the memories each was given, and of them those it used (cited or retrieved), beside
+// what it retrieved and cited in all.
+func valuePlot(r brain.ValueReport) plot {
+	p := plot{Title: "What each session was given and used", Columns: []string{"session", "cli", "started", "given", "used", "retrieved", "cited", "tokens saved (estimate)"}}
+	n := len(r.Sessions)
+	labels := make([]string, n)
+	given, used, retrieved, cited := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, sv := range r.Sessions {
+		j := n - 1 - i // the report lists newest first
+		labels[j] = sv.StartedAt.UTC().Format("01-02 15:04")
+		given[j], used[j], retrieved[j], cited[j] = float64(sv.Given), float64(sv.Used), float64(sv.Retrieved), float64(sv.Cited)
+		p.Rows = append(p.Rows, []string{sv.Key, sv.CLI, sv.StartedAt.UTC().Format("2006-01-02 15:04"), num(sv.Given), num(sv.Used), num(sv.Retrieved), num(sv.Cited), num(sv.Saved)})
+	}
+	t := r.Totals
+	p.Rows = append(p.Rows, []string{fmt.Sprintf("all %d sessions", t.Sessions), "", "", num(t.Injected), fmt.Sprintf("%s of %s distinct given ever used (%.0f%%)", num(t.InjectedEverUsed), num(t.DistinctInjected), 100*t.UsedShare),
+		num(t.Retrieved), num(t.Cited), num(t.Saved)})
+	p.Chart = chart(chartSpec{ID: "value", Title: p.Title, Desc: fmt.Sprintf("For the newest %d sessions of the last %d days, oldest first: the memories each was given, those of them it used, and what it retrieved and cited.", n, plotDays),
+		Labels: labels, Series: []series{{"given", "s1", given}, {"used", "s3", used}, {"retrieved", "s2", retrieved}, {"cited", "s4", cited}}})
 	return p
 }
 

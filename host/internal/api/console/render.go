@@ -154,6 +154,18 @@ var funcs = template.FuncMap{
 		}
 		return *f
 	},
+	"deref64": func(n *int64) int64 {
+		if n == nil {
+			return 0
+		}
+		return *n
+	},
+	"derefi": func(n *int) int {
+		if n == nil {
+			return 0
+		}
+		return *n
+	},
 	"sub":   func(a, b int64) int64 { return a - b },
 	"add64": func(a, b int64) int64 { return a + b },
 	"div": func(a, b int) float64 {

@@ -282,13 +282,6 @@ func (rep *SectionReport) add(it item) {
 	}
 }
 
-// add records a fact the section shows.
-func (rep *SectionReport) add(it item) {
-	if it.fact != nil {
-		rep.Facts = append(rep.Facts, it.fact.ID)
-	}
-}
-
 // countCuts fills in each report's Cut from what was shown.
 func (r *renderer) countCuts(f *layout) {
 	for i, s := range r.secs {
