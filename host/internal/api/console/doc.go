@@ -1,8 +1,9 @@
 // Package console owns memhost's operator console: the web pages the host serves under
 // /console/ (memories with each score taken apart into the ranker's own terms, a memory's
-// history and links, the project's goal, plan, inboxes, archive, journal, map and banner
-// preview, sessions, health and plots), the live feed of writes over server-sent events, and
-// the browser sign-in that opens a console session.
+// history, links and access log, the project's goal, plan, inboxes, archive, journal, map and
+// banner preview, the sessions the host recorded with the project's value figures, health and
+// plots), the live feed of writes over server-sent events, and the browser sign-in that opens
+// a console session.
 //
 // It is one more adapter of the front door (package access), as REST and MCP are: a browser
 // session acts as the token it was opened for (access.Door.AuthenticateSession), projects are
