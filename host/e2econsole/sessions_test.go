@@ -4,8 +4,11 @@ package e2econsole
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,6 +34,11 @@ func TestSessionsScreens(t *testing.T) {
 	}](t, agent, "memory_search", map[string]any{"query": "which package manager do we use", "project": project})
 	require.NotEmpty(t, hits.Hits)
 	stored := call[storedMemory](t, agent, "memory_store", map[string]any{"text": "The console's session screens read issue 28's records.", "project": project})
+	call[map[string]any](t, agent, "memory_load_context", map[string]any{"project": project})
+	// The session ends as memhost run ends it: what its transcript showed, here a citation.
+	end := fmt.Sprintf(`{"session":{"key":%q,"cli":"claude","origin":"run"},"started_at":%q,"cited":[%q]}`,
+		key, time.Now().Add(-time.Minute).UTC().Format(time.RFC3339), shortid.Of(w.facts["pnpm"]))
+	require.Equal(t, 200, w.h.rest(w.admin, "POST", "/api/v1/projects/"+url.PathEscape(project)+"/sessions/end", end, nil))
 
 	b := w.signIn(t, w.admin)
 	b.open(w.page("sessions"))
@@ -43,12 +51,16 @@ func TestSessionsScreens(t *testing.T) {
 	b.shot("session")
 	require.Contains(t, b.text(`section[aria-labelledby="ev-retrieved"]`), shortid.Of(w.facts["pnpm"]), "the search's hit, recorded as it was returned")
 	require.Contains(t, b.text(`section[aria-labelledby="ev-stored"]`), shortid.Of(uuid.MustParse(stored.ID)))
+	require.Contains(t, b.text(`section[aria-labelledby="ev-given"]`), shortid.Of(w.facts["pnpm"]), "memory_load_context's banner")
+	require.Contains(t, b.text(`section[aria-labelledby="ev-cited"]`), shortid.Of(w.facts["pnpm"]))
 
 	b.open(w.page("memories/" + w.facts["pnpm"].String()))
 	b.check("memory-access")
+	b.shot("memory-access")
 	log := b.text(`section[aria-labelledby="access-h"]`)
-	require.Contains(t, log, "retrieved")
-	require.Contains(t, log, "search")
+	for _, want := range []string{"given", "retrieved", "search", "cited", "transcript"} {
+		require.Contains(t, log, want)
+	}
 	require.Equal(t, 200, b.clickAndWait(`section[aria-labelledby="access-h"] tbody a`))
 	require.Contains(t, b.text("h1"), key, "the access log links the session")
 	b.check("session-from-access")
