@@ -109,10 +109,11 @@ func foldOrInsert(ctx context.Context, tx store.ScopeTx, w store.Write, rule Fol
 
 // SameFact is the one rule for "a and b state the same fact" that the write-time fold and
 // consolidation share: their texts are the same but for case, punctuation and spacing
-// (Normalised), or their vectors are at least threshold alike (similarity) and the statement
-// check finds the same speaker, polarity, numbers and names (SameStatement).
+// (Normalised) or their vectors are at least threshold alike (similarity), and the statement
+// check finds the same speaker, polarity, numbers, names and paths (SameStatement): "/dist/app"
+// and "./dist/app" normalise alike but are two places.
 func SameFact(a, b string, similarity, threshold float64) bool {
-	return Normalised(a) == Normalised(b) || (similarity >= threshold && SameStatement(a, b))
+	return (Normalised(a) == Normalised(b) || similarity >= threshold) && SameStatement(a, b)
 }
 
 // Normalised is a text's letters and digits, lower-cased, each run one word: "Use pnpm!" and
