@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 )
 
 // limits are the time bounds Exercise holds an embedder to.
@@ -47,34 +48,25 @@ const agreeTolerance = 1e-6
 func Exercise(t *testing.T, e embedder.Embedder) {
 	t.Helper()
 	k := newKit(t, e, defaultLimits)
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, k)
-		})
-	}
+	plugintest.RunChecks(t, k, checks)
 }
 
-// check is one conformance subtest. It takes testing.TB so that the kit's
-// own tests can run it against a recorder.
-type check struct {
-	name string
-	run  func(t testing.TB, k *kit)
-}
+// check is one conformance subtest (see plugintest.Check).
+type check = plugintest.Check[*kit]
 
 var checks = []check{
-	{"DescribeIsSane", checkDescribe},
-	{"OneVectorPerText", checkOneVectorPerText},
-	{"Deterministic", checkDeterministic},
-	{"OrderIndependent", checkOrderIndependent},
-	{"EmptyBatch", checkEmptyBatch},
-	{"EmptyText", checkEmptyText},
-	{"MaxBatch", checkMaxBatch},
-	{"MaxInputBytes", checkMaxInputBytes},
-	{"Unicode", checkUnicode},
-	{"CancelledContext", checkCancelledContext},
-	{"CancelDuringCall", checkCancelDuringCall},
-	{"Health", checkHealth},
+	{Name: "DescribeIsSane", Run: checkDescribe},
+	{Name: "OneVectorPerText", Run: checkOneVectorPerText},
+	{Name: "Deterministic", Run: checkDeterministic},
+	{Name: "OrderIndependent", Run: checkOrderIndependent},
+	{Name: "EmptyBatch", Run: checkEmptyBatch},
+	{Name: "EmptyText", Run: checkEmptyText},
+	{Name: "MaxBatch", Run: checkMaxBatch},
+	{Name: "MaxInputBytes", Run: checkMaxInputBytes},
+	{Name: "Unicode", Run: checkUnicode},
+	{Name: "CancelledContext", Run: checkCancelledContext},
+	{Name: "CancelDuringCall", Run: checkCancelDuringCall},
+	{Name: "Health", Run: checkHealth},
 }
 
 // kit is the embedder under test and what Describe said about it.

@@ -102,7 +102,7 @@ func kitResults(t *testing.T, e embedder.Embedder) map[string]*recorder {
 	require.False(t, setup.Failed(), "setup failed: %s", setup.first())
 	results := map[string]*recorder{}
 	for _, c := range checks {
-		results[c.name] = run(func(tb testing.TB) { c.run(tb, k) })
+		results[c.Name] = run(func(tb testing.TB) { c.Run(tb, k) })
 	}
 	return results
 }
@@ -304,8 +304,8 @@ func TestKitCatchesAnEmbedderThatIgnoresCancellation(t *testing.T) {
 		results = map[string]*recorder{}
 		for _, name := range []string{"CancelledContext", "CancelDuringCall"} {
 			for _, c := range checks {
-				if c.name == name {
-					results[name] = run(func(tb testing.TB) { c.run(tb, k) })
+				if c.Name == name {
+					results[name] = run(func(tb testing.TB) { c.Run(tb, k) })
 				}
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/provider"
 )
 
@@ -70,35 +71,26 @@ func WithUser(setup func(home string) (env map[string]string, err error)) Option
 func Exercise(t *testing.T, p provider.Provider, opts ...Option) {
 	t.Helper()
 	k := newKit(t, p, defaultLimits, opts...)
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, k)
-		})
-	}
+	plugintest.RunChecks(t, k, checks)
 }
 
-// check is one conformance subtest. It takes testing.TB so that the kit's
-// own tests can run it against a recorder.
-type check struct {
-	name string
-	run  func(t testing.TB, k *kit)
-}
+// check is one conformance subtest (see plugintest.Check).
+type check = plugintest.Check[*kit]
 
 var checks = []check{
-	{"DescribeIsSane", checkDescribe},
-	{"KeepsUserArgs", checkKeepsUserArgs},
-	{"DeliversBanner", checkDeliversBanner},
-	{"DeliversMCP", checkDeliversMCP},
-	{"KeepsTokenPrivate", checkKeepsTokenPrivate},
-	{"StartsWithoutMemhost", checkStartsWithoutMemhost},
-	{"WritesNothing", checkWritesNothing},
-	{"Finish", checkFinish},
-	{"CancelledContext", checkCancelledContext},
-	{"Health", checkHealth},
-	{"Concurrent", checkConcurrent},
-	{"Connect", checkConnect},
-	{"Task", checkTask},
+	{Name: "DescribeIsSane", Run: checkDescribe},
+	{Name: "KeepsUserArgs", Run: checkKeepsUserArgs},
+	{Name: "DeliversBanner", Run: checkDeliversBanner},
+	{Name: "DeliversMCP", Run: checkDeliversMCP},
+	{Name: "KeepsTokenPrivate", Run: checkKeepsTokenPrivate},
+	{Name: "StartsWithoutMemhost", Run: checkStartsWithoutMemhost},
+	{Name: "WritesNothing", Run: checkWritesNothing},
+	{Name: "Finish", Run: checkFinish},
+	{Name: "CancelledContext", Run: checkCancelledContext},
+	{Name: "Health", Run: checkHealth},
+	{Name: "Concurrent", Run: checkConcurrent},
+	{Name: "Connect", Run: checkConnect},
+	{Name: "Task", Run: checkTask},
 }
 
 // kit is the provider under test and what Describe said about it.

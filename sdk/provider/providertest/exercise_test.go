@@ -96,7 +96,7 @@ func kitResults(t *testing.T, p provider.Provider, opts ...Option) map[string]*r
 	require.False(t, setup.Failed(), "setup failed: %s", setup.first())
 	results := map[string]*recorder{}
 	for _, c := range checks {
-		results[c.name] = run(func(tb testing.TB) { c.run(tb, k) })
+		results[c.Name] = run(func(tb testing.TB) { c.Run(tb, k) })
 	}
 	return results
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -51,31 +52,22 @@ const schema = `{"type":"object","required":["summary"],"properties":{"summary":
 func Exercise(t *testing.T, w worker.Worker) {
 	t.Helper()
 	k := newKit(t, w, defaultLimits)
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, k)
-		})
-	}
+	plugintest.RunChecks(t, k, checks)
 }
 
-// check is one conformance subtest. It takes testing.TB so that the kit's
-// own tests can run it against a recorder.
-type check struct {
-	name string
-	run  func(t testing.TB, k *kit)
-}
+// check is one conformance subtest (see plugintest.Check).
+type check = plugintest.Check[*kit]
 
 var checks = []check{
-	{"DescribeIsSane", checkDescribe},
-	{"AnswersEveryKind", checkAnswers},
-	{"AnswersJSONForASchema", checkSchema},
-	{"StaysWithinTheBudget", checkBudget},
-	{"UnservedKindIsInvalidInput", checkUnservedKind},
-	{"DeadlinePassed", checkDeadlinePassed},
-	{"CancelledContext", checkCancelledContext},
-	{"CancelDuringCall", checkCancelDuringCall},
-	{"Health", checkHealth},
+	{Name: "DescribeIsSane", Run: checkDescribe},
+	{Name: "AnswersEveryKind", Run: checkAnswers},
+	{Name: "AnswersJSONForASchema", Run: checkSchema},
+	{Name: "StaysWithinTheBudget", Run: checkBudget},
+	{Name: "UnservedKindIsInvalidInput", Run: checkUnservedKind},
+	{Name: "DeadlinePassed", Run: checkDeadlinePassed},
+	{Name: "CancelledContext", Run: checkCancelledContext},
+	{Name: "CancelDuringCall", Run: checkCancelDuringCall},
+	{Name: "Health", Run: checkHealth},
 }
 
 // kit is the worker under test and what Describe said about it.
