@@ -92,7 +92,7 @@ func run(f func(t testing.TB)) *recorder {
 // fastLimits keeps the kit's tests of hanging embedders short.
 // Its cancel bound is still far above what a well-behaved plugin needs: a cancelled call that
 // returns at once took over 100 ms on a machine loaded by two make test runs.
-var fastLimits = limits{call: 2 * time.Second, cancel: time.Second}
+var fastLimits = limits{Call: 2 * time.Second, Cancel: time.Second}
 
 // kitResults runs newKit and every check against e with a recorder each.
 func kitResults(t *testing.T, e embedder.Embedder) map[string]*recorder {
