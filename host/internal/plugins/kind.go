@@ -125,7 +125,7 @@ func dispensed[T any](raw any) (T, error) {
 	v, ok := raw.(T)
 	if !ok {
 		var zero T
-		return zero, fmt.Errorf("the plugin dispensed %T, which is not a %v", raw, reflect.TypeFor[T]())
+		return zero, fmt.Errorf("the plugin dispensed %T, which does not implement %v", raw, reflect.TypeFor[T]())
 	}
 	return v, nil
 }
