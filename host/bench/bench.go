@@ -68,6 +68,13 @@ type Config struct {
 	DenseDims   []int
 	DensePlugin string
 	OnlyDense   bool
+	// PeerCommand starts @ai-devkit/memory's MCP server over stdio (peers.go): the peers round
+	// times PeerOps stores and searches on it and on memhost after PeerPreload facts each;
+	// "" skips it. OnlyPeers runs that round alone (make bench-peers).
+	PeerCommand string
+	PeerOps     int
+	PeerPreload int
+	OnlyPeers   bool
 }
 
 // Report is everything one run measured.
@@ -93,6 +100,8 @@ type Report struct {
 	Maintenance *MaintenanceBench
 	// Dense is the dense round at each of Config.DenseDims.
 	Dense []Dense
+	// Peers is memhost side by side with @ai-devkit/memory; nil when skipped.
+	Peers *Peers
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
@@ -136,6 +145,17 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		if err := runMaintenance(ctx, cfg, emb, &rep, p); err != nil {
 			return rep, err
 		}
+		rep.Elapsed = time.Since(rep.Started)
+		return rep, nil
+	}
+	if cfg.PeerCommand != "" {
+		peers, err := measurePeers(ctx, cfg, p)
+		if err != nil {
+			return rep, fmt.Errorf("peers: %w", err)
+		}
+		rep.Peers = &peers
+	}
+	if cfg.OnlyPeers {
 		rep.Elapsed = time.Since(rep.Started)
 		return rep, nil
 	}

@@ -154,6 +154,14 @@ func Render(r Report) string {
 	if r.Config.OnlyDense {
 		return renderOnlyDense(r)
 	}
+	if r.Config.OnlyPeers && r.Peers != nil {
+		renderPeers(&b, *r.Peers, note)
+		w("\nRun %s on %d CPUs (%s), PostgreSQL %s.\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres)
+		for _, n := range notes {
+			w("\n- %s\n", n)
+		}
+		return b.String()
+	}
 	b.WriteString(header)
 	w("\n## Run\n\n")
 	w("| | |\n| --- | --- |\n")
@@ -172,6 +180,9 @@ func Render(r Report) string {
 		note("Plugin round trip: one go-plugin gRPC call over a unix socket with mTLS costs ~190 µs p50 on 2 cores (design brief); the margin to the target is small and scheduler noise on 2 shared cores moves p50/p99.")
 	}
 
+	if r.Peers != nil {
+		renderPeers(&b, *r.Peers, note)
+	}
 	for _, s := range r.Scales {
 		renderScale(&b, s, r.Embedder.Dimensions, note)
 	}

@@ -55,6 +55,10 @@ func run() error {
 	flag.StringVar(&dense, "dense", "", "comma-separated widths of the dense rounds (e.g. 768,1024): the shared round again with the densefake plugin; empty skips them")
 	flag.StringVar(&cfg.DensePlugin, "dense-plugin", "", "the densefake embedder plugin, alone in its folder (scripts/bench.sh builds it)")
 	flag.BoolVar(&cfg.OnlyDense, "only-dense", false, "run the dense rounds alone; the report is their section")
+	flag.StringVar(&cfg.PeerCommand, "peer", "", "command that starts @ai-devkit/memory's MCP server over stdio (e.g. \"node host/bench/peers/node_modules/@ai-devkit/memory/dist/index.js\"): the peers round; empty skips it")
+	flag.IntVar(&cfg.PeerOps, "peer-ops", 600, "timed memory_store and memory_search calls on each side of the peers round")
+	flag.IntVar(&cfg.PeerPreload, "peer-preload", 1000, "facts stored on each side of the peers round before the timed calls")
+	flag.BoolVar(&cfg.OnlyPeers, "only-peers", false, "run the peers round alone (make bench-peers)")
 	flag.BoolVar(&calibrate, "calibrate", false, "only measure the -plugin embedder's relevance floor, vector weight and fold threshold on the -retrieval and fold sets, and print the configuration that applies them (docs/ranking.md)")
 	flag.Parse()
 	if cfg.ProseRoot == "" {
