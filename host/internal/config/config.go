@@ -102,6 +102,10 @@ type Memory struct {
 	// IndexMaxWait bounds that wait: a host whose calls never pause that long starts moving
 	// rows after it anyway, in small steps that leave the calls most of the CPU.
 	IndexMaxWait time.Duration `koanf:"index_max_wait"`
+	// FlushWrites makes a memory write's commit wait until Postgres has flushed it to disk.
+	// Off (the default), a write is acknowledged once Postgres holds it: it survives a kill of
+	// the host, not a crash of Postgres or the machine within the next 0.6 s.
+	FlushWrites bool `koanf:"flush_writes"`
 }
 
 // Ranking tunes the single scorer.

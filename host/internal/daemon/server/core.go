@@ -91,7 +91,8 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	for _, m := range applied {
 		log.Info("applied migration", "name", m.Name)
 	}
-	c.Store = pgstore.New(c.Pool, pgstore.WithEfSearch(cfg.Memory.ANNEfSearch), pgstore.WithGraphMinRows(cfg.Memory.GraphMinRows))
+	c.Store = pgstore.New(c.Pool, pgstore.WithEfSearch(cfg.Memory.ANNEfSearch), pgstore.WithGraphMinRows(cfg.Memory.GraphMinRows),
+		pgstore.WithFlushedWrites(cfg.Memory.FlushWrites))
 
 	c.Plugins = plugins.New(plugins.Config{
 		Adapters:    []plugins.Adapter{embedders.Adapter{}},

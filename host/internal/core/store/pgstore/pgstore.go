@@ -22,6 +22,8 @@ import (
 type Store struct {
 	pool     *pgxpool.Pool
 	efSearch int
+	// flushWrites makes a memory write's commit wait for its WAL flush (WithFlushedWrites).
+	flushWrites bool
 	// graphMinRows and graphEmbedders say which scopes IndexScopes gives graphs (annindex.go).
 	graphMinRows   int
 	graphEmbedders sync.Map // embedder name -> dimensions, from EnsureVectorIndex
@@ -40,6 +42,16 @@ func WithEfSearch(n int) Option {
 		}
 	}
 }
+
+// WithFlushedWrites makes every memory write (WithScopeLock, InsertWith) wait at its commit
+// until Postgres has flushed the commit to disk, as the session's synchronous_commit says.
+// Without it a write commits with synchronous_commit off: it is acknowledged once Postgres
+// holds it, which survives a kill of the host (Postgres flushes it within
+// 3 x wal_writer_delay, 0.6 s by default) but not a crash of Postgres or of the machine in
+// that window — what an SQLite memory in WAL mode with synchronous=NORMAL promises, and the
+// difference between a 1 ms and a 3-10 ms write on a shared virtual disk (docs/benchmarks.md,
+// "Where the time goes"). Other changes (edits, maintenance) keep the session's setting.
+func WithFlushedWrites(flush bool) Option { return func(s *Store) { s.flushWrites = flush } }
 
 // New wraps a pool whose schema has been migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
