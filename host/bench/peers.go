@@ -31,7 +31,7 @@ type Peers struct {
 	Peer       string // the peer's name and version
 	Preloaded  int    // facts each side held before the timed calls
 	Sides      []PeerSide
-	Rejected   int       // timed writes the peer refused as duplicates (it does not fold)
+	Rejected   int       // timed writes the peer refused: duplicates (it does not fold), texts it calls generic
 	LoadAvg    [2]string // /proc/loadavg before and after the timed calls
 	StoreSvc   ServerTime
 	SearchSvc  ServerTime
@@ -134,7 +134,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 		if _, err := httpSide.store(ctx, f); err != nil {
 			return res, err
 		}
-		if _, err := peer.store(ctx, f); err != nil && !isPeerDuplicate(err) {
+		if _, err := peer.store(ctx, f); err != nil && !isPeerRefusal(err) {
 			return res, err
 		}
 	}
@@ -172,7 +172,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 			folded, err := s.store(ctx, f)
 			s.stores = append(s.stores, time.Since(t))
 			switch {
-			case s == peer && isPeerDuplicate(err):
+			case s == peer && isPeerRefusal(err):
 				res.Rejected++
 			case err != nil:
 				return res, err
@@ -353,8 +353,12 @@ func peerName(command string) string {
 	return name
 }
 
-// isPeerDuplicate is the peer's refusal of a title or content it holds (DUPLICATE_ERROR).
-func isPeerDuplicate(err error) bool { return err != nil && strings.Contains(err.Error(), "DUPLICATE") }
+// isPeerRefusal is the peer's refusal of a write: a title or content it holds
+// (DUPLICATE_ERROR), or a text its rules call generic (VALIDATION_ERROR, e.g. one that starts
+// with "todo"). It answers at once, and the call is timed like any other.
+func isPeerRefusal(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "DUPLICATE") || strings.Contains(err.Error(), "VALIDATION_ERROR"))
+}
 
 // peerTitle is the peer's required title (10-100 characters): the text, cut at a word
 // before the limit.

@@ -45,7 +45,7 @@ func renderPeers(b *strings.Builder, r Peers, note func(string, ...any)) {
 	w("\n| | |\n| --- | --- |\n")
 	w("| preloaded into each (through the store tool) | %d facts |\n", r.Preloaded)
 	w("| timed calls per side (memhost's two surfaces share its half) | %d stores, %d searches |\n", pe.Store.N, pe.Search.N)
-	w("| restatements among the writes: memhost folded / the peer refused as duplicates | %d of %d / %d |\n", r.Folded, r.Paraphrase, r.Rejected)
+	w("| restatements among the writes: memhost folded / timed writes the peer refused (a duplicate title or content, or a text it calls generic) | %d of %d / %d |\n", r.Folded, r.Paraphrase, r.Rejected)
 	w("| memhost's service time (its /metrics): store mean / p50 / p99 | %s / %s / %s |\n", ms(r.StoreSvc.Mean), ms(r.StoreSvc.P50), ms(r.StoreSvc.P99))
 	w("| memhost's service time: search mean / p50 / p99 | %s / %s / %s |\n", ms(r.SearchSvc.Mean), ms(r.SearchSvc.P50), ms(r.SearchSvc.P99))
 	w("| machine load (1/5/15-min load average) before / after the timed calls | %s / %s |\n", r.LoadAvg[0], r.LoadAvg[1])
