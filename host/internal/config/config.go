@@ -106,6 +106,9 @@ type Memory struct {
 	// Off (the default), a write is acknowledged once Postgres holds it: it survives a kill of
 	// the host, not a crash of Postgres or the machine within the next 0.6 s.
 	FlushWrites bool `koanf:"flush_writes"`
+	// EmbedWait is how long a write waits for its vector before it is stored without it (the
+	// vector follows within seconds); 0 waits as long as the embedder takes.
+	EmbedWait time.Duration `koanf:"embed_wait"`
 }
 
 // Ranking tunes the single scorer.
@@ -199,6 +202,7 @@ func Default() *Config {
 			GraphMinRows:   1000,
 			IndexQuiet:     250 * time.Millisecond,
 			IndexMaxWait:   10 * time.Second,
+			EmbedWait:      25 * time.Millisecond, // memory.DefaultEmbedWait
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

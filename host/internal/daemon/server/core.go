@@ -206,6 +206,7 @@ func serviceConfig(cfg *config.Config) memory.Config {
 	mc.DefaultK = cfg.Memory.SearchDefaultK
 	mc.MaxK = cfg.Memory.SearchMaxK
 	mc.CandidatePool = cfg.Memory.CandidatePool
+	mc.EmbedWait = cfg.Memory.EmbedWait
 	mc.FoldThresholds = cfg.Embedder.FoldThresholds
 	mc.VectorWeights, mc.RelevanceFloors = cfg.Embedder.VectorWeights, cfg.Embedder.RelevanceFloors
 	for k, days := range cfg.Ranking.HalfLifeDays {

@@ -64,11 +64,7 @@ func (s *Store) Unembedded(ctx context.Context, embedder, project string, after 
 }
 
 // Embedded is the vector of an Unembedded text.
-type Embedded struct {
-	ID     uuid.UUID
-	Hash   []byte
-	Vector store.Vector
-}
+type Embedded = store.TextVector
 
 // PutVectors stores vectors of one embedder for memories whose text is still the one embedded
 // (its hash), in one transaction, and returns how many it stored. A memory whose text changed

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,11 +18,8 @@ import (
 
 func formatFloat(f float32) string { return strconv.FormatFloat(float64(f), 'g', -1, 32) }
 
-// TextHash is the exact-duplicate key: sha256 of store.NormalizeText(text).
-func TextHash(text string) []byte {
-	sum := sha256.Sum256([]byte(store.NormalizeText(text)))
-	return sum[:]
-}
+// TextHash is the exact-duplicate key (store.TextHash).
+func TextHash(text string) []byte { return store.TextHash(text) }
 
 // scopeLock serialises writes to one scope across every host on the database; $1 is the
 // scope's lock key.
@@ -179,19 +175,23 @@ func (t *scopeTx) Lookup(ctx context.Context, text string, v store.Vector, candi
 		}
 		return nil
 	})
-	if neighbours {
-		// Facts fold into facts only: a goal, plan or journal entry never absorbs one.
-		b.Queue(candidatesSQL(v), uuidArray(candidates), string(t.scope.Scope), t.scope.Key, v.Embedder, vectorText(v.Values)).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var n store.Neighbour
-				var err error
-				if n.Memory, err = scanMemory(scanExtra{rows, []any{&n.Similarity}}); err != nil {
-					return fmt.Errorf("find nearest neighbours: %w", err)
-				}
-				c.Neighbours = append(c.Neighbours, n)
+	readNeighbours := func(rows pgx.Rows) error {
+		for rows.Next() {
+			var n store.Neighbour
+			var err error
+			if n.Memory, err = scanMemory(scanExtra{rows, []any{&n.Similarity}}); err != nil {
+				return fmt.Errorf("find nearest neighbours: %w", err)
 			}
-			return rows.Err()
-		})
+			c.Neighbours = append(c.Neighbours, n)
+		}
+		return rows.Err()
+	}
+	switch {
+	case neighbours:
+		// Facts fold into facts only: a goal, plan or journal entry never absorbs one.
+		b.Queue(candidatesSQL(v), uuidArray(candidates), string(t.scope.Scope), t.scope.Key, v.Embedder, vectorText(v.Values)).Query(readNeighbours)
+	case v.Pending():
+		b.Queue(pendingCandidatesSQL, uuidArray(candidates), string(t.scope.Scope), t.scope.Key).Query(readNeighbours)
 	}
 	if err := t.send(ctx, b, false); err != nil {
 		return store.Candidates{}, fmt.Errorf("look up fold candidates: %w", err)
@@ -222,6 +222,19 @@ func candidatesSQL(v store.Vector) string {
 	) c WHERE similarity <> 'NaN' ORDER BY similarity DESC`
 }
 
+// pendingCandidatesSQL loads a pending write's fold candidates (store.Vector.Pending): the
+// same rows as candidatesSQL's, whatever vectors they hold, with no similarity (0), in the
+// caller's order (its best lexical matches first), then the scope's newest facts.
+var pendingCandidatesSQL = `SELECT ` + qualifiedMemoryColumns + `, 0::float8 AS similarity
+	FROM memories m
+	WHERE m.id IN (
+		SELECT unnest($1::uuid[])
+		UNION
+		SELECT id FROM (SELECT id FROM memories WHERE scope = $2 AND scope_key = $3 AND archived_at IS NULL AND ` + factKinds + `
+			ORDER BY created_at DESC, id DESC LIMIT ` + strconv.Itoa(recentCandidates) + `) recent
+	) AND m.scope = $2 AND m.scope_key = $3 AND m.archived_at IS NULL AND m.` + factKinds + `
+	ORDER BY array_position($1::uuid[], m.id) NULLS LAST, m.created_at DESC, m.id DESC`
+
 // putVectorSQL stores a vector of embedder $2 for memory $1 ($3, its text form), replacing the
 // one that embedder held, if the memory's text still has the hash $4 the vector was computed
 // from: a vector always embeds its memory's current text, whoever changed the text meanwhile. In a scope with a graph of its own the row joins it later, through
@@ -234,8 +247,12 @@ var putVectorSQL = `INSERT INTO memory_vectors (memory_id, embedder, scope, scop
 	ON CONFLICT (memory_id, embedder) DO UPDATE SET embedding = EXCLUDED.embedding, ann_deferred = EXCLUDED.ann_deferred,
 		ann_error = NULL, created_at = now()`
 
-// queuePutVector adds v, the vector of text, to a batch that leaves memory id holding text.
+// queuePutVector adds v, the vector of text, to a batch that leaves memory id holding text;
+// a pending vector (store.Vector.Pending) adds nothing: it follows in its own transaction.
 func queuePutVector(b *pgx.Batch, id uuid.UUID, text string, v store.Vector) {
+	if v.Pending() {
+		return
+	}
 	b.Queue(putVectorSQL, id, v.Embedder, vectorText(v.Values), TextHash(text))
 }
 
