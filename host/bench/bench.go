@@ -75,6 +75,11 @@ type Config struct {
 	PeerOps     int
 	PeerPreload int
 	OnlyPeers   bool
+	// SlowModel starts a real CPU model's /v1/embeddings (host/bench/use-lite; the round adds a
+	// free port as the last argument): the slow-model round times SlowOps stores with it on the
+	// write path against the floor (slowmodel.go); "" skips it.
+	SlowModel string
+	SlowOps   int
 }
 
 // Report is everything one run measured.
@@ -102,6 +107,8 @@ type Report struct {
 	Dense []Dense
 	// Peers is memhost side by side with @ai-devkit/memory; nil when skipped.
 	Peers *Peers
+	// Slow is a real CPU model on the write path against the floor; nil when skipped.
+	Slow *SlowModel
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
@@ -154,6 +161,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, fmt.Errorf("peers: %w", err)
 		}
 		rep.Peers = &peers
+	}
+	if cfg.SlowModel != "" {
+		slow, err := measureSlowModel(ctx, cfg, p)
+		if err != nil {
+			return rep, fmt.Errorf("slow model: %w", err)
+		}
+		rep.Slow = &slow
 	}
 	if cfg.OnlyPeers {
 		rep.Elapsed = time.Since(rep.Started)

@@ -154,8 +154,13 @@ func Render(r Report) string {
 	if r.Config.OnlyDense {
 		return renderOnlyDense(r)
 	}
-	if r.Config.OnlyPeers && r.Peers != nil {
-		renderPeers(&b, *r.Peers, note)
+	if r.Config.OnlyPeers {
+		if r.Peers != nil {
+			renderPeers(&b, *r.Peers, note)
+		}
+		if r.Slow != nil {
+			renderSlowModel(&b, *r.Slow, note)
+		}
 		w("\nRun %s on %d CPUs (%s), PostgreSQL %s.\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres)
 		for _, n := range notes {
 			w("\n- %s\n", n)
@@ -182,6 +187,9 @@ func Render(r Report) string {
 
 	if r.Peers != nil {
 		renderPeers(&b, *r.Peers, note)
+	}
+	if r.Slow != nil {
+		renderSlowModel(&b, *r.Slow, note)
 	}
 	for _, s := range r.Scales {
 		renderScale(&b, s, r.Embedder.Dimensions, note)

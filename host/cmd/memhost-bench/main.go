@@ -58,7 +58,9 @@ func run() error {
 	flag.StringVar(&cfg.PeerCommand, "peer", "", "command that starts @ai-devkit/memory's MCP server over stdio (e.g. \"node host/bench/peers/node_modules/@ai-devkit/memory/dist/index.js\"): the peers round; empty skips it")
 	flag.IntVar(&cfg.PeerOps, "peer-ops", 600, "timed memory_store and memory_search calls on each side of the peers round")
 	flag.IntVar(&cfg.PeerPreload, "peer-preload", 1000, "facts stored on each side of the peers round before the timed calls")
-	flag.BoolVar(&cfg.OnlyPeers, "only-peers", false, "run the peers round alone (make bench-peers)")
+	flag.BoolVar(&cfg.OnlyPeers, "only-peers", false, "run the peers round alone (make bench-peers), and the slow-model round when -slow-model is set")
+	flag.StringVar(&cfg.SlowModel, "slow-model", "", "command that serves a real CPU model's /v1/embeddings on the port added as its last argument (e.g. \"node host/bench/use-lite/server.js\"): the slow-model round; empty skips it")
+	flag.IntVar(&cfg.SlowOps, "slow-ops", 200, "timed memory_store calls on each host of the slow-model round")
 	flag.BoolVar(&calibrate, "calibrate", false, "only measure the -plugin embedder's relevance floor, vector weight and fold threshold on the -retrieval and fold sets, and print the configuration that applies them (docs/ranking.md)")
 	flag.Parse()
 	if cfg.ProseRoot == "" {

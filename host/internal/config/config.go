@@ -202,7 +202,7 @@ func Default() *Config {
 			GraphMinRows:   1000,
 			IndexQuiet:     250 * time.Millisecond,
 			IndexMaxWait:   10 * time.Second,
-			EmbedWait:      25 * time.Millisecond, // memory.DefaultEmbedWait
+			EmbedWait:      10 * time.Millisecond, // memory.DefaultEmbedWait
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

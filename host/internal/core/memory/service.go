@@ -57,9 +57,10 @@ func DefaultConfig() Config {
 	}
 }
 
-// DefaultEmbedWait is Config.EmbedWait as shipped: longer than the BM25 floor's and a GPU
-// runtime's call (under a millisecond, 5-20 ms), shorter than a CPU model's (50-250 ms a text).
-const DefaultEmbedWait = 25 * time.Millisecond
+// DefaultEmbedWait is Config.EmbedWait as shipped: ten times the BM25 floor's call (under a
+// millisecond), a fraction of a CPU model's (50-250 ms a text). A write to an embedder whose
+// calls average over half of it does not wait at all (vectors.go).
+const DefaultEmbedWait = 10 * time.Millisecond
 
 // Service is the memory write and read paths.
 type Service struct {

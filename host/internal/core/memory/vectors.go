@@ -14,7 +14,7 @@ import (
 )
 
 // This file is how a write's vector can follow it. A write waits at most Config.EmbedWait for
-// its embedder (none at all for an embedder whose recent calls took longer than that): a
+// its embedder (none at all for an embedder whose recent calls took more than half of that): a
 // local CPU model takes 50-250 ms a text, and an agent's memory_store should not. Past the
 // wait the text is stored at once, without its vector (store.Vector.Pending): search finds it
 // lexically, and its fold was decided by the statement check alone (foldTarget). The vector
@@ -86,7 +86,8 @@ func (s *Service) latencyOf(name string) *embedLatency {
 }
 
 // documentVector embeds a write's text, waiting at most Config.EmbedWait (not at all when the
-// embedder's recent calls took longer on average). Past the wait it returns a pending vector
+// embedder's recent calls took more than half of it on average: a write would wait most of it
+// for most calls). Past the wait it returns a pending vector
 // and the call still running (nil when none was started), whose result the write hands to the
 // follower. An embedder that fails within the wait fails the write, as before: memory never
 // stores a text it cannot embed while the embedder says why at once. Without a follower
@@ -100,7 +101,7 @@ func (s *Service) documentVector(ctx context.Context, e embedder.Embedder, info 
 	}
 	pending := store.Vector{Embedder: info.Name, Dimensions: info.Dimensions}
 	latency := s.latencyOf(info.Name)
-	if time.Duration(latency.nanos.Load()) > wait {
+	if time.Duration(latency.nanos.Load()) > wait/2 {
 		return pending, nil, nil
 	}
 	done := make(chan embedResult, 1)
