@@ -80,6 +80,8 @@ type Config struct {
 	// write path against the floor (slowmodel.go); "" skips it.
 	SlowModel string
 	SlowOps   int
+	// OnlySpawn runs the spawn round alone.
+	OnlySpawn bool
 }
 
 // Report is everything one run measured.
@@ -169,7 +171,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		rep.Slow = &slow
 	}
-	if cfg.OnlyPeers {
+	if cfg.OnlySpawn {
+		spawn, err := measureSpawn(ctx, cfg, p)
+		if err != nil {
+			return rep, fmt.Errorf("spawn: %w", err)
+		}
+		rep.Spawn = &spawn
+	}
+	if cfg.OnlyPeers || cfg.OnlySpawn {
 		rep.Elapsed = time.Since(rep.Started)
 		return rep, nil
 	}

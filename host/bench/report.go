@@ -154,7 +154,10 @@ func Render(r Report) string {
 	if r.Config.OnlyDense {
 		return renderOnlyDense(r)
 	}
-	if r.Config.OnlyPeers {
+	if r.Config.OnlyPeers || r.Config.OnlySpawn {
+		if r.Spawn != nil {
+			renderSpawn(&b, *r.Spawn, note)
+		}
 		if r.Peers != nil {
 			renderPeers(&b, *r.Peers, note)
 		}

@@ -51,6 +51,7 @@ func run() error {
 	flag.IntVar(&cfg.MaintenanceTotal, "maintenance", 100000, "memories in the maintenance round (a full pass with a stand-in model behind memhost-worker-openaicompat beside -plugin); 0 skips it")
 	flag.BoolVar(&cfg.OnlyMaintenance, "only-maintenance", false, "run the maintenance round alone")
 	flag.IntVar(&cfg.WorkerCalls, "worker-calls", 200, "timed calls of each worker (needs memhost-worker-echo and memhost-worker-agentcli beside -plugin); 0 skips them")
+	flag.BoolVar(&cfg.OnlySpawn, "only-spawn", false, "run the spawn round alone")
 	flag.IntVar(&cfg.SpawnRuns, "spawn-runs", 100, "timed runs of memhost run (needs -host and the provider plugins beside -plugin); 0 skips them")
 	flag.StringVar(&dense, "dense", "", "comma-separated widths of the dense rounds (e.g. 768,1024): the shared round again with the densefake plugin; empty skips them")
 	flag.StringVar(&cfg.DensePlugin, "dense-plugin", "", "the densefake embedder plugin, alone in its folder (scripts/bench.sh builds it)")

@@ -55,6 +55,10 @@ type Options struct {
 	// QuietUnder is how long a session must run to be journalled when it exits with code 0;
 	// 0 means DefaultQuietUnder.
 	QuietUnder time.Duration
+	// Timeline, when not nil, records when the run reached each step (TimelineEnv); it is
+	// written to TimelinePath once the CLI has started.
+	Timeline     *Timeline
+	TimelinePath string
 }
 
 // DefaultQuietUnder: a session that ends cleanly within 30 s did nothing worth recalling (a
@@ -113,6 +117,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{ExitCode: code}, fmt.Errorf("start %s: %w", r.command(), err)
 	}
 	res := Result{Overhead: time.Since(start), Injected: r.handle != nil}
+	o.Timeline.Mark(StepExec)
+	if o.TimelinePath != "" {
+		if err := o.Timeline.WriteFile(o.TimelinePath); err != nil {
+			r.warn("%v", err)
+		}
+	}
 	started := time.Now()
 	if r.scratch != nil {
 		if err := r.scratch.started(cmd.Process.Pid); err != nil {
@@ -255,6 +265,7 @@ func (r *runner) inject(ctx context.Context) error {
 	launched := make(chan error, 1)
 	go func() { launched <- r.launch(ctx) }()
 	banner, err := r.banner(ctx)
+	r.o.Timeline.Mark(StepBanner)
 	if lerr := <-launched; err == nil {
 		err = lerr
 	}
@@ -276,7 +287,9 @@ func (r *runner) inject(ctx context.Context) error {
 	if r.plan, err = r.handle.Prepare(ctx, r.spawn); err != nil {
 		return err
 	}
-	return r.scratch.apply(r.plan)
+	err = r.scratch.apply(r.plan)
+	r.o.Timeline.Mark(StepPlan)
+	return err
 }
 
 // banner resolves the project, gets a token for it and fetches its banner. A kept token the
@@ -291,6 +304,7 @@ func (r *runner) banner(ctx context.Context) (string, error) {
 		if r.token, r.release, err = r.o.Tokens.Grant(ctx, r.project, r.o.CLI); err != nil {
 			return "", err
 		}
+		r.o.Timeline.Mark(StepToken)
 		banner, err := r.o.Host.Banner(ctx, r.token, r.project, r.o.CLI)
 		f, forgets := r.o.Tokens.(Forgetter)
 		if !errors.Is(err, ErrRefused) || !forgets || attempt > 0 {
@@ -320,6 +334,7 @@ func (r *runner) launch(ctx context.Context) error {
 		return err
 	}
 	r.handle, r.info = h, h.Info()
+	r.o.Timeline.Mark(StepPlugin)
 	return nil
 }
 
