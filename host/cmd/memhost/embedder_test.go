@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
@@ -148,7 +150,7 @@ func TestDenseMemoryFindsWhatAgentsMeanAndNeverDowngrades(t *testing.T) {
 	require.Equal(t, memory.DegradedLexicalOnly, ans.Degraded, "an outage degrades search to lexical")
 	require.Equal(t, facts["We use pnpm, never npm."], ans.Results[0].ID.String())
 	_, err = h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys go through staging."})
-	require.ErrorIs(t, err, memory.ErrUnavailable, "writes wait for the endpoint rather than storing a vector of another space")
+	require.ErrorIs(t, err, rules.ErrUnavailable, "writes wait for the endpoint rather than storing a vector of another space")
 	st := h.status(t)
 	require.Equal(t, "nomic-embed-text-768", st.Name, "never downgraded")
 	require.Equal(t, server.TierDense, st.Tier)

@@ -3,16 +3,17 @@ package main
 import (
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
-// printable is the one escape of what memhost prints to a terminal (memory.Printable): text
+// printable is the one escape of what memhost prints to a terminal (rules.Printable): text
 // that agents, models and other clients wrote (proposals, goals, plans, the map, names, keys,
 // reasons, evidence) is shown with what a terminal would obey or hide escaped.
-func printable(s string) string { return memory.Printable(s) }
+func printable(s string) string { return rules.Printable(s) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/brain/banner"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -43,7 +45,7 @@ func (s *Service) Banner(ctx context.Context, a memory.Access, req BannerRequest
 	res, err := banner.Render(in, opts)
 	var fe *banner.FieldError
 	if errors.As(err, &fe) {
-		return BannerView{}, fieldErr(fe.Field, "%s", fe.Message)
+		return BannerView{}, rules.Errf(fe.Field, "%s", fe.Message)
 	}
 	if err != nil {
 		return BannerView{}, err
@@ -63,7 +65,7 @@ func (s *Service) BannerInput(ctx context.Context, a memory.Access, req BannerRe
 	}
 	opts.CLI = banner.CLI(strings.ToLower(strings.TrimSpace(req.CLI)))
 	if opts.Budget < banner.MinBudget || opts.Budget > banner.MaxBudget {
-		return banner.Input{}, opts, fieldErr("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
+		return banner.Input{}, opts, rules.Errf("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
 	}
 	rows, err := s.st.Spawn(ctx, store.SpawnQuery{ScopeKey: a.Project, Recent: max(opts.RecentWindow, 1), Journal: max(opts.JournalEntries, 1),
 		Candidates: min(max(minCandidates, opts.Budget/candidatesPerToken), maxCandidates), Conflicts: banner.ConflictsShown})

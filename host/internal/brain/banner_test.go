@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -117,7 +119,7 @@ func TestMapUploadBuildAndStaleness(t *testing.T) {
 		"empty body": "",
 	} {
 		_, err := b.brain.PutMap(ctx, agentA, []byte(body))
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe, name)
 	}
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
@@ -45,11 +47,11 @@ type ConflictView struct {
 // conflictView is the one view of a conflict every surface answers (REST, MCP, the CLI through
 // REST). Its evidence is a worker's words and its statements may be a merge's: a row stored
 // before the write rules held a model's text may hold what a terminal obeys or hides, so they
-// are shown printable (memory.Printable), the evidence as one line.
+// are shown printable (rules.Printable), the evidence as one line.
 func conflictView(c store.Conflict) ConflictView {
-	return ConflictView{ID: c.ID, Project: c.ScopeKey, Status: string(c.Status), Severity: memory.PrintableLine(c.Severity),
-		Evidence: memory.PrintableLine(c.Evidence), MemoryA: c.MemoryA, TextA: memory.Printable(c.TextA), MemoryB: c.MemoryB,
-		TextB: memory.Printable(c.TextB), CreatedAt: c.CreatedAt, DecidedBy: c.DecidedBy, DecidedAt: c.DecidedAt, Archived: c.Archived}
+	return ConflictView{ID: c.ID, Project: c.ScopeKey, Status: string(c.Status), Severity: rules.PrintableLine(c.Severity),
+		Evidence: rules.PrintableLine(c.Evidence), MemoryA: c.MemoryA, TextA: rules.Printable(c.TextA), MemoryB: c.MemoryB,
+		TextB: rules.Printable(c.TextB), CreatedAt: c.CreatedAt, DecidedBy: c.DecidedBy, DecidedAt: c.DecidedAt, Archived: c.Archived}
 }
 
 // ConflictsRequest lists a project's conflicts.
@@ -74,7 +76,7 @@ func (s *Service) Conflicts(ctx context.Context, a memory.Access, req ConflictsR
 		limit = defaultInbox
 	}
 	if limit < 1 || limit > MaxInbox {
-		return ConflictsPage{}, fieldErr("limit", "%d is out of range 1..%d", req.Limit, MaxInbox)
+		return ConflictsPage{}, rules.Errf("limit", "%d is out of range 1..%d", req.Limit, MaxInbox)
 	}
 	q := store.ConflictQuery{ScopeKey: a.Project, Limit: limit}
 	switch st := store.ConflictStatus(req.Status); st {
@@ -84,7 +86,7 @@ func (s *Service) Conflicts(ctx context.Context, a memory.Access, req ConflictsR
 		q.Statuses = []store.ConflictStatus{st}
 	case "all":
 	default:
-		return ConflictsPage{}, fieldErr("status", "%q is not one of open, accepted, dismissed, all", req.Status)
+		return ConflictsPage{}, rules.Errf("status", "%q is not one of open, accepted, dismissed, all", req.Status)
 	}
 	list, err := s.st.Conflicts(ctx, q)
 	if err != nil {
@@ -108,7 +110,7 @@ func (s *Service) conflict(ctx context.Context, a memory.Access, id uuid.UUID) (
 		return store.Conflict{}, err
 	}
 	c, err := s.st.Conflict(ctx, a.Project, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, rules.ErrNotFound) {
 		return c, notFound("not found: project %q has no conflict %s", a.Project, id)
 	}
 	return c, err
@@ -131,14 +133,14 @@ func (s *Service) AcceptConflict(ctx context.Context, a memory.Access, id uuid.U
 func sideOf(c store.Conflict, ref string) (uuid.UUID, error) {
 	r, err := shortid.Parse("memory", ref)
 	if err != nil {
-		return uuid.Nil, fieldErr("archive", "%s", err.Error())
+		return uuid.Nil, rules.Errf("archive", "%s", err.Error())
 	}
 	for _, m := range []uuid.UUID{c.MemoryA, c.MemoryB} {
 		if r.Whole() && r.ID == m || !r.Whole() && strings.HasSuffix(strings.ReplaceAll(m.String(), "-", ""), r.Digits) {
 			return m, nil
 		}
 	}
-	return uuid.Nil, fieldErr("archive", "%q is not one of conflict %s's memories (%s, %s)", strings.TrimSpace(ref), c.ID, c.MemoryA, c.MemoryB)
+	return uuid.Nil, rules.Errf("archive", "%q is not one of conflict %s's memories (%s, %s)", strings.TrimSpace(ref), c.ID, c.MemoryA, c.MemoryB)
 }
 
 // DismissConflict closes an open conflict as no conflict: the pair is never flagged again.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
@@ -41,7 +43,7 @@ func parseDocument(field, name string) (store.Kind, error) {
 	case store.KindGoal, store.KindPlan:
 		return k, nil
 	}
-	return "", fieldErr(field, "%q is not one of goal, plan", name)
+	return "", rules.Errf(field, "%q is not one of goal, plan", name)
 }
 
 // Document returns the project's live goal or plan.
@@ -51,7 +53,7 @@ func (s *Service) Document(ctx context.Context, a memory.Access, kind store.Kind
 	}
 	m, err := s.st.Document(ctx, a.Project, kind)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, rules.ErrNotFound):
 		return DocumentView{}, notFound("project %q has no %s yet: agents propose one with project_%s_set, operators set it with `memhost project %s set`",
 			a.Project, kind, kind, kind)
 	case err != nil:
@@ -104,7 +106,7 @@ func (s *Service) documentText(text string) (string, error) {
 
 // line checks an optional one-line field (agent, session, reason) and redacts it in place.
 func (s *Service) line(field string, v *string, limit int) error {
-	if err := memory.CheckLine(field, *v, limit); err != nil {
+	if err := rules.CheckLine(field, *v, limit); err != nil {
 		return err
 	}
 	s.mem.Redact(v)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +30,7 @@ func TestSetDocumentKeepsEveryVersion(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := b.brain.Document(ctx, agentA, store.KindGoal)
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 	require.Contains(t, access.Classify(err).Message, "has no goal yet")
 
 	v1, err := b.brain.SetDocument(ctx, operatorA, store.KindGoal, brain.SetRequest{Text: "Ship a shared memory for coding agents.", Source: "cli"})
@@ -111,7 +113,7 @@ func TestProposalApproveReplacesAndRecordsWho(t *testing.T) {
 	require.Contains(t, detail.Diff, "+3. Spawn injection\n")
 
 	_, err = b.brain.Approve(ctx, agentA, p.ID)
-	require.ErrorIs(t, err, memory.ErrForbidden, "agents cannot approve")
+	require.ErrorIs(t, err, rules.ErrForbidden, "agents cannot approve")
 
 	dec, err := b.brain.Approve(ctx, operatorA, p.ID)
 	require.NoError(t, err)
@@ -128,7 +130,7 @@ func TestProposalApproveReplacesAndRecordsWho(t *testing.T) {
 	require.Equal(t, p.ID.String(), h[1].Detail["proposal"])
 
 	_, err = b.brain.Approve(ctx, operatorA, p.ID)
-	require.ErrorIs(t, err, memory.ErrConflict)
+	require.ErrorIs(t, err, rules.ErrConflict)
 	require.Contains(t, access.Classify(err).Message, "already approved by operator")
 }
 
@@ -152,7 +154,7 @@ func TestStaleProposalIsNeverApplied(t *testing.T) {
 	require.Equal(t, second.Proposal.ID, inbox.Proposals[0].ID)
 
 	_, err = b.brain.Approve(ctx, operatorA, second.Proposal.ID)
-	require.ErrorIs(t, err, memory.ErrConflict)
+	require.ErrorIs(t, err, rules.ErrConflict)
 	require.Contains(t, access.Classify(err).Message, "is stale")
 	doc, err := b.brain.Document(ctx, agentA, store.KindGoal)
 	require.NoError(t, err)
@@ -177,7 +179,7 @@ func TestArchivedDocumentMakesPendingProposalStale(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = b.mem.Archive(ctx, agentA, goal.ID, "")
-	require.ErrorIs(t, err, memory.ErrForbidden, "an agent cannot archive the goal around the inbox")
+	require.ErrorIs(t, err, rules.ErrForbidden, "an agent cannot archive the goal around the inbox")
 	_, err = b.mem.Archive(ctx, operatorA, goal.ID, "obsolete")
 	require.NoError(t, err)
 
@@ -185,9 +187,9 @@ func TestArchivedDocumentMakesPendingProposalStale(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, inbox.Proposals, "no longer pending")
 	_, err = b.brain.Approve(ctx, operatorA, p.Proposal.ID)
-	require.ErrorIs(t, err, memory.ErrConflict)
+	require.ErrorIs(t, err, rules.ErrConflict)
 	_, err = b.brain.Document(ctx, agentA, store.KindGoal)
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 }
 
 func TestProposalsAreIsolatedAndChecked(t *testing.T) {
@@ -199,16 +201,16 @@ func TestProposalsAreIsolatedAndChecked(t *testing.T) {
 
 	// Another project's proposal id is not found, whatever the grant.
 	_, err = b.brain.Proposal(ctx, agentB, p.Proposal.ID)
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 	_, err = b.brain.Approve(ctx, operatorB, p.Proposal.ID)
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 	_, err = b.brain.Reject(ctx, operatorB, p.Proposal.ID)
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 	inbox, err := b.brain.Inbox(ctx, operatorB, brain.InboxRequest{Status: "all"})
 	require.NoError(t, err)
 	require.Empty(t, inbox.Proposals)
 	_, err = b.brain.Document(ctx, agentB, store.KindGoal)
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 
 	for name, tc := range map[string]struct {
 		req  brain.ProposeRequest
@@ -221,7 +223,7 @@ func TestProposalsAreIsolatedAndChecked(t *testing.T) {
 		"agent":     {brain.ProposeRequest{Layer: "goal", Text: "x", Agent: "a\x1b[31m"}, "agent: must not contain control characters"},
 	} {
 		_, err := b.brain.Propose(ctx, agentA, tc.req)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.True(t, errors.As(err, &fe), "%s: %v", name, err)
 		require.ErrorContains(t, err, tc.want, name)
 	}

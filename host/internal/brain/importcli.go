@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
@@ -204,10 +206,10 @@ func importKind(source, typ string) string {
 // provenanceSource keeps a source label within the provenance limit, keeping its end (the
 // file name) when the path is long.
 func provenanceSource(s string) string {
-	if len(s) <= memory.MaxProvenanceBytes {
+	if len(s) <= rules.MaxProvenanceBytes {
 		return s
 	}
-	tail := s[len(s)-(memory.MaxProvenanceBytes-len("import-cli:…")):]
+	tail := s[len(s)-(rules.MaxProvenanceBytes-len("import-cli:…")):]
 	for len(tail) > 0 && tail[0]&0xC0 == 0x80 {
 		tail = tail[1:]
 	}

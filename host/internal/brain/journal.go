@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -78,7 +80,7 @@ func (s *Service) AppendJournal(ctx context.Context, a memory.Access, req Journa
 		name string
 		v    *string
 	}{{"agent", &req.Agent}, {"session", &req.Session}, {"source", &req.Source}} {
-		if err := memory.CheckLine(f.name, *f.v, memory.MaxProvenanceBytes); err != nil {
+		if err := rules.CheckLine(f.name, *f.v, rules.MaxProvenanceBytes); err != nil {
 			return AppendResult{}, err
 		}
 	}
@@ -122,14 +124,14 @@ func (s *Service) AppendJournal(ctx context.Context, a memory.Access, req Journa
 // project's sessions, turns the transcript into a note saying why.
 func (s *Service) checkTranscript(project string, req *JournalRequest) error {
 	if req.Transcript != "" {
-		if err := memory.CheckText("transcript", req.Transcript, MaxTranscriptBytes); err != nil {
+		if err := rules.CheckText("transcript", req.Transcript, MaxTranscriptBytes); err != nil {
 			return err
 		}
 		if req.TranscriptNote != "" {
-			return fieldErr("transcript_note", "is for a session without a transcript; send one or the other")
+			return rules.Errf("transcript_note", "is for a session without a transcript; send one or the other")
 		}
 	}
-	if err := memory.CheckLine("transcript_note", req.TranscriptNote, maxNoteBytes); err != nil {
+	if err := rules.CheckLine("transcript_note", req.TranscriptNote, maxNoteBytes); err != nil {
 		return err
 	}
 	if req.Transcript == "" {
@@ -174,13 +176,13 @@ func (s *Service) Journal(ctx context.Context, a memory.Access, q JournalQuery) 
 		limit = defaultJournal
 	}
 	if limit < 1 || limit > maxJournal {
-		return JournalPage{}, fieldErr("limit", "%d is out of range 1..%d", q.Limit, maxJournal)
+		return JournalPage{}, rules.Errf("limit", "%d is out of range 1..%d", q.Limit, maxJournal)
 	}
 	var before *store.Cursor
 	if q.Cursor != "" {
 		c, ok := store.ParseCursor(q.Cursor)
 		if !ok {
-			return JournalPage{}, fieldErr("cursor", "is not a cursor returned by a previous page")
+			return JournalPage{}, rules.Errf("cursor", "is not a cursor returned by a previous page")
 		}
 		before = &c
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/brain/projectmap"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/project"
@@ -77,13 +79,13 @@ func (s *Service) storeMap(ctx context.Context, key string, m projectmap.Map) (M
 
 // mapFieldErr turns projectmap's validation error into the surfaces' field error.
 func mapFieldErr(err error) error {
-	var fe *projectmap.FieldError
+	var fe *rules.FieldError
 	if errors.As(err, &fe) {
 		field := "map." + fe.Field
 		if fe.Field == "map" {
 			field = "map"
 		}
-		return fieldErr(field, "%s", fe.Message)
+		return rules.Errf(field, "%s", fe.Message)
 	}
 	return err
 }
@@ -103,7 +105,7 @@ func (s *Service) Map(ctx context.Context, a memory.Access, req MapRequest) (Map
 		return MapView{}, err
 	}
 	cur, err := s.st.ProjectMap(ctx, a.Project)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, rules.ErrNotFound) {
 		return MapView{}, err
 	}
 	have := err == nil
@@ -113,7 +115,7 @@ func (s *Service) Map(ctx context.Context, a memory.Access, req MapRequest) (Map
 		case ok:
 			return s.RefreshMap(ctx, a, dir)
 		case req.Refresh:
-			return MapView{}, fieldErr("refresh", "the memhost host cannot see this project's directory (pass cwd when the host runs on the same machine); run `memhost project map refresh` in the project instead")
+			return MapView{}, rules.Errf("refresh", "the memhost host cannot see this project's directory (pass cwd when the host runs on the same machine); run `memhost project map refresh` in the project instead")
 		}
 	}
 	if !have {
@@ -144,7 +146,7 @@ func (s *Service) RefreshMap(ctx context.Context, a memory.Access, dir string) (
 	}
 	m, err := projectmap.Build(ctx, dir, projectmap.Options{Now: s.now})
 	if errors.Is(err, projectmap.ErrNotDirectory) {
-		return MapView{}, fieldErr("dir", "is not a readable directory")
+		return MapView{}, rules.Errf("dir", "is not a readable directory")
 	}
 	if err != nil {
 		return MapView{}, mapFieldErr(err)

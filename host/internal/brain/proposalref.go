@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
@@ -23,7 +25,7 @@ func (s *Service) inboxID(ctx context.Context, a memory.Access, what, ref string
 	endingWith func(ctx context.Context, project, digits string, limit int) ([]uuid.UUID, error)) (uuid.UUID, error) {
 	r, err := shortid.Parse(what, ref)
 	if err != nil {
-		return uuid.Nil, fieldErr("id", "%s", err.Error())
+		return uuid.Nil, rules.Errf("id", "%s", err.Error())
 	}
 	if r.Whole() {
 		return r.ID, nil
@@ -41,5 +43,5 @@ func (s *Service) inboxID(ctx context.Context, a memory.Access, what, ref string
 	case 1:
 		return ids[0], nil
 	}
-	return uuid.Nil, fieldErr("id", "%q matches more than one %s; pass more digits or the whole id", strings.TrimSpace(ref), what)
+	return uuid.Nil, rules.Errf("id", "%q matches more than one %s; pass more digits or the whole id", strings.TrimSpace(ref), what)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/google/uuid"
 
@@ -75,17 +77,17 @@ func (s *Service) Propose(ctx context.Context, a memory.Access, req ProposeReque
 	if err := s.line("reason", &req.Reason, MaxReasonBytes); err != nil {
 		return ProposeResult{}, err
 	}
-	if err := s.line("agent", &req.Agent, memory.MaxProvenanceBytes); err != nil {
+	if err := s.line("agent", &req.Agent, rules.MaxProvenanceBytes); err != nil {
 		return ProposeResult{}, err
 	}
-	if err := s.line("session", &req.Session, memory.MaxProvenanceBytes); err != nil {
+	if err := s.line("session", &req.Session, rules.MaxProvenanceBytes); err != nil {
 		return ProposeResult{}, err
 	}
 	cur, err := s.st.Document(ctx, a.Project, kind)
 	switch {
 	case err == nil && cur.Text == text:
-		return ProposeResult{}, fieldErr("text", "is already the project's %s; there is nothing to propose", kind)
-	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return ProposeResult{}, rules.Errf("text", "is already the project's %s; there is nothing to propose", kind)
+	case err != nil && !errors.Is(err, rules.ErrNotFound):
 		return ProposeResult{}, err
 	}
 	s.proposing.Lock()
@@ -100,7 +102,7 @@ func (s *Service) Propose(ctx context.Context, a memory.Access, req ProposeReque
 		}
 	}
 	if limit := s.cfg.MaxPendingProposals; len(pending) >= limit {
-		return ProposeResult{}, &memory.LimitError{Retry: pendingRetry, Message: fmt.Sprintf(
+		return ProposeResult{}, &rules.LimitError{Retry: pendingRetry, Message: fmt.Sprintf(
 			"limit reached: project %q already has %d pending proposals, the limit (brain.max_pending_proposals); "+
 				"nothing was filed. An operator reviews them with `memhost project inbox` (approve or reject); propose again after that",
 			a.Project, limit)}
@@ -150,7 +152,7 @@ func (s *Service) Inbox(ctx context.Context, a memory.Access, req InboxRequest) 
 		limit = defaultInbox
 	}
 	if limit < 1 || limit > MaxInbox {
-		return InboxPage{}, fieldErr("limit", "%d is out of range 1..%d", req.Limit, MaxInbox)
+		return InboxPage{}, rules.Errf("limit", "%d is out of range 1..%d", req.Limit, MaxInbox)
 	}
 	q := store.ProposalQuery{ScopeKey: a.Project, Limit: limit}
 	switch st := store.ProposalStatus(req.Status); st {
@@ -160,7 +162,7 @@ func (s *Service) Inbox(ctx context.Context, a memory.Access, req InboxRequest) 
 		q.Statuses = []store.ProposalStatus{st}
 	case "all":
 	default:
-		return InboxPage{}, fieldErr("status", "%q is not one of pending, stale, approved, rejected, all", req.Status)
+		return InboxPage{}, rules.Errf("status", "%q is not one of pending, stale, approved, rejected, all", req.Status)
 	}
 	ps, err := s.st.Proposals(ctx, q)
 	if err != nil {
@@ -195,7 +197,7 @@ func (s *Service) Proposal(ctx context.Context, a memory.Access, id uuid.UUID) (
 	switch {
 	case err == nil:
 		d.Current, d.CurrentVersion = cur.Text, cur.Version
-	case !errors.Is(err, store.ErrNotFound):
+	case !errors.Is(err, rules.ErrNotFound):
 		return ProposalDetail{}, err
 	}
 	d.Diff = udiff.Unified("current "+string(p.Layer), "proposed "+string(p.Layer), withNewline(d.Current), withNewline(p.Text))
@@ -215,7 +217,7 @@ func (s *Service) proposal(ctx context.Context, a memory.Access, id uuid.UUID) (
 		return store.Proposal{}, err
 	}
 	p, err := s.st.Proposal(ctx, a.Project, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, rules.ErrNotFound) {
 		return p, notFound("not found: project %q has no proposal %s", a.Project, id)
 	}
 	return p, err

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
@@ -109,7 +111,7 @@ func parseLayers(names []string) ([]string, error) {
 	for _, n := range names {
 		l := strings.ToLower(strings.TrimSpace(n))
 		if !slices.Contains(Layers, l) {
-			return nil, fieldErr("layers", "%q is not one of %s", n, strings.Join(Layers, ", "))
+			return nil, rules.Errf("layers", "%q is not one of %s", n, strings.Join(Layers, ", "))
 		}
 		if !slices.Contains(out, l) {
 			out = append(out, l)

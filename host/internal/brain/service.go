@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -117,7 +119,7 @@ func LayerOf(k store.Kind) string {
 // check refuses an access without a project.
 func check(a memory.Access) error {
 	if a.Project == "" {
-		return fieldErr("project", "is required (pass project or cwd, or use a project-bound token)")
+		return rules.Errf("project", "is required (pass project or cwd, or use a project-bound token)")
 	}
 	return nil
 }

@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
-	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 func TestParseBearer(t *testing.T) {
@@ -89,7 +90,7 @@ func TestResolveProject(t *testing.T) {
 		"oversized": strings.Repeat("k", 100_000), "blank": "   ",
 	} {
 		_, err := Resolve(dev, Target{Project: key})
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe, name)
 		require.Equal(t, "project", fe.Field, name)
 		require.Equal(t, http.StatusBadRequest, Classify(err).Status, name)
@@ -109,7 +110,7 @@ func TestResolveCwdNeverRevealsHostPaths(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	for _, cwd := range []string{"~/app", ".", "relative/dir", filepath.Join(home, ".ssh-memhost-absent", "x"), "/" + strings.Repeat("d", 5000)} {
 		_, err := Resolve(dev, Target{Cwd: cwd})
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe, cwd)
 		require.Equal(t, "cwd", fe.Field)
 		require.NotContains(t, err.Error(), "lstat", cwd)
@@ -133,14 +134,14 @@ func TestClassify(t *testing.T) {
 		code   string
 		retry  bool
 	}{
-		{&memory.FieldError{Field: "text", Message: "must not be empty"}, 400, "invalid_argument", false},
+		{&rules.FieldError{Field: "text", Message: "must not be empty"}, 400, "invalid_argument", false},
 		{&RateLimited{After: 1500 * time.Millisecond, Token: "t"}, 429, "rate_limited", true},
 		{fmt.Errorf("x: %w", auth.ErrUnauthenticated), 401, "unauthenticated", false},
-		{fmt.Errorf("x: %w", memory.ErrForbidden), 403, "forbidden", false},
-		{fmt.Errorf("memory %s: %w", uuid.New(), memory.ErrNotFound), 404, "not_found", false},
-		{fmt.Errorf("x: %w", memory.ErrConflict), 409, "conflict", false},
-		{fmt.Errorf("x: %w", memory.ErrRejected), 422, "rejected", false},
-		{fmt.Errorf("x: %w", memory.ErrUnavailable), 503, "unavailable", true},
+		{fmt.Errorf("x: %w", rules.ErrForbidden), 403, "forbidden", false},
+		{fmt.Errorf("memory %s: %w", uuid.New(), rules.ErrNotFound), 404, "not_found", false},
+		{fmt.Errorf("x: %w", rules.ErrConflict), 409, "conflict", false},
+		{fmt.Errorf("x: %w", rules.ErrRejected), 422, "rejected", false},
+		{fmt.Errorf("x: %w", rules.ErrUnavailable), 503, "unavailable", true},
 		{fmt.Errorf("write memory: %w", &pgconn.ConnectError{}), 503, "unavailable", true},
 		{fmt.Errorf("write memory: %w", syscall.ECONNREFUSED), 503, "unavailable", true},
 		{fmt.Errorf("write memory: %w", &pgconn.PgError{Code: "57P01"}), 503, "unavailable", true},

@@ -13,10 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
-	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 // ErrUnavailable is a dependency of the front door itself (the token store, the database)
@@ -78,9 +79,9 @@ func Classify(err error) Problem {
 }
 
 func classify(err error) Problem {
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	var rl *RateLimited
-	var le *memory.LimitError
+	var le *rules.LimitError
 	switch {
 	case errors.As(err, &fe):
 		return Problem{Status: http.StatusBadRequest, Code: "invalid_argument", Field: fe.Field, Message: fe.Error()}
@@ -90,15 +91,15 @@ func classify(err error) Problem {
 		return Problem{Status: http.StatusTooManyRequests, Code: "limit_reached", Message: le.Message, RetryAfter: le.Retry}
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return Problem{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: err.Error()}
-	case errors.Is(err, auth.ErrForbidden), errors.Is(err, memory.ErrForbidden):
+	case errors.Is(err, auth.ErrForbidden), errors.Is(err, rules.ErrForbidden):
 		return Problem{Status: http.StatusForbidden, Code: "forbidden", Message: err.Error()}
-	case errors.Is(err, memory.ErrNotFound):
+	case errors.Is(err, rules.ErrNotFound):
 		return Problem{Status: http.StatusNotFound, Code: "not_found", Message: "not found: no such memory in this project"}
-	case errors.Is(err, memory.ErrConflict):
+	case errors.Is(err, rules.ErrConflict):
 		return Problem{Status: http.StatusConflict, Code: "conflict", Message: "conflict: another live memory already has this text; search for it instead"}
-	case errors.Is(err, memory.ErrRejected):
+	case errors.Is(err, rules.ErrRejected):
 		return Problem{Status: http.StatusUnprocessableEntity, Code: "rejected", Message: "rejected: the embedder refused this text; retrying the same text will not help"}
-	case errors.Is(err, memory.ErrUnavailable):
+	case errors.Is(err, rules.ErrUnavailable):
 		return Problem{Status: http.StatusServiceUnavailable, Code: "unavailable", RetryAfter: embedderRetry,
 			Message: fmt.Sprintf("unavailable: the embedder cannot serve right now; nothing was changed, retry in %ds", RetrySeconds(embedderRetry))}
 	case errors.Is(err, ErrUnavailable), databaseUnavailable(err):

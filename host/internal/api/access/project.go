@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/project"
@@ -67,7 +69,7 @@ func Resolve(p auth.Principal, t Target) (memory.Access, error) {
 	}
 	switch {
 	case requested != "" && cwdKey != "" && cwdKey != requested:
-		return a, &memory.FieldError{Field: "project", Message: fmt.Sprintf("%q disagrees with cwd, which is another project; pass one of them", requested)}
+		return a, &rules.FieldError{Field: "project", Message: fmt.Sprintf("%q disagrees with cwd, which is another project; pass one of them", requested)}
 	case requested != "":
 	case cwdErr != nil:
 		return a, cwdErr
@@ -75,7 +77,7 @@ func Resolve(p auth.Principal, t Target) (memory.Access, error) {
 		requested = cwdKey
 	}
 	if requested == "" {
-		return a, &memory.FieldError{Field: "project", Message: "is required: pass project (a project key) or cwd (the working directory), or use a token bound to a project"}
+		return a, &rules.FieldError{Field: "project", Message: "is required: pass project (a project key) or cwd (the working directory), or use a token bound to a project"}
 	}
 	a.Project = requested
 	return a, nil
@@ -120,12 +122,12 @@ func CleanKey(field, raw string) (string, error) {
 	key := strings.TrimSpace(raw)
 	if key == "" {
 		if raw != "" {
-			return "", &memory.FieldError{Field: field, Message: "must not be blank"}
+			return "", &rules.FieldError{Field: field, Message: "must not be blank"}
 		}
 		return "", nil
 	}
 	if err := project.ValidateKey(key); err != nil {
-		return "", &memory.FieldError{Field: field, Message: strings.TrimPrefix(err.Error(), "project: ")}
+		return "", &rules.FieldError{Field: field, Message: strings.TrimPrefix(err.Error(), "project: ")}
 	}
 	return key, nil
 }
@@ -133,21 +135,21 @@ func CleanKey(field, raw string) (string, error) {
 // Errors of a well-formed cwd that cannot be resolved here. errNotOnHost is compared by
 // identity: Resolve ignores an absent cwd next to a binding.
 var (
-	errNotOnHost  = &memory.FieldError{Field: "cwd", Message: "does not exist on the memhost host; pass project (the project key, see `memhost project key`) instead"}
-	errUnreadable = &memory.FieldError{Field: "cwd", Message: "cannot be read on the memhost host; pass project (the project key) instead"}
+	errNotOnHost  = &rules.FieldError{Field: "cwd", Message: "does not exist on the memhost host; pass project (the project key, see `memhost project key`) instead"}
+	errUnreadable = &rules.FieldError{Field: "cwd", Message: "cannot be read on the memhost host; pass project (the project key) instead"}
 )
 
 // checkCwd refuses a malformed cwd argument.
 func checkCwd(cwd string) error {
 	switch {
 	case len(cwd) > MaxCwdBytes:
-		return &memory.FieldError{Field: "cwd", Message: fmt.Sprintf("is %d bytes; the limit is %d bytes", len(cwd), MaxCwdBytes)}
+		return &rules.FieldError{Field: "cwd", Message: fmt.Sprintf("is %d bytes; the limit is %d bytes", len(cwd), MaxCwdBytes)}
 	case !utf8.ValidString(cwd) || strings.ContainsRune(cwd, 0):
-		return &memory.FieldError{Field: "cwd", Message: "must be valid UTF-8 without NUL bytes"}
+		return &rules.FieldError{Field: "cwd", Message: "must be valid UTF-8 without NUL bytes"}
 	case !filepath.IsAbs(cwd):
 		// "~/app" or "." would be resolved against the host's own home or working directory,
 		// which is not what the caller meant.
-		return &memory.FieldError{Field: "cwd", Message: "must be an absolute path"}
+		return &rules.FieldError{Field: "cwd", Message: "must be an absolute path"}
 	}
 	return nil
 }

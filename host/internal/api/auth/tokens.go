@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/project"
 )
 
@@ -90,7 +91,7 @@ func (ts *Tokens) Create(ctx context.Context, req CreateToken) (string, Token, e
 	}
 	// The name is shown in token listings and proposals and recorded as the actor in history:
 	// it is held to the rules of every one-line field.
-	if err := memory.CheckLine("name", name, MaxNameBytes); err != nil {
+	if err := rules.CheckLine("name", name, MaxNameBytes); err != nil {
 		return "", Token{}, fmt.Errorf("create token: %w", err)
 	}
 	if err := checkScopes(req.Scopes); err != nil {
@@ -143,6 +144,7 @@ func (ts *Tokens) MintSession(ctx context.Context, project, name string, ttl tim
 	}
 	return plain, tok.ID, *tok.ExpiresAt, nil
 }
+
 // to its Principal. Every failure that is the caller's fault wraps ErrUnauthenticated.
 func (ts *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, error) {
 	plaintext := strings.TrimSpace(bearer)

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host/internal/api/access"
 	"github.com/memhost/memhost/host/internal/api/auth"
-	"github.com/memhost/memhost/host/internal/core/memory"
 )
 
 // addTool registers a tool whose handler authorises the caller before running.
@@ -97,7 +98,7 @@ func toolArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved) (In, e
 	var in In
 	// Decoding would replace invalid UTF-8 and unpaired surrogate escapes with U+FFFD; the
 	// SDK hands the arguments over as they came on the wire (HTTP and stdio alike).
-	if err := memory.CheckJSON(raw); err != nil {
+	if err := rules.CheckJSON(raw); err != nil {
 		return in, fmt.Errorf("invalid argument %w", err)
 	}
 	v := map[string]any{}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host/internal/api/access"
@@ -262,7 +264,7 @@ func (t *projectTools) projectMap(ctx context.Context, c caller, a memory.Access
 			auth.ScopeWrite, c.principal.Name, scopeList(c.principal.Scopes))
 	}
 	m, err := t.brain.Map(ctx, a, brain.MapRequest{})
-	due := in.Refresh || errors.Is(err, memory.ErrNotFound) || (err == nil && m.Stale)
+	due := in.Refresh || errors.Is(err, rules.ErrNotFound) || (err == nil && m.Stale)
 	build := due && canBuild && access.DirOfProject(in.Cwd, a.Project)
 	if build {
 		if limited := access.Limit(t.limits.MapBuilds, c.principal); limited != nil {
@@ -277,8 +279,8 @@ func (t *projectTools) projectMap(ctx context.Context, c caller, a memory.Access
 		m, err = t.brain.Map(ctx, a, brain.MapRequest{Dir: in.Cwd, Refresh: in.Refresh})
 	case in.Refresh:
 		m, err = t.brain.Map(ctx, a, brain.MapRequest{Refresh: true}) // says why it cannot
-	case errors.Is(err, memory.ErrNotFound) && !canBuild:
-		return MapOutput{}, &brain.Error{Kind: memory.ErrNotFound, Msg: fmt.Sprintf(
+	case errors.Is(err, rules.ErrNotFound) && !canBuild:
+		return MapOutput{}, &brain.Error{Kind: rules.ErrNotFound, Msg: fmt.Sprintf(
 			"project %q has no map yet; building one needs a token with the %s scope (or run `memhost project map refresh` in the project)", a.Project, auth.ScopeWrite)}
 	}
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
@@ -41,7 +43,7 @@ func TestProjectMapBuildNeedsWriteAndIsRateLimited(t *testing.T) {
 	msg = toolErr(t, reader, mcpserver.ToolMap, map[string]any{"cwd": dir, "refresh": true})
 	require.Contains(t, msg, "forbidden")
 	require.Contains(t, msg, "memory:write")
-	require.ErrorIs(t, stored(), memory.ErrNotFound, "a read-only token built and stored nothing")
+	require.ErrorIs(t, stored(), rules.ErrNotFound, "a read-only token built and stored nothing")
 
 	writer := b.connect(t, b.token(t, "agent", writeScopes, ""), "claude-code", "")
 	built := ok[mcpserver.MapOutput](t, writer, mcpserver.ToolMap, map[string]any{"cwd": dir})

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
@@ -184,43 +186,43 @@ func (a *api) decode(c *gin.Context, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		switch {
 		case errors.Is(err, io.EOF):
-			return &memory.FieldError{Field: "body", Message: "must be a JSON object"}
+			return &rules.FieldError{Field: "body", Message: "must be a JSON object"}
 		}
 		msg := err.Error()
 		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-			return &memory.FieldError{Field: strings.Trim(f, `"`), Message: "is not a known field"}
+			return &rules.FieldError{Field: strings.Trim(f, `"`), Message: "is not a known field"}
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			if te.Field == "" {
-				return &memory.FieldError{Field: "body", Message: "must be a JSON object"}
+				return &rules.FieldError{Field: "body", Message: "must be a JSON object"}
 			}
-			return &memory.FieldError{Field: te.Field, Message: "must be " + jsonKind(te.Type)}
+			return &rules.FieldError{Field: te.Field, Message: "must be " + jsonKind(te.Type)}
 		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return &memory.FieldError{Field: "body", Message: fmt.Sprintf("is not valid JSON (syntax error at byte %d)", se.Offset)}
+			return &rules.FieldError{Field: "body", Message: fmt.Sprintf("is not valid JSON (syntax error at byte %d)", se.Offset)}
 		}
-		return &memory.FieldError{Field: "body", Message: "is not valid JSON"}
+		return &rules.FieldError{Field: "body", Message: "is not valid JSON"}
 	}
 	if dec.More() {
-		return &memory.FieldError{Field: "body", Message: "has data after the JSON object"}
+		return &rules.FieldError{Field: "body", Message: "has data after the JSON object"}
 	}
 	return nil
 }
 
 // rawBody reads the request body up to MaxBodyBytes and refuses text a JSON decoder would
-// alter (memory.CheckJSON).
+// alter (rules.CheckJSON).
 func (a *api) rawBody(c *gin.Context) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.MaxBodyBytes))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, &memory.FieldError{Field: "body", Message: fmt.Sprintf("is larger than the limit of %d bytes", mbe.Limit)}
+		return nil, &rules.FieldError{Field: "body", Message: fmt.Sprintf("is larger than the limit of %d bytes", mbe.Limit)}
 	case err != nil:
-		return nil, &memory.FieldError{Field: "body", Message: "could not be read to its end"}
+		return nil, &rules.FieldError{Field: "body", Message: "could not be read to its end"}
 	}
-	return data, memory.CheckJSON(data)
+	return data, rules.CheckJSON(data)
 }
 
 type storeBody struct {
@@ -309,7 +311,7 @@ func (a *api) list(c *gin.Context) {
 		if v := c.Query(name); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				fail(c, a.Logger, &memory.FieldError{Field: name, Message: "must be true or false"})
+				fail(c, a.Logger, &rules.FieldError{Field: name, Message: "must be true or false"})
 				return
 			}
 			*dst = b
@@ -318,7 +320,7 @@ func (a *api) list(c *gin.Context) {
 	if v := c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			fail(c, a.Logger, &memory.FieldError{Field: "limit", Message: "must be an integer"})
+			fail(c, a.Logger, &rules.FieldError{Field: "limit", Message: "must be an integer"})
 			return
 		}
 		req.Limit = n

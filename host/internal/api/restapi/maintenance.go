@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/memhost/memhost/host/internal/api/access"
@@ -130,7 +132,7 @@ func (a *api) maintenanceRun(c *gin.Context) {
 	if v := c.Query("dry_run"); v != "" {
 		var err error
 		if dry, err = strconv.ParseBool(v); err != nil {
-			fail(c, a.Logger, &memory.FieldError{Field: "dry_run", Message: fmt.Sprintf("%q is not true or false", v)})
+			fail(c, a.Logger, &rules.FieldError{Field: "dry_run", Message: fmt.Sprintf("%q is not true or false", v)})
 			return
 		}
 	}
@@ -150,7 +152,7 @@ func (a *api) maintenanceRun(c *gin.Context) {
 	if v := c.Query("older_than"); v != "" {
 		d, err := config.ParseAge(v)
 		if err != nil || d < time.Second {
-			fail(c, a.Logger, &memory.FieldError{Field: "older_than", Message: fmt.Sprintf("%q is not a duration of at least 1s (90d, 36h, 30m)", v)})
+			fail(c, a.Logger, &rules.FieldError{Field: "older_than", Message: fmt.Sprintf("%q is not a duration of at least 1s (90d, 36h, 30m)", v)})
 			return
 		}
 		opts.OlderThan = d
@@ -163,7 +165,7 @@ func (a *api) maintenanceRun(c *gin.Context) {
 	}
 	rep, err := a.Maintenance.RunNow(c.Request.Context(), job, opts)
 	if errors.Is(err, maintenance.ErrUnknownJob) {
-		err = &memory.FieldError{Field: "job", Message: fmt.Sprintf("unknown job %q (valid: %s)", job, strings.Join(a.Maintenance.Jobs(), ", "))}
+		err = &rules.FieldError{Field: "job", Message: fmt.Sprintf("unknown job %q (valid: %s)", job, strings.Join(a.Maintenance.Jobs(), ", "))}
 	}
 	if err != nil {
 		fail(c, a.Logger, err)

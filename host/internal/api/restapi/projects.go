@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
@@ -215,7 +217,7 @@ func (a *api) banner(ctx context.Context, acc memory.Access, c *gin.Context) (an
 	}
 	format := c.DefaultQuery("format", "json")
 	if format != "json" && format != "text" {
-		return nil, 0, &memory.FieldError{Field: "format", Message: "must be json or text"}
+		return nil, 0, &rules.FieldError{Field: "format", Message: "must be json or text"}
 	}
 	b, err := a.Brain.Banner(ctx, acc, brain.BannerRequest{CLI: c.Query("cli"), Budget: budget})
 	if err == nil && format == "text" {
@@ -237,7 +239,7 @@ func intQuery(c *gin.Context, name string) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, &memory.FieldError{Field: name, Message: "must be an integer"}
+		return 0, &rules.FieldError{Field: name, Message: "must be an integer"}
 	}
 	return n, nil
 }

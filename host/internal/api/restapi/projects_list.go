@@ -6,10 +6,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -65,13 +66,13 @@ func (a *api) projectPage(c *gin.Context) (ProjectsPage, error) {
 	case limit == 0:
 		limit = defaultProjects
 	case limit < 1 || limit > maxProjects:
-		return ProjectsPage{}, &memory.FieldError{Field: "limit", Message: fmt.Sprintf("%d is out of range 1..%d", limit, maxProjects)}
+		return ProjectsPage{}, &rules.FieldError{Field: "limit", Message: fmt.Sprintf("%d is out of range 1..%d", limit, maxProjects)}
 	}
 	q := store.ProjectsQuery{Key: principal(c).ProjectKey, Limit: limit + 1}
 	if v := c.Query("cursor"); v != "" {
 		cur, ok := store.ParseProjectsCursor(v)
 		if !ok {
-			return ProjectsPage{}, &memory.FieldError{Field: "cursor", Message: "is not a cursor returned by a previous page"}
+			return ProjectsPage{}, &rules.FieldError{Field: "cursor", Message: "is not a cursor returned by a previous page"}
 		}
 		q.After = &cur
 	}

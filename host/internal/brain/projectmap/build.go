@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 // ErrNotDirectory is returned by Build and Fingerprint for a path that is not a readable
@@ -30,7 +32,7 @@ type builder struct {
 // Build maps the source tree at dir. It is deterministic for the same tree, HEAD and
 // Options.Now, runs no LLM and opens no network connection. It returns within opts.Timeout
 // (default 5 s): a listing that runs out of time or files is cut short and the map says so in
-// Truncated, which is not an error. Errors are a bad dir or bad Options (*FieldError), or the
+// Truncated, which is not an error. Errors are a bad dir or bad Options (*rules.FieldError), or the
 // caller's ctx ending.
 func Build(ctx context.Context, dir string, opts Options) (Map, error) {
 	o, err := opts.withDefaults()
@@ -91,7 +93,7 @@ func Build(ctx context.Context, dir string, opts Options) (Map, error) {
 // resolveRoot makes dir absolute and symlink-free, and checks it is a directory.
 func resolveRoot(dir string) (string, error) {
 	if dir == "" {
-		return "", fieldErr("dir", "must not be empty")
+		return "", rules.Errf("dir", "must not be empty")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain/projectmap"
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 func TestBuildReadsEachEcosystem(t *testing.T) {
@@ -247,7 +248,7 @@ func TestBuildRejectsBadInput(t *testing.T) {
 	_, err = projectmap.Build(ctx, filepath.Join(root, "file.txt"), projectmap.Options{})
 	require.ErrorIs(t, err, projectmap.ErrNotDirectory)
 
-	var fe *projectmap.FieldError
+	var fe *rules.FieldError
 	_, err = projectmap.Build(ctx, "", projectmap.Options{})
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, "dir", fe.Field)

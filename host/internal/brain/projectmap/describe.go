@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 // Read limits. A manifest larger than maxManifestBytes is not parsed; prose (a README, a
@@ -134,7 +134,7 @@ func firstSentence(text string) string {
 // clip makes s a map text of at most n bytes: one line (line breaks and tabs become spaces,
 // other control characters go), cut on a rune boundary with the cut marked by an ellipsis.
 // Build passes every text it reads (READMEs, manifests, Makefile help, commit subjects)
-// through it, so the map it builds meets Validate's rule for texts (memory.CheckLine)
+// through it, so the map it builds meets Validate's rule for texts (rules.CheckLine)
 // whatever the tree holds: a text that rule still refuses (one of only invisible characters)
 // becomes "", as if the project gave none.
 func clip(s string, n int) string {
@@ -156,7 +156,7 @@ func clip(s string, n int) string {
 		}
 		s = strings.TrimSpace(s[:cut]) + ellipsis
 	}
-	if memory.CheckLine("text", s, n) != nil {
+	if rules.CheckLine("text", s, n) != nil {
 		return ""
 	}
 	return s

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 // Size limits of a map. Build stays within them by construction; Decode and Validate hold
@@ -32,25 +32,12 @@ const (
 	maxHashBytes        = 64
 )
 
-// FieldError is a map that breaks a rule: it names the field and the rule, in words a user
-// can act on.
-type FieldError struct {
-	Field   string
-	Message string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
-}
-
-// Decode reads a map's JSON form and validates it. Errors are *FieldError. A newer format
+// Decode reads a map's JSON form and validates it. Errors are *rules.FieldError. A newer format
 // is refused before its fields are read, so the error names the version, not a field. Decode
 // does not read a clock: a host that stores the map also calls CheckClock.
 func Decode(data []byte) (Map, error) {
 	if len(data) > MaxJSONBytes {
-		return Map{}, fieldErr("map", "is %d bytes; the limit is %d bytes", len(data), MaxJSONBytes)
+		return Map{}, rules.Errf("map", "is %d bytes; the limit is %d bytes", len(data), MaxJSONBytes)
 	}
 	var head struct {
 		Format json.RawMessage `json:"format"`
@@ -60,10 +47,10 @@ func Decode(data []byte) (Map, error) {
 	}
 	var format int
 	if len(head.Format) == 0 || json.Unmarshal(head.Format, &format) != nil {
-		return Map{}, fieldErr("format", "must be the integer %d", FormatVersion)
+		return Map{}, rules.Errf("format", "must be the integer %d", FormatVersion)
 	}
 	if format > FormatVersion {
-		return Map{}, fieldErr("format", "%d is newer than this host understands (%d); upgrade the host", format, FormatVersion)
+		return Map{}, rules.Errf("format", "%d is newer than this host understands (%d); upgrade the host", format, FormatVersion)
 	}
 	if err := checkTimes(data); err != nil {
 		return Map{}, err
@@ -81,20 +68,20 @@ func jsonErr(err error) error {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return fieldErr(typeErr.Field, "has the wrong type (%s)", typeErr.Value)
+		return rules.Errf(typeErr.Field, "has the wrong type (%s)", typeErr.Value)
 	case errors.As(err, &typeErr):
-		return fieldErr("map", "must be a JSON object")
+		return rules.Errf("map", "must be a JSON object")
 	case errors.As(err, &syntaxErr):
-		return fieldErr("map", "is not valid JSON (at byte %d)", syntaxErr.Offset)
+		return rules.Errf("map", "is not valid JSON (at byte %d)", syntaxErr.Offset)
 	default:
 		// checkTimes reads the only fields with a decoder of their own first, so no error
 		// should come here; if one does, its text may name Go types, which a user cannot act on.
-		return fieldErr("map", "is not a valid project map")
+		return rules.Errf("map", "is not a valid project map")
 	}
 }
 
-// Validate checks a map against the format's rules and size limits. Errors are *FieldError.
-// Every text is one line (memory.CheckLine, the rule of every one-line field the host takes):
+// Validate checks a map against the format's rules and size limits. Errors are *rules.FieldError.
+// Every text is one line (rules.CheckLine, the rule of every one-line field the host takes):
 // the banner shows the map line by line, and a line break or an escape sequence in a
 // description would let the map forge lines of its own.
 func (m Map) Validate() error {
@@ -160,18 +147,17 @@ type validator struct{ err error }
 
 func (v *validator) fail(field, format string, args ...any) {
 	if v.err == nil {
-		v.err = fieldErr(field, format, args...)
+		v.err = rules.Errf(field, format, args...)
 	}
 }
 
-// text holds a text to memory.CheckLine, the host's one rule for one-line fields.
+// text holds a text to rules.CheckLine, the host's one rule for one-line fields.
 func (v *validator) text(field, s string, limit int) {
 	if v.err != nil {
 		return
 	}
-	var fe *memory.FieldError
-	if err := memory.CheckLine(field, s, limit); errors.As(err, &fe) {
-		v.err = &FieldError{Field: fe.Field, Message: fe.Message}
+	if err := rules.CheckLine(field, s, limit); err != nil {
+		v.err = err
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain/projectmap"
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 func TestDecodeAcceptsWhatBuildWrites(t *testing.T) {
@@ -93,7 +94,7 @@ func TestDecodeRejectsBadMapsNamingTheField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := projectmap.Decode([]byte(tc.input))
-			var fe *projectmap.FieldError
+			var fe *rules.FieldError
 			require.ErrorAs(t, err, &fe)
 			require.Equal(t, tc.field, fe.Field)
 			require.Contains(t, fe.Message, tc.message)
@@ -110,7 +111,7 @@ func TestCheckClockRefusesMapsFromTheFuture(t *testing.T) {
 	m := projectmap.Map{GeneratedAt: fixedNow.Add(projectmap.MaxClockSkew)}
 	require.NoError(t, m.CheckClock(fixedNow), "a clock a little fast is allowed")
 	m.GeneratedAt = time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)
-	var fe *projectmap.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, m.CheckClock(fixedNow), &fe)
 	require.Equal(t, "generated_at", fe.Field)
 	require.Equal(t, "2999-01-01T00:00:00Z is more than 5 minutes ahead of this host's clock (the clock-skew allowance)", fe.Message)

@@ -1,6 +1,10 @@
 package projectmap
 
-import "time"
+import (
+	"time"
+
+	"github.com/memhost/memhost/host/internal/core/rules"
+)
 
 // Defaults for Options' zero values.
 const (
@@ -43,11 +47,11 @@ func (o Options) withDefaults() (Options, error) {
 		{"ActivityWindow", int64(o.ActivityWindow)}, {"TopLanguages", int64(o.TopLanguages)},
 	} {
 		if f.val < 0 {
-			return o, fieldErr(f.name, "must not be negative (0 means the default)")
+			return o, rules.Errf(f.name, "must not be negative (0 means the default)")
 		}
 	}
 	if o.TopLanguages > MaxLanguages {
-		return o, fieldErr("TopLanguages", "is %d; the limit is %d", o.TopLanguages, MaxLanguages)
+		return o, rules.Errf("TopLanguages", "is %d; the limit is %d", o.TopLanguages, MaxLanguages)
 	}
 	if o.MaxFiles == 0 {
 		o.MaxFiles = DefaultMaxFiles

@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 // shallowDepth is how many path segments a file may have and still be looked up by name:
@@ -58,11 +58,11 @@ func (s *scan) add(rel string) {
 }
 
 // mappable reports whether rel can be named in a map. A path that breaks the rule for map
-// texts (memory.CheckLine: over MaxPathBytes, or holding a line break or another control
+// texts (rules.CheckLine: over MaxPathBytes, or holding a line break or another control
 // character, which a file name may hold) is left out of the map, counts included, as if it
 // were not there: the banner shows paths inside its own lines.
 func mappable(rel string) bool {
-	return rel != "" && memory.CheckLine("path", rel, MaxPathBytes) == nil
+	return rel != "" && rules.CheckLine("path", rel, MaxPathBytes) == nil
 }
 
 // has reports whether the shallow file rel was listed.

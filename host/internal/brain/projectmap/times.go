@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 // MaxClockSkew is how far ahead of the reader's clock a map's generated_at may be. The
@@ -13,12 +15,12 @@ import (
 const MaxClockSkew = 5 * time.Minute
 
 // CheckClock refuses a map generated more than MaxClockSkew after now, the reader's clock.
-// The error is a *FieldError. Only generated_at is held to the clock: it alone decides
+// The error is a *rules.FieldError. Only generated_at is held to the clock: it alone decides
 // staleness. Commit times are whatever their committers' clocks said (git records them as
 // given), the summary shows them as dates, and they decide nothing.
 func (m Map) CheckClock(now time.Time) error {
 	if m.GeneratedAt.Sub(now) > MaxClockSkew {
-		return fieldErr("generated_at", "%s is more than %s ahead of this host's clock (the clock-skew allowance)",
+		return rules.Errf("generated_at", "%s is more than %s ahead of this host's clock (the clock-skew allowance)",
 			m.GeneratedAt.UTC().Format(time.RFC3339), fmtDuration(MaxClockSkew))
 	}
 	return nil
@@ -81,7 +83,7 @@ func checkTimes(data []byte) error {
 		}
 		var t time.Time
 		if json.Unmarshal(r.value, &t) != nil {
-			return fieldErr(r.field, "must be an RFC 3339 time such as 2026-03-10T12:00:00Z")
+			return rules.Errf(r.field, "must be an RFC 3339 time such as 2026-03-10T12:00:00Z")
 		}
 	}
 	return nil

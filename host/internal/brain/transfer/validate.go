@@ -3,11 +3,12 @@ package transfer
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"math"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
 
@@ -135,15 +136,15 @@ func (c *checker) text(field, s string, required bool) error {
 	if !required && s == "" {
 		return nil
 	}
-	return memory.CheckText(field, s, c.opts.MaxTextBytes)
+	return rules.CheckText(field, s, c.opts.MaxTextBytes)
 }
 
 // label holds a short name (agent, session, source, actor) to the write path's rules.
-func label(field, s string) error { return memory.CheckLine(field, s, memory.MaxProvenanceBytes) }
+func label(field, s string) error { return rules.CheckLine(field, s, rules.MaxProvenanceBytes) }
 
 // reason holds an archive reason to the write path's rules.
 func reason(s string) error {
-	return memory.CheckLine("archived_reason", s, memory.MaxReasonBytes)
+	return rules.CheckLine("archived_reason", s, rules.MaxReasonBytes)
 }
 
 func unit(field string, v float64) error {

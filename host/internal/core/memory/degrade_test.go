@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -59,15 +61,15 @@ func TestSearchDegradesToLexicalWhenTheEmbedderIsDown(t *testing.T) {
 	require.Nil(t, res.Hits[0].Cosine)
 
 	_, err = svc.Store(ctx, alice, memory.StoreRequest{Text: "The deploy bot needs the DEPLOY_ENV variable."})
-	require.ErrorIs(t, err, memory.ErrUnavailable, "writes are refused with a retry hint, never half-stored")
+	require.ErrorIs(t, err, rules.ErrUnavailable, "writes are refused with a retry hint, never half-stored")
 	page, err := svc.List(ctx, alice, memory.ListRequest{})
 	require.NoError(t, err)
 	require.Len(t, page.Memories, 1, "nothing was stored")
 
 	emb.set(fmt.Errorf("embedder Embed: %w: text too long", embedder.ErrInvalidInput))
 	_, err = svc.Store(ctx, alice, memory.StoreRequest{Text: "Some text the plugin refuses."})
-	require.ErrorIs(t, err, memory.ErrRejected, "a permanent refusal is not retryable")
-	require.NotErrorIs(t, err, memory.ErrUnavailable)
+	require.ErrorIs(t, err, rules.ErrRejected, "a permanent refusal is not retryable")
+	require.NotErrorIs(t, err, rules.ErrUnavailable)
 
 	emb.set(nil)
 	res, err = svc.Search(ctx, alice, memory.SearchRequest{Query: "release branches"})

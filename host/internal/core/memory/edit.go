@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/shortid"
@@ -31,9 +33,9 @@ type EditResult struct {
 type duplicateError struct{ other uuid.UUID }
 
 func (e duplicateError) Error() string {
-	return fmt.Sprintf("memory %s already says this: %s", shortid.Of(e.other), store.ErrConflict)
+	return fmt.Sprintf("memory %s already says this: %s", shortid.Of(e.other), rules.ErrConflict)
 }
-func (e duplicateError) Unwrap() error { return store.ErrConflict }
+func (e duplicateError) Unwrap() error { return rules.ErrConflict }
 
 // SafeMessage names the memory that holds the text, for surfaces that show it.
 func (e duplicateError) SafeMessage() string {
@@ -43,12 +45,12 @@ func (e duplicateError) SafeMessage() string {
 // Edit corrects a live fact: its text (validated, redacted and embedded as a write's is; no
 // fold: the memory keeps its id, merged_from and uses), its kind or its importance. History
 // records an update with the text before and after. A text another live memory of the scope
-// holds is refused (ErrConflict, naming it); goal, plan and journal entries have their own
+// holds is refused (rules.ErrConflict, naming it); goal, plan and journal entries have their own
 // paths; an archived memory is restored first. Bad input changes nothing.
 func (s *Service) Edit(ctx context.Context, a Access, id uuid.UUID, req EditRequest) (EditResult, error) {
 	s.called()
 	if req.Text == nil && req.Kind == nil && req.Importance == nil {
-		return EditResult{}, fieldErr("body", "names nothing to change: give text, kind or importance")
+		return EditResult{}, rules.Errf("body", "names nothing to change: give text, kind or importance")
 	}
 	var text string
 	if req.Text != nil {
@@ -62,7 +64,7 @@ func (s *Service) Edit(ctx context.Context, a Access, id uuid.UUID, req EditRequ
 	if req.Kind != nil {
 		k, err := store.ParseKind(*req.Kind)
 		if err != nil {
-			return EditResult{}, fieldErr("kind", "%s", strings.TrimPrefix(err.Error(), "kind: "))
+			return EditResult{}, rules.Errf("kind", "%s", strings.TrimPrefix(err.Error(), "kind: "))
 		}
 		kind = k
 	}
@@ -79,11 +81,11 @@ func (s *Service) Edit(ctx context.Context, a Access, id uuid.UUID, req EditRequ
 	}
 	switch {
 	case store.IsDocument(m.Kind):
-		return EditResult{}, fieldErr("id", "memory %s is the project's %s: set it with `memhost project %s set`", shortid.Of(id), m.Kind, m.Kind)
+		return EditResult{}, rules.Errf("id", "memory %s is the project's %s: set it with `memhost project %s set`", shortid.Of(id), m.Kind, m.Kind)
 	case m.Kind == store.KindJournal:
-		return EditResult{}, fieldErr("id", "memory %s is a journal entry, the record of a session: it is not edited", shortid.Of(id))
+		return EditResult{}, rules.Errf("id", "memory %s is a journal entry, the record of a session: it is not edited", shortid.Of(id))
 	case m.Archived():
-		return EditResult{}, fieldErr("id", "memory %s is archived: restore it first (`memhost memory restore %s`)", shortid.Of(id), shortid.Of(id))
+		return EditResult{}, rules.Errf("id", "memory %s is archived: restore it first (`memhost memory restore %s`)", shortid.Of(id), shortid.Of(id))
 	}
 	p := store.EditParams{ID: id, Kind: m.Kind, Importance: m.Importance, Before: m.Text, After: m.Text, Actor: a.Actor}
 	var changed []string

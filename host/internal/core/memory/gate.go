@@ -1,6 +1,10 @@
 package memory
 
-import "context"
+import (
+	"context"
+
+	"github.com/memhost/memhost/host/internal/core/rules"
+)
 
 // Gatekeeper judges, before a write is stored, whether its text is durable project knowledge
 // (issue 18's optional gatekeeper). Veto returns why the text is not worth keeping, or "" to
@@ -31,7 +35,7 @@ func (s *Service) vetoReason(why string) string {
 	if why == "" {
 		return ""
 	}
-	if clean, err := s.ModelLine("vetoed", why, MaxReasonBytes); err == nil && clean != "" {
+	if clean, err := s.ModelLine("vetoed", why, rules.MaxReasonBytes); err == nil && clean != "" {
 		return clean
 	}
 	return "not stored: the gatekeeper judged it not durable"

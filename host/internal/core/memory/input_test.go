@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -85,13 +87,13 @@ func TestEveryFreeTextFieldIsValidated(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := b.svc.Store(ctx, alice, tc.req)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe, tc.name)
 		require.Equal(t, tc.field, fe.Field, tc.name)
 		require.Contains(t, fe.Error(), tc.want, tc.name)
 	}
 	_, err := b.svc.Search(ctx, alice, memory.SearchRequest{Query: "\u200b\ufeff"})
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, "query", fe.Field)
 

@@ -20,7 +20,7 @@ func (s *Service) CheckMemoryText(field, text string) error { return s.validateT
 func (s *Service) Redact(text *string) int { return s.redactField(text) }
 
 // EmbedDocument embeds text with the active embedder, as Store does: errors wrap
-// ErrUnavailable (retry) or ErrRejected (the embedder refused the text for good).
+// rules.ErrUnavailable (retry) or rules.ErrRejected (the embedder refused the text for good).
 func (s *Service) EmbedDocument(ctx context.Context, text string) (store.Vector, error) {
 	e, info, err := s.active(ctx)
 	if err != nil {

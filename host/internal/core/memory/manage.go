@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -15,11 +17,11 @@ func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) erro
 		return err
 	}
 	if !a.writable(m) {
-		return fmt.Errorf("%w: memory %s is global; changing it needs an admin token not bound to a project", ErrForbidden, id)
+		return fmt.Errorf("%w: memory %s is global; changing it needs an admin token not bound to a project", rules.ErrForbidden, id)
 	}
 	if store.IsDocument(m.Kind) && !a.Admin {
 		// Agents change a goal or plan only through a proposal a human decides.
-		return fmt.Errorf("%w: memory %s is the project's %s; propose a change with project_%s_set, or use a token with the admin scope", ErrForbidden, id, m.Kind, m.Kind)
+		return fmt.Errorf("%w: memory %s is the project's %s; propose a change with project_%s_set, or use a token with the admin scope", rules.ErrForbidden, id, m.Kind, m.Kind)
 	}
 	return nil
 }
@@ -27,7 +29,7 @@ func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) erro
 // Archive soft-deletes a memory. It stays restorable (and in history) until purge. The
 // reason is held to the rules of every free-text field and redacted like memory text.
 func (s *Service) Archive(ctx context.Context, a Access, id uuid.UUID, reason string) (View, error) {
-	if err := CheckLine("reason", reason, MaxReasonBytes); err != nil {
+	if err := rules.CheckLine("reason", reason, rules.MaxReasonBytes); err != nil {
 		return View{}, err
 	}
 	s.redactField(&reason)

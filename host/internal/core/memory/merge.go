@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -11,7 +13,7 @@ import (
 )
 
 // MergeRequest is one merge the consolidation job decided: Survivor absorbs Absorbed. Texts
-// are the members' texts as the job read them (a member changed since is store.ErrConflict).
+// are the members' texts as the job read them (a member changed since is rules.ErrConflict).
 // Text, when not "", is the survivor's new canonical statement (an absorbed member's text),
 // held to the rules of memory text and redacted like any write.
 type MergeRequest struct {
@@ -81,7 +83,7 @@ func (s *Service) Unmerge(ctx context.Context, a Access, id uuid.UUID) (View, er
 		return View{}, err
 	}
 	if len(undo.Absorbed) == 0 && undo.PriorText == "" {
-		return View{}, fieldErr("id", "memory %s has nothing merged into it to restore", id)
+		return View{}, rules.Errf("id", "memory %s has nothing merged into it to restore", id)
 	}
 	p := store.UnmergeParams{Survivor: id, Expect: sv.Text, Restore: undo.Absorbed, Actor: a.Actor}
 	if undo.PriorText != "" {
@@ -118,7 +120,7 @@ func (s *Service) Unsupersede(ctx context.Context, a Access, id uuid.UUID) (View
 		return View{}, err
 	}
 	if !changed {
-		return View{}, fieldErr("id", "memory %s is not superseded", id)
+		return View{}, rules.Errf("id", "memory %s is not superseded", id)
 	}
 	s.index.Apply(changeOf(m))
 	return ViewOf(m), nil

@@ -3,6 +3,8 @@ package memory
 import (
 	"strings"
 	"unicode"
+
+	"github.com/memhost/memhost/host/internal/core/rules"
 )
 
 // This file is the one way a model's words become memhost text. A worker's answer (a session
@@ -16,14 +18,14 @@ import (
 // taken out first; what is left must then pass as an agent's text would.
 
 // ModelText is text, a model's multi-line answer for field, held to the rules of memory text
-// (CheckText) within limit bytes (0: memory.max_text_bytes) and redacted. The
-// error is a *FieldError naming field.
+// (rules.CheckText) within limit bytes (0: memory.max_text_bytes) and redacted. The
+// error is a *rules.FieldError naming field.
 func (s *Service) ModelText(field, text string, limit int) (string, error) {
 	if limit <= 0 {
 		limit = s.cfg.MaxTextBytes
 	}
 	text = strings.Map(textRune, strings.ReplaceAll(strings.ToValidUTF8(text, "\uFFFD"), "\r\n", "\n"))
-	if err := CheckText(field, text, limit); err != nil {
+	if err := rules.CheckText(field, text, limit); err != nil {
 		return "", err
 	}
 	s.redactField(&text)
@@ -31,13 +33,13 @@ func (s *Service) ModelText(field, text string, limit int) (string, error) {
 }
 
 // ModelLine is text, a model's one-line answer for field (a reason, a piece of evidence), as
-// one line held to the rules of the short fields (CheckLine) within limit bytes and redacted:
+// one line held to the rules of the short fields (rules.CheckLine) within limit bytes and redacted:
 // line breaks and other white space become single spaces, invisible format characters go. An
-// empty answer stays "" (the caller says what it means); the error is a *FieldError naming
+// empty answer stays "" (the caller says what it means); the error is a *rules.FieldError naming
 // field.
 func (s *Service) ModelLine(field, text string, limit int) (string, error) {
 	text = strings.Join(strings.FieldsFunc(strings.Map(lineRune, strings.ToValidUTF8(text, "\uFFFD")), unicode.IsSpace), " ")
-	if err := CheckLine(field, text, limit); err != nil {
+	if err := rules.CheckLine(field, text, limit); err != nil {
 		return "", err
 	}
 	s.redactField(&text)
@@ -50,19 +52,19 @@ func textRune(r rune) rune {
 	switch {
 	case r == '\n' || r == '\t':
 		return r
-	case unicode.IsControl(r) || isBidi(r):
+	case unicode.IsControl(r) || rules.IsBidi(r):
 		return -1
 	}
 	return r
 }
 
 // lineRune keeps a rune of one-line model text: control characters and line or paragraph
-// separators become spaces (FieldsFunc then joins the words), other Hidden runes go.
+// separators become spaces (FieldsFunc then joins the words), other rules.Hidden runes go.
 func lineRune(r rune) rune {
 	switch {
 	case unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp):
 		return ' '
-	case Hidden(r):
+	case rules.Hidden(r):
 		return -1
 	}
 	return r

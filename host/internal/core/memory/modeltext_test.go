@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/memhost/memhost/host/internal/core/rules"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/stretchr/testify/require"
 )
 
 // TestModelTextHoldsAWorkersWordsToTheWriteRules: a model's answer leaves ModelText and
@@ -38,7 +38,7 @@ func TestModelTextHoldsAWorkersWordsToTheWriteRules(t *testing.T) {
 		{"summary", strings.Repeat("x", 65), "is 65 bytes; the limit is 64 bytes"},
 	} {
 		_, err := b.svc.ModelText(tc.field, tc.text, 64)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe)
 		require.Equal(t, tc.field, fe.Field)
 		require.Contains(t, fe.Error(), tc.want)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -77,10 +79,10 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 		k = s.cfg.DefaultK
 	}
 	if k < 1 || k > s.cfg.MaxK {
-		return SearchResult{}, fieldErr("top_k", "%d is out of range 1..%d", req.TopK, s.cfg.MaxK)
+		return SearchResult{}, rules.Errf("top_k", "%d is out of range 1..%d", req.TopK, s.cfg.MaxK)
 	}
 	if !(req.MinScore >= 0 && req.MinScore <= 1) {
-		return SearchResult{}, fieldErr("min_score", "%v is out of range 0..1", req.MinScore)
+		return SearchResult{}, rules.Errf("min_score", "%v is out of range 0..1", req.MinScore)
 	}
 	kinds, err := parseKinds(req.Kinds)
 	if err != nil {
@@ -112,7 +114,7 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	vec, err := s.queryVector(ctx, req.Query)
 	lex := <-lexDone
 	switch {
-	case errors.Is(err, ErrUnavailable):
+	case errors.Is(err, rules.ErrUnavailable):
 		out.Degraded = DegradedLexicalOnly
 		s.metrics.degradedSearch()
 	case err != nil:
@@ -243,7 +245,7 @@ func parseKinds(names []string) ([]store.Kind, error) {
 	var kinds []store.Kind
 	for _, n := range names {
 		if strings.TrimSpace(n) == "" {
-			return nil, fieldErr("kinds", "must not contain an empty kind")
+			return nil, rules.Errf("kinds", "must not contain an empty kind")
 		}
 		if store.Kind(strings.ToLower(strings.TrimSpace(n))) == store.KindJournal {
 			kinds = append(kinds, store.KindJournal)
@@ -255,7 +257,7 @@ func parseKinds(names []string) ([]store.Kind, error) {
 			if !store.IsLayer(store.Kind(strings.ToLower(strings.TrimSpace(n)))) {
 				msg += ", " + string(store.KindJournal)
 			}
-			return nil, fieldErr("kinds", "%s", msg)
+			return nil, rules.Errf("kinds", "%s", msg)
 		}
 		kinds = append(kinds, k)
 	}
@@ -304,7 +306,7 @@ func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memor
 		return m, err
 	}
 	if !a.visible(m) {
-		return store.Memory{}, fmt.Errorf("memory %s in project %q: %w", id, a.Project, ErrNotFound)
+		return store.Memory{}, fmt.Errorf("memory %s in project %q: %w", id, a.Project, rules.ErrNotFound)
 	}
 	return m, nil
 }
@@ -313,7 +315,7 @@ func (s *Service) load(ctx context.Context, a Access, id uuid.UUID) (store.Memor
 // (its texts erased, a purge row last) to those who could see the memory.
 func (s *Service) History(ctx context.Context, a Access, id uuid.UUID) ([]store.HistoryEntry, error) {
 	_, err := s.load(ctx, a, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, rules.ErrNotFound) {
 		ref, purged, perr := s.store.PurgedScope(ctx, id)
 		if perr != nil {
 			return nil, perr
@@ -354,7 +356,7 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 		limit = 50
 	}
 	if limit < 1 || limit > 500 {
-		return ListPage{}, fieldErr("limit", "%d is out of range 1..500", req.Limit)
+		return ListPage{}, rules.Errf("limit", "%d is out of range 1..500", req.Limit)
 	}
 	kinds, err := parseKinds(req.Kinds)
 	if err != nil {
@@ -371,7 +373,7 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 	if req.Cursor != "" {
 		c, ok := store.ParseCursor(req.Cursor)
 		if !ok {
-			return ListPage{}, fieldErr("cursor", "is not a cursor returned by a previous page")
+			return ListPage{}, rules.Errf("cursor", "is not a cursor returned by a previous page")
 		}
 		q.Before = &c
 	}

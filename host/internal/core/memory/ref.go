@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/shortid"
@@ -19,7 +21,7 @@ import (
 func (s *Service) Lookup(ctx context.Context, a Access, ref string) (uuid.UUID, error) {
 	r, err := shortid.Parse("memory", ref)
 	if err != nil {
-		return uuid.Nil, fieldErr("id", "%s", err.Error())
+		return uuid.Nil, rules.Errf("id", "%s", err.Error())
 	}
 	if r.Whole() {
 		return r.ID, nil
@@ -40,11 +42,11 @@ func (s *Service) Lookup(ctx context.Context, a Access, ref string) (uuid.UUID, 
 	}
 	switch len(ids) {
 	case 0:
-		return uuid.Nil, fmt.Errorf("memory %s in project %q: %w", strings.TrimSpace(ref), a.Project, ErrNotFound)
+		return uuid.Nil, fmt.Errorf("memory %s in project %q: %w", strings.TrimSpace(ref), a.Project, rules.ErrNotFound)
 	case 1:
 		return ids[0], nil
 	}
-	return uuid.Nil, fieldErr("id", "%q matches more than one memory; pass more digits or the whole id", strings.TrimSpace(ref))
+	return uuid.Nil, rules.Errf("id", "%q matches more than one memory; pass more digits or the whole id", strings.TrimSpace(ref))
 }
 
 // prefixRange is the id interval [lo, hi) of every UUID starting with the hex digits; hi is nil

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -193,7 +195,7 @@ type Access struct {
 
 func (a Access) check() error {
 	if a.Project == "" {
-		return fieldErr("project", "is required (pass project or cwd, or use a project-bound token)")
+		return rules.Errf("project", "is required (pass project or cwd, or use a project-bound token)")
 	}
 	return nil
 }
@@ -233,7 +235,7 @@ func (s *Service) active(ctx context.Context) (embedder.Embedder, embedder.Info,
 		if ctx.Err() != nil {
 			return nil, info, fmt.Errorf("active embedder: %w", err)
 		}
-		return nil, info, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, info, fmt.Errorf("%w: %w", rules.ErrUnavailable, err)
 	}
 	if _, ok := s.indexed.Load(info.Name); !ok {
 		if err := s.store.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
@@ -255,12 +257,12 @@ func (s *Service) embed(ctx context.Context, e embedder.Embedder, info embedder.
 		case ctx.Err() != nil:
 			return store.Vector{}, fmt.Errorf("embed with %s: %w", info.Name, err)
 		case errors.Is(err, embedder.ErrInvalidInput):
-			return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrRejected, info.Name, err)
+			return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", rules.ErrRejected, info.Name, err)
 		}
-		return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", ErrUnavailable, info.Name, err)
+		return store.Vector{}, fmt.Errorf("%w: embed with %s: %w", rules.ErrUnavailable, info.Name, err)
 	}
 	if len(vecs) != 1 {
-		return store.Vector{}, fmt.Errorf("%w: embedder %s returned %d vectors for 1 text", ErrUnavailable, info.Name, len(vecs))
+		return store.Vector{}, fmt.Errorf("%w: embedder %s returned %d vectors for 1 text", rules.ErrUnavailable, info.Name, len(vecs))
 	}
 	return store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[0]}, nil
 }

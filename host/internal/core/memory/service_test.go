@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -96,13 +98,13 @@ func TestStoreRejectsBadInputAndStoresNothing(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := b.svc.Store(ctx, tc.a, tc.req)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		require.ErrorAs(t, err, &fe, tc.name)
 		require.Equal(t, tc.field, fe.Field, tc.name)
 		require.Contains(t, fe.Error(), tc.want, tc.name)
 	}
 	_, err := b.svc.Store(ctx, alice, memory.StoreRequest{Text: "house style: tabs", Scope: "global"})
-	require.ErrorIs(t, err, memory.ErrForbidden)
+	require.ErrorIs(t, err, rules.ErrForbidden)
 	counts, err := b.store.Counts(ctx)
 	require.NoError(t, err)
 	require.Zero(t, counts.Live+counts.Archived, "bad input changes nothing")
@@ -169,11 +171,11 @@ func TestSearchRanksAndIsolatesProjects(t *testing.T) {
 	require.Empty(t, hits)
 
 	_, err = b.svc.Get(ctx, bob, ids[1])
-	require.ErrorIs(t, err, memory.ErrNotFound, "another project's id is not found")
+	require.ErrorIs(t, err, rules.ErrNotFound, "another project's id is not found")
 	_, err = b.svc.Archive(ctx, bob, ids[1], "")
-	require.ErrorIs(t, err, memory.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 	_, err = b.svc.Search(ctx, alice, memory.SearchRequest{Query: "x", TopK: 1000})
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, "top_k", fe.Field)
 }
@@ -232,7 +234,7 @@ func TestListPages(t *testing.T) {
 	require.Len(t, all, 5)
 	require.Equal(t, "five: delta wing", all[0].Text, "newest first")
 	_, err := b.svc.List(ctx, alice, memory.ListRequest{Cursor: "garbage"})
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, "cursor", fe.Field)
 }
@@ -275,7 +277,7 @@ func (c cancelledUnderCall) Embed(context.Context, embedder.Purpose, []string) (
 }
 
 // TestEmbedderFailureIsUnavailableUnlessTheCallerCancelled: only the caller's own cancellation
-// is reported as such; anything else the embedder ends with is ErrUnavailable (503, retry).
+// is reported as such; anything else the embedder ends with is rules.ErrUnavailable (503, retry).
 func TestEmbedderFailureIsUnavailableUnlessTheCallerCancelled(t *testing.T) {
 	t.Parallel()
 	pool, _ := testdb.Migrated(t)
@@ -284,13 +286,13 @@ func TestEmbedderFailureIsUnavailableUnlessTheCallerCancelled(t *testing.T) {
 	runHitRecorder(t, svc)
 
 	_, err := svc.Store(context.Background(), alice, memory.StoreRequest{Text: "Deploys go through ArgoCD."})
-	require.ErrorIs(t, err, memory.ErrUnavailable)
+	require.ErrorIs(t, err, rules.ErrUnavailable)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = svc.Store(ctx, alice, memory.StoreRequest{Text: "Deploys go through ArgoCD."})
 	require.Error(t, err)
-	require.NotErrorIs(t, err, memory.ErrUnavailable)
+	require.NotErrorIs(t, err, rules.ErrUnavailable)
 }
 
 // runHitRecorder runs the service's hit recorder for the test, as the host's lifecycle does.

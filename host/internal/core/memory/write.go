@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 )
 
@@ -69,7 +71,7 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 	folds, why := <-candidates, <-vetoed
 	if why != "" {
 		s.metrics.write("vetoed", start)
-		return StoreResult{Redactions: redactions, Vetoed: PrintableLine(why)}, nil
+		return StoreResult{Redactions: redactions, Vetoed: rules.PrintableLine(why)}, nil
 	}
 	if err != nil {
 		s.metrics.write("unavailable", start)

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/core/redact"
 )
 
@@ -79,12 +80,12 @@ func Resolve(dir string) (Identity, error) {
 
 // derivedKey makes a key derived from a path or remote URL pass ValidateKey's character
 // rules, so a directory always has a usable key: control and format characters (what
-// memory.Hidden names) and invalid UTF-8 become '_', and a key over
+// rules.Hidden names) and invalid UTF-8 become '_', and a key over
 // MaxKeyBytes (a 3 KB remote URL) keeps its first bytes plus a hash of the whole, which stays
 // unique and stable across machines.
 func derivedKey(key string) string {
 	key = strings.Map(func(r rune) rune {
-		if memory.Hidden(r) {
+		if rules.Hidden(r) {
 			return '_'
 		}
 		return r
@@ -301,7 +302,7 @@ func isSCPLike(s string) bool {
 
 // ValidateKey checks a project key supplied by a client. A key is shown to users (in tables,
 // banners and token listings) and stored on every memory row and history entry it scopes, so
-// it is held to the rules of a one-line field (memory.CheckLine: valid UTF-8, no control or
+// it is held to the rules of a one-line field (rules.CheckLine: valid UTF-8, no control or
 // format characters, something visible), at most MaxKeyBytes, and it must carry no
 // credentials.
 func ValidateKey(key string) error {
@@ -311,7 +312,7 @@ func ValidateKey(key string) error {
 	case len(key) > MaxKeyBytes:
 		return fmt.Errorf("project: %d bytes exceeds the limit of %d bytes", len(key), MaxKeyBytes)
 	}
-	if err := memory.CheckLine("project", key, MaxKeyBytes); err != nil {
+	if err := rules.CheckLine("project", key, MaxKeyBytes); err != nil {
 		return err
 	}
 	return checkCredentials(key)

@@ -2,18 +2,14 @@ package store
 
 import (
 	"context"
-	"errors"
 	"iter"
 
 	"github.com/google/uuid"
 )
 
-// Errors a Store returns; callers match them with errors.Is.
-var (
-	ErrNotFound = errors.New("memory not found")
-	// ErrConflict means the change would create a second live memory with the same text.
-	ErrConflict = errors.New("conflicts with a live memory")
-)
+// A Store answers rules.ErrNotFound for a memory that is not there (or not in the caller's
+// scope), and rules.ErrConflict for a change that would create a second live memory with the
+// same text; callers match them with errors.Is.
 
 // Store is the durable memory store.
 type Store interface {
@@ -116,11 +112,11 @@ type ScopeTx interface {
 	// locked scope. A pending w.Vector stores no vector: it follows (PutVectors).
 	Insert(ctx context.Context, w Write) (Memory, error)
 	// Fold updates a live row of the locked scope as p says, records the fold in history, and
-	// commits. A row that is not live in the locked scope is ErrNotFound, and nothing changes.
+	// commits. A row that is not live in the locked scope is rules.ErrNotFound, and nothing changes.
 	Fold(ctx context.Context, p FoldParams) (Memory, error)
 	// Edit updates a live fact of the locked scope as p says, records an update in history, and
-	// commits. A row that is not a live fact of the locked scope is ErrNotFound; a text another
-	// live memory of the scope holds is ErrConflict; either way nothing changes.
+	// commits. A row that is not a live fact of the locked scope is rules.ErrNotFound; a text another
+	// live memory of the scope holds is rules.ErrConflict; either way nothing changes.
 	Edit(ctx context.Context, p EditParams) (Memory, error)
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -148,7 +150,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	// At boot, not on the first request: rebuilding an index built with other parameters takes
 	// seconds per 100K vectors, and no request should wait for it.
 	start = time.Now()
-	if err := c.Service.Prepare(ctx); err != nil && !errors.Is(err, memory.ErrUnavailable) {
+	if err := c.Service.Prepare(ctx); err != nil && !errors.Is(err, rules.ErrUnavailable) {
 		return c, err
 	} else if err != nil {
 		// The dense embedder the stored vectors need has not started: the host serves

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/embedders"
 )
@@ -35,7 +36,7 @@ type ReloadResult struct {
 // which are stopped once they have. The per-token rate limits (auth.*) change at once too.
 //
 // A reload is all or nothing: everything new is started and checked before anything is
-// swapped, and a reload is refused, with the reason as a *memory.FieldError, when the new
+// swapped, and a reload is refused, with the reason as a *rules.FieldError, when the new
 // configuration has problems, when a plugin it asks for cannot start (a configured
 // [embedders.NAME] whose binary is missing or fails plugins.checksums, a running plugin whose
 // binary no longer passes discovery, a launch that fails), or when its embedder choice is one
@@ -45,14 +46,14 @@ type ReloadResult struct {
 // effect at the next restart. `memhost reload`, POST /api/v1/admin/reload and SIGHUP call it.
 func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 	if c.LoadConfig == nil {
-		return ReloadResult{}, &memory.FieldError{Field: "config", Message: "this host was not started by `memhost serve` and cannot reload its configuration"}
+		return ReloadResult{}, &rules.FieldError{Field: "config", Message: "this host was not started by `memhost serve` and cannot reload its configuration"}
 	}
 	c.reloadMu.Lock()
 	defer c.reloadMu.Unlock()
 	refuse := func(format string, args ...any) (ReloadResult, error) {
 		msg := fmt.Sprintf(format, args...)
 		c.Log.Warn("reload refused; the running configuration stays", "reason", msg)
-		return ReloadResult{}, &memory.FieldError{Field: "config", Message: "reload refused, the running configuration stays: " + msg}
+		return ReloadResult{}, &rules.FieldError{Field: "config", Message: "reload refused, the running configuration stays: " + msg}
 	}
 	cfg, err := c.LoadConfig(ctx)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -98,7 +100,7 @@ func TestConflictsSupersedesAndFilesTheRest(t *testing.T) {
 	require.Nil(t, e.memory(t, npm).SupersededBy, "an undone supersession is never found again")
 	require.Zero(t, undone.Result.Changed)
 	_, err = e.svc.Unsupersede(ctx, proj, npm)
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, err, &fe, "not superseded")
 
 	open, err := e.store.Conflicts(ctx, store.ConflictQuery{ScopeKey: proj.Project, Statuses: []store.ConflictStatus{store.ConflictOpen}, Limit: 10})

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
@@ -158,9 +160,9 @@ func (j Consolidate) apply(ctx context.Context, r Run, sv pgstore.ConsolidationF
 			req.Texts[m.ID] = m.Text
 		}
 		_, err := j.Memory.Merge(ctx, req)
-		var fe *memory.FieldError
+		var fe *rules.FieldError
 		switch {
-		case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, rules.ErrConflict), errors.Is(err, rules.ErrNotFound):
 			return nil
 		case errors.As(err, &fe):
 			res.Items = appendItem(res.Items, Item{ID: sv.ID.String(), Action: "reject", Reason: fe.Error()})

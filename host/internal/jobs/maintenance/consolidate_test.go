@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -141,7 +143,7 @@ func TestConsolidateMergesIdenticalFactsWithoutAModel(t *testing.T) {
 	require.False(t, e.memory(t, older).Archived(), "unmerge restores what was absorbed")
 	require.Equal(t, []store.Event{store.EventAdd, store.EventArchive, store.EventRestore}, events(t, e, older))
 	_, err = e.svc.Unmerge(ctx, proj, pinned)
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, err, &fe, "nothing left to unmerge")
 }
 

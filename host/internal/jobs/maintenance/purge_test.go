@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -60,7 +62,7 @@ func TestPurgeLeavesATombstoneAndOtherHostsDropTheRow(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1), rep.Result.Changed)
 	_, err = e.store.Get(ctx, old.ID)
-	require.ErrorIs(t, err, store.ErrNotFound)
+	require.ErrorIs(t, err, rules.ErrNotFound)
 	for _, id := range []uuid.UUID{pinned.ID, live.ID} {
 		_, err = e.store.Get(ctx, id)
 		require.NoError(t, err, "pinned and live memories stay")
@@ -78,7 +80,7 @@ func TestPurgeLeavesATombstoneAndOtherHostsDropTheRow(t *testing.T) {
 		require.Nil(t, h.AfterText)
 	}
 	_, err = e.svc.History(ctx, memory.Access{Project: "github.com/acme/other", Actor: "eve"}, old.ID)
-	require.ErrorIs(t, err, memory.ErrNotFound, "another project's caller learns nothing")
+	require.ErrorIs(t, err, rules.ErrNotFound, "another project's caller learns nothing")
 
 	_, err = follower.CatchUp(ctx)
 	require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"golang.org/x/time/rate"
 
@@ -57,7 +59,7 @@ func (*Reembed) Name() string { return ReembedName }
 // embeds nothing and reports the rows it would embed.
 func (j *Reembed) Run(ctx context.Context, r Run) (Result, error) {
 	if until, waiting := j.backingOff(r.Now); waiting {
-		return Result{Partial: true}, fmt.Errorf("%w: embedder failing, next try after %s (%s)", memory.ErrUnavailable, until.Format(time.RFC3339), j.lastError())
+		return Result{Partial: true}, fmt.Errorf("%w: embedder failing, next try after %s (%s)", rules.ErrUnavailable, until.Format(time.RFC3339), j.lastError())
 	}
 	e, info, err := j.Embedders.Active(ctx)
 	if err != nil {
@@ -221,10 +223,10 @@ func (j *Reembed) failed(now time.Time, err error) error {
 	}
 	j.retryAt = now.Add(wait)
 	j.lastErr = err.Error()
-	if errors.Is(err, memory.ErrUnavailable) {
+	if errors.Is(err, rules.ErrUnavailable) {
 		return fmt.Errorf("embedder failing, next try after %s: %w", wait, err)
 	}
-	return fmt.Errorf("%w: embedder failing, next try after %s: %w", memory.ErrUnavailable, wait, err)
+	return fmt.Errorf("%w: embedder failing, next try after %s: %w", rules.ErrUnavailable, wait, err)
 }
 
 // succeeded ends a backoff.

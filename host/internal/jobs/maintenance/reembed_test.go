@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/core/lexical"
@@ -198,7 +200,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 	m := e.reembedOn(t, "host-a", clock, job, Budget{})
 
 	_, err := m.RunNow(ctx, ReembedName, RunOptions{})
-	require.ErrorIs(t, err, memory.ErrUnavailable)
+	require.ErrorIs(t, err, rules.ErrUnavailable)
 	require.ErrorContains(t, err, "next try after 1m0s")
 	require.Equal(t, int64(1), d.calls.Load())
 	p, err := job.Progress(ctx, clock.Now())
@@ -212,7 +214,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 
 	clock.Advance(30 * time.Second)
 	_, err = m.RunNow(ctx, ReembedName, RunOptions{})
-	require.ErrorIs(t, err, memory.ErrUnavailable)
+	require.ErrorIs(t, err, rules.ErrUnavailable)
 	require.Equal(t, int64(1), d.calls.Load(), "backing off: the embedder is not called")
 
 	for _, want := range []string{"2m0s", "3m0s", "3m0s"} { // doubles, up to the maximum
@@ -307,5 +309,5 @@ func TestReembedKeepsToItsRate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(30), rep.Run.Changed)
 	require.GreaterOrEqual(t, time.Since(start), 180*time.Millisecond)
-	require.False(t, errors.Is(err, memory.ErrUnavailable))
+	require.False(t, errors.Is(err, rules.ErrUnavailable))
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/memhost/memhost/host/internal/brain"
@@ -128,7 +130,7 @@ func (j Summarize) Run(ctx context.Context, r Run) (Result, error) {
 // failing leaves the session queued (Partial) or, past MaxAttempts, journalled without summary.
 func (j Summarize) session(ctx context.Context, r Run, t pgstore.SessionTranscript, res *Result) error {
 	entry, err := j.Store.Get(ctx, t.JournalID)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, rules.ErrNotFound) {
 		// The entry was purged meanwhile: its transcript goes with it.
 		return j.Store.DropTranscript(ctx, t.JournalID)
 	}
@@ -341,7 +343,7 @@ func oneLine(s string) string {
 }
 
 func ignoreNotFound(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, rules.ErrNotFound) {
 		return nil
 	}
 	return err

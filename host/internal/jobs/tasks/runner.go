@@ -12,12 +12,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/workers"
 	"github.com/memhost/memhost/sdk/worker"
@@ -144,10 +145,10 @@ func (r *Runner) Chain(kind worker.TaskKind) []string {
 // applies again). It is held to the config's rule for chains.
 func (r *Runner) SetChain(kind string, names []string) error {
 	if !slices.Contains(config.TaskKinds, kind) {
-		return &memory.FieldError{Field: "task", Message: fmt.Sprintf("%q is not a task kind (valid: %s)", kind, strings.Join(config.TaskKinds, ", "))}
+		return &rules.FieldError{Field: "task", Message: fmt.Sprintf("%q is not a task kind (valid: %s)", kind, strings.Join(config.TaskKinds, ", "))}
 	}
 	if msg := config.ChainProblem(r.defined, names); msg != "" {
-		return &memory.FieldError{Field: "workers", Message: msg}
+		return &rules.FieldError{Field: "workers", Message: msg}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

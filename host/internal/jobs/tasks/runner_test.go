@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
@@ -176,7 +177,7 @@ func TestChainsChangeAtRuntime(t *testing.T) {
 	require.Equal(t, "local", call.Worker)
 	require.Len(t, calls(t, pool), 1, "the old chain's first worker was not called")
 
-	var fe *memory.FieldError
+	var fe *rules.FieldError
 	require.ErrorAs(t, r.SetChain("merge", []string{"local", "nope"}), &fe)
 	require.Equal(t, "workers", fe.Field)
 	require.Contains(t, fe.Message, `names "nope", which is not a defined worker (defined: gone, local)`)

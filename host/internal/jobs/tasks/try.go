@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -59,12 +60,12 @@ type TryResult struct {
 func (r *Runner) Try(ctx context.Context, kind, name string) (TryResult, error) {
 	s, ok := samples[worker.TaskKind(kind)]
 	if !ok {
-		return TryResult{}, &memory.FieldError{Field: "task", Message: fmt.Sprintf("%q is not a task kind (valid: %s)", kind, strings.Join(config.TaskKinds, ", "))}
+		return TryResult{}, &rules.FieldError{Field: "task", Message: fmt.Sprintf("%q is not a task kind (valid: %s)", kind, strings.Join(config.TaskKinds, ", "))}
 	}
 	chain, probe := r.Chain(worker.TaskKind(kind)), false
 	if name != "" {
 		if !slices.Contains(r.Workers(), name) {
-			return TryResult{}, &memory.FieldError{Field: "worker", Message: fmt.Sprintf("%q is not a worker (workers: %s)", name, strings.Join(r.Workers(), ", "))}
+			return TryResult{}, &rules.FieldError{Field: "worker", Message: fmt.Sprintf("%q is not a worker (workers: %s)", name, strings.Join(r.Workers(), ", "))}
 		}
 		chain, probe = []string{name}, true
 	}

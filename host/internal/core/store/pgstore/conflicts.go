@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -20,7 +22,7 @@ func scanConflict(row pgx.Row) (store.Conflict, error) {
 	err := row.Scan(&c.ID, &c.ScopeKey, &c.MemoryA, &c.MemoryB, &c.TextA, &c.TextB, &c.Evidence, &c.Severity, &status,
 		&c.CreatedAt, &c.DecidedAt, &c.DecidedBy, &c.Archived)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return c, store.ErrNotFound
+		return c, rules.ErrNotFound
 	}
 	c.Status = store.ConflictStatus(status)
 	return c, err
@@ -59,7 +61,7 @@ func (s *Store) ConflictPairs(ctx context.Context, key string) (map[string]bool,
 	return out, nil
 }
 
-// Conflict returns one of a project's conflicts; another project's id is store.ErrNotFound.
+// Conflict returns one of a project's conflicts; another project's id is rules.ErrNotFound.
 func (s *Store) Conflict(ctx context.Context, key string, id uuid.UUID) (store.Conflict, error) {
 	c, err := scanConflict(s.pool.QueryRow(ctx, `SELECT `+conflictColumns+` FROM memory_conflicts WHERE id = $1 AND scope_key = $2`, id, key))
 	if err != nil {

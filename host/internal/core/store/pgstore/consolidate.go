@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -75,7 +77,7 @@ func (s *Store) ConsolidationFacts(ctx context.Context, project, embedder string
 // them whole until purge), gives the survivor their highest importance and confidence and
 // the replacement text, and records a merge row on the survivor, all in one transaction under
 // the scope's lock. A member that is no longer live in the survivor's scope, changed since it
-// was read, or an absorbed one that is pinned, fails with store.ErrConflict and changes
+// was read, or an absorbed one that is pinned, fails with rules.ErrConflict and changes
 // nothing. It returns the survivor and the absorbed rows as they are after.
 func (s *Store) Merge(ctx context.Context, p store.MergeParams) (survivor store.Memory, absorbed []store.Memory, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -137,7 +139,7 @@ func (s *Store) Merge(ctx context.Context, p store.MergeParams) (survivor store.
 		}
 		if survivor, err = scanMemory(tx.QueryRow(ctx, `UPDATE memories SET `+set+` WHERE id = $1 RETURNING `+memoryColumns, args...)); err != nil {
 			if isUniqueViolation(err) {
-				return fmt.Errorf("%w: another live memory has the merged text", store.ErrConflict)
+				return fmt.Errorf("%w: another live memory has the merged text", rules.ErrConflict)
 			}
 			return fmt.Errorf("update survivor: %w", err)
 		}
@@ -159,15 +161,15 @@ func (s *Store) Merge(ctx context.Context, p store.MergeParams) (survivor store.
 func mergeMember(sv, m store.Memory, p store.MergeParams, absorbed bool) error {
 	switch {
 	case m.Archived():
-		return fmt.Errorf("%w: %s is archived", store.ErrConflict, m.ID)
+		return fmt.Errorf("%w: %s is archived", rules.ErrConflict, m.ID)
 	case m.Scope != sv.Scope || m.ScopeKey != sv.ScopeKey:
-		return fmt.Errorf("%w: %s is in another scope", store.ErrConflict, m.ID)
+		return fmt.Errorf("%w: %s is in another scope", rules.ErrConflict, m.ID)
 	case store.IsLayer(m.Kind):
-		return fmt.Errorf("%w: %s is not a fact", store.ErrConflict, m.ID)
+		return fmt.Errorf("%w: %s is not a fact", rules.ErrConflict, m.ID)
 	case absorbed && (m.Pinned || m.ID == sv.ID):
-		return fmt.Errorf("%w: %s is pinned or the survivor", store.ErrConflict, m.ID)
+		return fmt.Errorf("%w: %s is pinned or the survivor", rules.ErrConflict, m.ID)
 	case p.Texts[m.ID] != m.Text:
-		return fmt.Errorf("%w: %s changed since it was read", store.ErrConflict, m.ID)
+		return fmt.Errorf("%w: %s changed since it was read", rules.ErrConflict, m.ID)
 	}
 	return nil
 }
@@ -247,7 +249,7 @@ func (s *Store) Unmerge(ctx context.Context, p store.UnmergeParams) (survivor st
 		// The survivor's text first: the text it gives back may be one an absorbed memory held.
 		if _, err := tx.Exec(ctx, `UPDATE memories SET `+set+` WHERE id = $1`, args...); err != nil {
 			if isUniqueViolation(err) {
-				return fmt.Errorf("%w: another live memory has the survivor's prior text", store.ErrConflict)
+				return fmt.Errorf("%w: another live memory has the survivor's prior text", rules.ErrConflict)
 			}
 			return fmt.Errorf("update survivor: %w", err)
 		}

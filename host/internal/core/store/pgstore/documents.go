@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -35,7 +37,7 @@ func scanDocument(row pgx.Row) (store.Memory, error) {
 	return m, err
 }
 
-// Document returns a project's live goal or plan, or store.ErrNotFound.
+// Document returns a project's live goal or plan, or rules.ErrNotFound.
 func (s *Store) Document(ctx context.Context, key string, kind store.Kind) (store.Memory, error) {
 	if !store.IsDocument(kind) {
 		return store.Memory{}, fmt.Errorf("document: %q is not goal or plan", kind)
@@ -81,7 +83,7 @@ func liveDocument(ctx context.Context, tx pgx.Tx, key string, kind store.Kind) (
 	m, err := scanDocument(tx.QueryRow(ctx, `SELECT `+documentColumns+` FROM memories
 		WHERE scope = 'project' AND scope_key = $1 AND kind = $2 AND archived_at IS NULL AND `+documentKinds+` FOR UPDATE`, key, string(kind)))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, rules.ErrNotFound):
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("read live %s: %w", kind, err)
@@ -172,7 +174,7 @@ func insertDocument(ctx context.Context, tx pgx.Tx, w store.DocumentWrite, detai
 	queuePutVector(&b, m.ID, m.Text, w.Vector)
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 		if isUniqueViolation(err) {
-			return m, fmt.Errorf("insert %s: %w: the project already has a live %s", w.Kind, store.ErrConflict, w.Kind)
+			return m, fmt.Errorf("insert %s: %w: the project already has a live %s", w.Kind, rules.ErrConflict, w.Kind)
 		}
 		return m, fmt.Errorf("insert %s: %w", w.Kind, err)
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // dormantFact is the dormancy rule, one copy for the scan and the re-check under the row
@@ -90,7 +90,7 @@ func (s *Store) RestoreDormant(ctx context.Context, key, actor string) ([]uuid.U
 	var restored []uuid.UUID
 	for _, id := range ids {
 		_, changed, err := s.setArchived(ctx, id, false, "", actor, `memories.archived_reason = @reason`, pgx.NamedArgs{"reason": reasonDormant})
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, rules.ErrConflict) {
 			continue
 		}
 		if err != nil {

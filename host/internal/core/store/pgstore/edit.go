@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -51,10 +53,10 @@ func (t *scopeTx) Edit(ctx context.Context, p store.EditParams) (store.Memory, e
 		queuePutVector(b, p.ID, p.Text, p.Vector)
 	}
 	switch err := t.send(ctx, b, true); {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, rules.ErrNotFound):
 		return m, fmt.Errorf("edit %s: not a live fact of the locked scope: %w", p.ID, err)
 	case isUniqueViolation(err):
-		return m, fmt.Errorf("edit %s: %w: another live memory has the text", p.ID, store.ErrConflict)
+		return m, fmt.Errorf("edit %s: %w: another live memory has the text", p.ID, rules.ErrConflict)
 	case err != nil:
 		return m, fmt.Errorf("edit %s: %w", p.ID, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -73,10 +75,10 @@ func (s *Store) Health(ctx context.Context, key string, since time.Time) (store.
 	return h, nil
 }
 
-// notFound maps pgx's no-rows error to store.ErrNotFound.
+// notFound maps pgx's no-rows error to rules.ErrNotFound.
 func notFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.ErrNotFound
+		return rules.ErrNotFound
 	}
 	return err
 }

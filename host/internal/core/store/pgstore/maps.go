@@ -20,7 +20,7 @@ func (s *Store) PutMap(ctx context.Context, m store.ProjectMap) (store.ProjectMa
 	return m, nil
 }
 
-// ProjectMap returns a project's map, or store.ErrNotFound.
+// ProjectMap returns a project's map, or rules.ErrNotFound.
 func (s *Store) ProjectMap(ctx context.Context, key string) (store.ProjectMap, error) {
 	m := store.ProjectMap{ScopeKey: key}
 	err := s.pool.QueryRow(ctx, `SELECT map, summary, fingerprint, generated_at, updated_at FROM project_maps WHERE scope_key = $1`, key).

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -133,7 +135,7 @@ func scanMemory(row pgx.Row, extra ...any) (store.Memory, error) {
 	err := row.Scan(append(dest, extra...)...)
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return m, store.ErrNotFound
+			return m, rules.ErrNotFound
 		}
 		return m, err
 	}

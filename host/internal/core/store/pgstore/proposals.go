@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -31,7 +33,7 @@ func scanProposal(row pgx.Row) (store.Proposal, error) {
 	err := row.Scan(&p.ID, &p.ScopeKey, &layer, &p.BaseSeq, &p.BaseVersion, &p.Text, &p.Reason, &p.Agent, &p.Session, &p.Actor,
 		&status, &decidedBy, &p.DecidedAt, &p.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return p, store.ErrNotFound
+		return p, rules.ErrNotFound
 	}
 	p.Layer, p.Status = store.Kind(layer), store.ProposalStatus(status)
 	if decidedBy != nil {
@@ -62,7 +64,7 @@ func (s *Store) CreateProposal(ctx context.Context, p store.Proposal) (store.Pro
 	return p, nil
 }
 
-// Proposal returns one of a project's proposals; another project's id is store.ErrNotFound.
+// Proposal returns one of a project's proposals; another project's id is rules.ErrNotFound.
 func (s *Store) Proposal(ctx context.Context, key string, id uuid.UUID) (store.Proposal, error) {
 	p, err := scanProposal(s.pool.QueryRow(ctx, proposalSelect(shownStatus)+` WHERE p.id = $1 AND p.scope_key = $2`, id, key))
 	if err != nil {

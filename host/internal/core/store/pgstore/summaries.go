@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -59,7 +61,7 @@ func (s *Store) TranscriptFailed(ctx context.Context, journalID uuid.UUID, reaso
 	err := s.pool.QueryRow(ctx, `UPDATE session_transcripts SET attempts = attempts + 1, last_error = $2
 		WHERE journal_id = $1 RETURNING attempts`, journalID, reason).Scan(&n)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, store.ErrNotFound
+		return 0, rules.ErrNotFound
 	}
 	if err != nil {
 		return 0, fmt.Errorf("record the failed summary: %w", err)
@@ -82,7 +84,7 @@ func (s *Store) SummarizeJournal(ctx context.Context, journalID uuid.UUID, text 
 			return err
 		}
 		if m.Kind != store.KindJournal || m.ArchivedAt != nil {
-			return store.ErrNotFound
+			return rules.ErrNotFound
 		}
 		if err := checkVector(v); err != nil {
 			return err
@@ -103,7 +105,7 @@ func (s *Store) SummarizeJournal(ctx context.Context, journalID uuid.UUID, text 
 		queuePutVector(b, journalID, text, v)
 		return tx.SendBatch(ctx, b).Close()
 	})
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, rules.ErrNotFound) {
 		// Nothing to summarise into: the transcript goes anyway.
 		return out, errors.Join(err, s.DropTranscript(context.WithoutCancel(ctx), journalID))
 	}

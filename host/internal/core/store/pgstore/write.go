@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -170,7 +172,7 @@ func (t *scopeTx) Lookup(ctx context.Context, text string, v store.Vector, candi
 		switch {
 		case err == nil:
 			c.Exact = &m
-		case !errors.Is(err, store.ErrNotFound):
+		case !errors.Is(err, rules.ErrNotFound):
 			return fmt.Errorf("look up exact duplicate: %w", err)
 		}
 		return nil
@@ -268,7 +270,7 @@ func (t *scopeTx) Insert(ctx context.Context, w store.Write) (store.Memory, erro
 	}
 	if err := t.send(ctx, b, true); err != nil {
 		if isUniqueViolation(err) {
-			return *m, fmt.Errorf("insert memory: %w: the same text is live", store.ErrConflict)
+			return *m, fmt.Errorf("insert memory: %w: the same text is live", rules.ErrConflict)
 		}
 		return *m, fmt.Errorf("insert memory: %w", err)
 	}
@@ -319,7 +321,7 @@ func (s *Store) InsertWith(ctx context.Context, w store.Write, then func(tx pgx.
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			if isUniqueViolation(err) {
-				return fmt.Errorf("%w: the same text is live", store.ErrConflict)
+				return fmt.Errorf("%w: the same text is live", rules.ErrConflict)
 			}
 			return err
 		}
@@ -381,7 +383,7 @@ func (t *scopeTx) Fold(ctx context.Context, p store.FoldParams) (store.Memory, e
 		queuePutVector(b, p.ID, r.Text, r.Vector)
 	}
 	if err := t.send(ctx, b, true); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, rules.ErrNotFound) {
 			return m, fmt.Errorf("fold into %s: not a live memory of the locked scope: %w", p.ID, err)
 		}
 		return m, fmt.Errorf("fold into %s: %w", p.ID, err)
@@ -444,7 +446,7 @@ func (s *Store) setArchived(ctx context.Context, id uuid.UUID, archived bool, re
 		} else {
 			_, err = tx.Exec(ctx, `UPDATE memories SET archived_at = NULL, archived_reason = NULL, updated_at = $2, seq = next_change_seq() WHERE id = $1`, id, now)
 			if isUniqueViolation(err) {
-				return fmt.Errorf("restore %s: %w: another live memory has the same text", id, store.ErrConflict)
+				return fmt.Errorf("restore %s: %w: another live memory has the same text", id, rules.ErrConflict)
 			}
 		}
 		if err != nil {
@@ -493,7 +495,7 @@ func lockRow(ctx context.Context, tx pgx.Tx, id uuid.UUID) (store.Memory, error)
 	var scope, key string
 	if err := tx.QueryRow(ctx, `SELECT scope, scope_key FROM memories WHERE id = $1`, id).Scan(&scope, &key); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.Memory{}, store.ErrNotFound
+			return store.Memory{}, rules.ErrNotFound
 		}
 		return store.Memory{}, err
 	}

@@ -3,6 +3,8 @@ package pgstore_test
 import (
 	"github.com/google/uuid"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"context"
 	"net"
 	"sync"
@@ -161,7 +163,7 @@ func TestFailedWritesReturnTheirConnectionClean(t *testing.T) {
 		_, err = tx.Insert(ctx, storetest.NewWrite("p", "staging db is pg-stage-2", storetest.Vec(2, 0)))
 		return err
 	})
-	require.ErrorIs(t, err, store.ErrConflict)
+	require.ErrorIs(t, err, rules.ErrConflict)
 	require.NoError(t, b.write(ctx, storetest.NewWrite("p", "after a conflict", storetest.Vec(3, 0)), false))
 
 	// A context cancelled between the lookup and the insert leaves an open transaction.

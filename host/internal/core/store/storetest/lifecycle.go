@@ -3,6 +3,8 @@ package storetest
 import (
 	"testing"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -42,7 +44,7 @@ func exerciseLifecycle(t *testing.T, k *kit) {
 		// old one would then duplicate it, which is refused.
 		dup := k.insert(t, s, NewWrite("p", "staging db is pg-stage-2", Vec(9, 0)))
 		_, err = s.SetArchived(ctx, id, false, "", "alice")
-		require.ErrorIs(t, err, store.ErrConflict)
+		require.ErrorIs(t, err, rules.ErrConflict)
 		_, err = s.SetArchived(ctx, dup.ID, true, "dup", "alice")
 		require.NoError(t, err)
 		restored, err := s.SetArchived(ctx, id, false, "", "alice")
@@ -69,6 +71,6 @@ func exerciseLifecycle(t *testing.T, k *kit) {
 		require.NoError(t, err)
 		require.Len(t, h, 3)
 		_, err = s.SetPinned(ctx, uuid.Must(uuid.NewV7()), true, "bob")
-		require.ErrorIs(t, err, store.ErrNotFound)
+		require.ErrorIs(t, err, rules.ErrNotFound)
 	})
 }

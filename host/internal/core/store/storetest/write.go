@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/core/rules"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -115,7 +117,7 @@ func exerciseWrites(t *testing.T, k *kit) {
 				_, err := tx.Fold(ctx, store.FoldParams{ID: id, Kind: store.KindFact, DedupedCount: 1, Before: "x", After: "x"})
 				return err
 			})
-			require.ErrorIs(t, err, store.ErrNotFound, "a fold reaches only live rows of the locked scope")
+			require.ErrorIs(t, err, rules.ErrNotFound, "a fold reaches only live rows of the locked scope")
 			h, err := s.History(ctx, id)
 			require.NoError(t, err)
 			require.NotContains(t, events(h), store.EventFold)
@@ -147,9 +149,9 @@ func exerciseWrites(t *testing.T, k *kit) {
 			_, err := tx.Insert(ctx, dup)
 			return err
 		})
-		require.ErrorIs(t, err, store.ErrConflict)
+		require.ErrorIs(t, err, rules.ErrConflict)
 		_, err = s.Get(ctx, dup.ID)
-		require.ErrorIs(t, err, store.ErrNotFound)
+		require.ErrorIs(t, err, rules.ErrNotFound)
 		h, err := s.History(ctx, dup.ID)
 		require.NoError(t, err)
 		require.Empty(t, h, "the add entry went back with the row")

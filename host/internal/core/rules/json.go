@@ -1,4 +1,4 @@
-package memory
+package rules
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func CheckJSON(data []byte) error {
 		if data[i] != '"' {
 			if data[i] >= utf8.RuneSelf {
 				if r, size := utf8.DecodeRune(data[i:]); r == utf8.RuneError && size == 1 {
-					return fieldErr("body", "must be valid UTF-8 (byte 0x%02x at offset %d of the JSON is not)", data[i], i)
+					return Errf("body", "must be valid UTF-8 (byte 0x%02x at offset %d of the JSON is not)", data[i], i)
 				}
 			}
 			continue
@@ -31,9 +31,9 @@ func CheckJSON(data []byte) error {
 		isKey := followedByColon(data, end+1)
 		if problem != "" {
 			if isKey {
-				return fieldErr("body", "has an object key that %s", problem)
+				return Errf("body", "has an object key that %s", problem)
 			}
-			return fieldErr(field, "%s", problem)
+			return Errf(field, "%s", problem)
 		}
 		if isKey {
 			field = "body"

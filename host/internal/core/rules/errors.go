@@ -1,11 +1,9 @@
-package memory
+package rules
 
 import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // FieldError is bad input: it names the field and the rule broken, and nothing was changed.
@@ -16,7 +14,8 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
-func fieldErr(field, format string, args ...any) error {
+// Errf is a *FieldError naming field, its message formatted as fmt.Sprintf does.
+func Errf(field, format string, args ...any) error {
 	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -33,11 +32,11 @@ func (e *LimitError) Error() string { return e.Message }
 // Errors the service returns; surfaces map them to status codes.
 var (
 	// ErrNotFound also covers memories of another project: their existence is not revealed.
-	ErrNotFound = store.ErrNotFound
+	ErrNotFound = errors.New("memory not found")
 	// ErrForbidden is a valid caller asking for something its grant does not cover.
 	ErrForbidden = errors.New("forbidden")
 	// ErrConflict is a change that would duplicate a live memory.
-	ErrConflict = store.ErrConflict
+	ErrConflict = errors.New("conflicts with a live memory")
 	// ErrUnavailable means the embedder cannot serve right now; retry later. Writes are not
 	// downgraded to another embedder.
 	ErrUnavailable = errors.New("embedder unavailable")
