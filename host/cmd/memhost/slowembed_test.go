@@ -15,7 +15,7 @@ import (
 )
 
 // slowModel is how long the fake runtime takes per call in these tests: far more than any
-// write may wait (memory.embed_wait, 25 ms by default), as a local CPU model on a busy laptop.
+// write may wait (memory.embed_wait, 10 ms by default), as a local CPU model on a busy laptop.
 const slowModel = 1500 * time.Millisecond
 
 // openSlow is a host whose dense embedder is the fake runtime at url, probed for health
