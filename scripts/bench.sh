@@ -3,7 +3,7 @@
 # ./.memhost/bench-pg (database memhost_bench, separate from the dev and test clusters so a run
 # never touches their data), and runs host/cmd/memhost-bench, which rewrites docs/benchmarks.md.
 #
-#   BENCH_SIZES=10000 scripts/bench.sh     # sizes to measure (default 10000,100000)
+#   BENCH_SIZES=10000 scripts/bench.sh     # sizes to measure (default 1000,10000,100000)
 #   BENCH_SHARED=200000 scripts/bench.sh   # memories in the shared-database round, timed through
 #                                          # MCP against a real host (default 100000; 0 skips it)
 #   BENCH_DENSE=768 scripts/bench.sh       # widths of the dense rounds: the shared round again
@@ -28,7 +28,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 GO=${GO:-go}
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
-sizes=${BENCH_SIZES:-10000,100000}
+sizes=${BENCH_SIZES:-1000,10000,100000}
 plugin=$root/bin/plugins/memhost-embedder-bm25
 
 scripts/ensure-postgres.sh

@@ -198,6 +198,7 @@ func Render(r Report) string {
 	for _, s := range r.Scales {
 		renderScale(&b, s, r.Embedder.Dimensions, note)
 	}
+	renderFlatness(&b, r.Scales, note)
 	if r.Shared != nil {
 		renderShared(&b, *r.Shared, fmt.Sprintf("Shared database: %d memories in %d projects, timed at the MCP client", r.Shared.Layout.Total, len(r.Shared.Layout.Sizes)), true, note)
 	}
@@ -334,4 +335,33 @@ func renderOnlyShared(r Report) string {
 		}
 	}
 	return b.String()
+}
+
+// targetFlat bounds memory_store p50 in the largest project against the smallest (issue 29:
+// within 1.3x from 1K to 100K memories; a fold lookup through an index does not grow with n).
+const targetFlat = 1.3
+
+// renderFlatness compares memory_store in the smallest and the largest project of the size
+// rounds.
+func renderFlatness(b *strings.Builder, scales []Scale, note func(string, ...any)) {
+	if len(scales) < 2 {
+		return
+	}
+	lo, hi := scales[0], scales[0]
+	for _, s := range scales {
+		if s.N < lo.N {
+			lo = s
+		}
+		if s.N > hi.N {
+			hi = s
+		}
+	}
+	r := ratio(hi.Store.P50, lo.Store.P50)
+	fmt.Fprintf(b, "\n## memory_store from %d to %d memories in one project\n\n", lo.N, hi.N)
+	fmt.Fprintf(b, "| metric | target | measured | |\n| --- | --- | --- | --- |\n")
+	fmt.Fprintf(b, "| memory_store p50 at %d / at %d (in the service, the rounds above) | <= %.1fx | %s / %s = %.2fx | %s |\n",
+		hi.N, lo.N, targetFlat, ms(hi.Store.P50), ms(lo.Store.P50), r, verdict(r <= targetFlat))
+	if r > targetFlat {
+		note("memory_store at %d memories is %.2fx its p50 at %d (target <= %.1fx): the rows above split it into new facts and paraphrases; the lexical fold candidates read longer posting lists and the project's graph and btrees are deeper in a larger project.", hi.N, r, lo.N, targetFlat)
+	}
 }

@@ -49,7 +49,7 @@ type SharedClass struct {
 	MinRows       int
 	MaxRows       int
 	Store         Latency // memory_store at the client
-	StoreAsync    Latency // the same on a host connected with synchronous_commit=off
+	StoreFlushed  Latency // the same on a host whose writes wait for their WAL flush (memory.flush_writes)
 	Search        Latency // memory_search top 10 at the client
 	StoreServer   ServerTime
 	SearchServer  ServerTime
@@ -165,21 +165,20 @@ func measureSharedThen(ctx context.Context, cfg Config, emb embedder.Embedder, i
 	}
 	res.LoadAvg[1] = loadAvg()
 
-	// The same calls on a host whose commits do not wait for the WAL flush: a write it has
-	// acknowledged survives a kill of the host (Postgres holds it), not a crash of Postgres or
-	// the machine within the flush interval. Operators choose this in the database URL.
-	if host, err = startHost(ctx, cfg.HostPath, dbURL+"&synchronous_commit=off", filepath.Dir(cfg.PluginPath), dir); err != nil {
+	// The same calls on a host whose every write waits for its WAL flush, as an operator who
+	// wants acknowledged writes on disk configures it: what that durability costs.
+	if host, err = startHostWith(ctx, cfg.HostPath, dbURL, filepath.Dir(cfg.PluginPath), dir, "[memory]\nflush_writes = true\n"); err != nil {
 		return res, err
 	}
-	async, asyncAll, err := measureClasses(ctx, host, token, pool, st, emb, info, projects, cfg.SharedOps, r, p)
+	flushed, flushedAll, err := measureClasses(ctx, host, token, pool, st, emb, info, projects, cfg.SharedOps, r, p)
 	host.stop()
 	if err != nil {
-		return res, fmt.Errorf("synchronous_commit=off: %w", err)
+		return res, fmt.Errorf("flush_writes: %w", err)
 	}
 	for i := range res.Classes {
-		res.Classes[i].StoreAsync = async[i].Store
+		res.Classes[i].StoreFlushed = flushed[i].Store
 	}
-	res.All.StoreAsync = asyncAll.Store
+	res.All.StoreFlushed = flushedAll.Store
 
 	for _, pr := range []*sharedProject{largest(projects, classLarge), largest(projects, classGraph), largest(projects, classExact)} {
 		if pr == nil {

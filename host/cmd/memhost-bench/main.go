@@ -30,7 +30,7 @@ func run() error {
 	var calibrate bool
 	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
 	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
-	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project); empty for none")
+	flag.StringVar(&sizes, "sizes", "1000,10000,100000", "comma-separated corpus sizes (memories in one project); empty for none")
 	flag.StringVar(&cfg.PairsPath, "pairs", "../plugins/embed-bm25/bm25/testdata/pairs.jsonl", "labelled fold pairs (JSON Lines)")
 	flag.StringVar(&cfg.QualityPath, "quality", "internal/bench/testdata/quality.json", "retrieval quality set")
 	flag.IntVar(&cfg.Distractors, "distractors", 5000, "synthetic memories next to the quality set")
