@@ -155,7 +155,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	res.LoadAvg[0] = loadAvg()
 	p.logf("peers: timing %d stores and %d searches on each of %d servers", cfg.PeerOps, cfg.PeerOps, len(sides))
 	// Each write goes to memhost over one of its two surfaces (in turn: one host holds one
-	// copy) and to the peer, in an order that alternates, so neither always runs second.
+	// copy) and to the peer, in an order that alternates (inTurn), so neither always runs second.
 	for i, f := range fresh {
 		restatement := r.IntN(7) == 0
 		if restatement {
@@ -163,11 +163,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 			f.Text = f.Paraphrase
 			res.Paraphrase++
 		}
-		order := []*peerSide{sides[i%2], peer}
-		if i%4 >= 2 {
-			order[0], order[1] = order[1], order[0]
-		}
-		for _, s := range order {
+		for _, s := range inTurn(i, sides[i%2], peer) {
 			t := time.Now()
 			folded, err := s.store(ctx, f)
 			s.stores = append(s.stores, time.Since(t))
@@ -188,11 +184,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	all := append(append([]Fact(nil), preload...), fresh...)
 	for i := range cfg.PeerOps {
 		f := all[r.IntN(len(all))]
-		order := []*peerSide{sides[i%2], peer}
-		if i%4 >= 2 {
-			order[0], order[1] = order[1], order[0]
-		}
-		for _, s := range order {
+		for _, s := range inTurn(i, sides[i%2], peer) {
 			t := time.Now()
 			hit, err := s.search(ctx, f)
 			s.queries = append(s.queries, time.Since(t))
@@ -221,6 +213,14 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	p.logf("peers: store p50 %s vs %s (%.2fx), p99 %s vs %s; search p50 %s vs %s (%.2fx)", m.Store.P50, pe.Store.P50,
 		ratio(m.Store.P50, pe.Store.P50), m.Store.P99, pe.Store.P99, m.Search.P50, pe.Search.P50, ratio(m.Search.P50, pe.Search.P50))
 	return res, nil
+}
+
+// inTurn is the order of call i's two sides: each goes first in half the calls.
+func inTurn(i int, memhost, peer *peerSide) []*peerSide {
+	if i%4 >= 2 {
+		return []*peerSide{peer, memhost}
+	}
+	return []*peerSide{memhost, peer}
 }
 
 // memhostSide calls memhost's tools on session.

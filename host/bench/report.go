@@ -22,6 +22,8 @@ host/bench); edit the generator, not this file.
     BENCH_DENSE=768 make bench     # widths of the dense rounds (default 768,1024; empty skips them)
     make bench-1m              # the shared round alone at 1M memories, at the default settings and
                                # with Postgres sized to hold it: docs/benchmarks-1m.md
+    make bench-peers           # the side-by-side rounds alone (the SQLite peer; a real CPU model)
+    BENCH_PEERS=0 make bench   # without them (they need node and npm)
 
 ` + "`scripts/bench.sh`" + ` starts a private cluster under ./.memhost/bench-pg (database
 memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh schema.
@@ -46,9 +48,11 @@ installed and nothing else (no root):
 
 ## What is measured
 
+- **Side by side with @ai-devkit/memory** and **a slow CPU model on the write path**: their
+  sections say how they run.
 - **Plugin round trip**: 2000 sequential Embed calls of one short text through the real
   BM25 plugin process (go-plugin, gRPC over a unix socket, AutoMTLS), after 100 warm-up calls.
-- **Per size N**, one project holding N synthetic memories (templates x vocabulary of
+- **Per size N** (1K, 10K, 100K), one project holding N synthetic memories (templates x vocabulary of
   services, tools, paths, identifiers, ports, commands, errors; fixed seed):
   - *bulk import*: embed in batches through the plugin, then ` + "`store.Import`" + ` in batches of
     2000 (COPY into a staging table + one INSERT ... SELECT). The project has no graph yet,

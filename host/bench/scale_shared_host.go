@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,6 +32,7 @@ type benchHost struct {
 	done    chan error
 	logPath string
 	session *mcp.ClientSession
+	stopped sync.Once
 }
 
 // startHost writes a config for dbURL (a schema of the bench database) and a free port, runs
@@ -131,18 +133,21 @@ func (h *benchHost) call(ctx context.Context, tool string, args map[string]any, 
 	return json.Unmarshal(raw, out)
 }
 
-// stop ends the session and the host (SIGTERM, then SIGKILL after 30 s).
+// stop ends the session and the host (SIGTERM, then SIGKILL after 30 s); later calls do
+// nothing.
 func (h *benchHost) stop() {
-	if h.session != nil {
-		_ = h.session.Close()
-	}
-	_ = h.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-h.done:
-	case <-time.After(30 * time.Second):
-		_ = h.cmd.Process.Kill()
-		<-h.done
-	}
+	h.stopped.Do(func() {
+		if h.session != nil {
+			_ = h.session.Close()
+		}
+		_ = h.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-h.done:
+		case <-time.After(30 * time.Second):
+			_ = h.cmd.Process.Kill()
+			<-h.done
+		}
+	})
 }
 
 // tail is the end of the host's log, for errors.
