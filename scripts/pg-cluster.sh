@@ -4,6 +4,13 @@
 #   pg-cluster.sh start DIR   initialise (once) and start a cluster in DIR; prints its URL
 #   pg-cluster.sh stop DIR    stop it (nothing to do when it is not running)
 #   pg-cluster.sh url DIR     print the URL without starting anything
+#   pg-cluster.sh acquire DIR ID
+#                             start as start does, and lease the cluster to the process ID
+#                             (make test's pid); prints its URL
+#   pg-cluster.sh release DIR ID
+#                             end ID's lease; the last lease out stops the cluster when an
+#                             acquire started it, and leaves running one that was running
+#                             before (or that a plain start asked for meanwhile)
 #
 #   MEMHOST_PG_SHARED_BUFFERS=8GB pg-cluster.sh start DIR
 #                             size Postgres's own page cache (default 256MB); a running
@@ -17,12 +24,21 @@
 # user: in DIR when that user can reach it, else (a checkout under /root) in
 # /var/lib/memhost/pg-<checksum of DIR>, which DIR/home names. Concurrent callers (several test
 # packages starting at once) serialise on DIR.lock.
+#
+# Leases let runs that share one cluster (two make test at once, from one checkout or two)
+# stop it only when the last of them ends: each lease is DIR/leases/ID holding the start time
+# of process ID, so a lease whose process died (kill -9) or whose pid was reused counts for
+# nothing; DIR/leases/started marks a cluster an acquire started.
 set -euo pipefail
 
-cmd=${1:?usage: pg-cluster.sh start|stop|url DIR}
-dir=${2:?usage: pg-cluster.sh start|stop|url DIR}
-# Only start creates DIR: url and stop must not leave an empty cluster folder behind.
-[ "$cmd" = start ] && mkdir -p "$dir"
+usage="usage: pg-cluster.sh start|stop|url DIR, or acquire|release DIR ID"
+cmd=${1:?$usage}
+dir=${2:?$usage}
+lease_id=
+case "$cmd" in acquire | release) lease_id=${3:?$usage} ;; esac
+# Only start and acquire create DIR: url, stop and release must not leave an empty cluster
+# folder behind.
+case "$cmd" in start | acquire) mkdir -p "$dir" ;; esac
 [ -d "$dir" ] && dir=$(cd "$dir" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/pg-env.sh
@@ -45,9 +61,13 @@ url() { printf 'postgres:///%s?host=%s&user=%s&sslmode=disable\n' "$db" "$run" "
 pg_detect "$data"
 bindir=$PG_BINDIR
 
-# lock serialises starts on DIR.lock: flock where util-linux has it, else an atomic mkdir whose
-# holder's pid lets a later caller break a lock left by a killed one.
+# lock serialises starts, leases and releases on DIR.lock: flock where util-linux has it, else an
+# atomic mkdir whose holder's pid lets a later caller break a lock left by a killed one. It is
+# taken once per run of this script and held until it exits.
+locked=0
 lock() {
+  [ $locked = 1 ] && return
+  locked=1
   if command -v flock >/dev/null 2>&1; then
     exec 9>"$dir.lock"
     flock 9
@@ -65,14 +85,52 @@ lock() {
   trap 'rm -rf "$lockdir"' EXIT
 }
 
-case "$cmd" in
-url) url; exit 0 ;;
-stop)
+stop_cluster() {
   if [ -f "$data/postmaster.pid" ] && [ -n "$bindir" ]; then
     as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
   fi
+}
+
+# started_at PID prints when process PID started (empty when it is gone): a lease names its
+# process by both, so a pid the system reused does not keep a dead run's lease alive.
+started_at() {
+  if [ -r "/proc/$1/stat" ]; then
+    # Field 22 of stat, counted after the command name, which may hold spaces.
+    sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20
+  else
+    ps -o lstart= -p "$1" 2>/dev/null | tr -s ' ' || true
+  fi
+}
+
+# live_leases prints the leases whose process still runs, removing the others.
+live_leases() {
+  local f id
+  for f in "$dir"/leases/*; do
+    [ -f "$f" ] || continue
+    id=${f##*/}
+    [ "$id" = started ] && continue
+    if [ -n "$(started_at "$id")" ] && [ "$(started_at "$id")" = "$(cat "$f" 2>/dev/null)" ]; then
+      echo "$id"
+    else
+      rm -f "$f"
+    fi
+  done
+}
+
+case "$cmd" in
+url) url; exit 0 ;;
+stop) stop_cluster; exit 0 ;;
+release)
+  [ -d "$dir/leases" ] || exit 0
+  lock
+  rm -f "$dir/leases/$lease_id"
+  if [ -z "$(live_leases)" ] && [ -f "$dir/leases/started" ]; then
+    stop_cluster
+    rm -f "$dir/leases/started"
+    echo "pg-cluster.sh: stopped the test cluster in $dir (the last run using it ended)" >&2
+  fi
   exit 0 ;;
-start) ;;
+start | acquire) ;;
 *) echo "pg-cluster.sh: unknown command $cmd" >&2; exit 2 ;;
 esac
 
@@ -149,10 +207,23 @@ if as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 &&
   [ "$("$bindir/psql" -h "$run" -U "$dbuser" -d postgres -Atqc "select pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes('$shared_buffers') and current_setting('shared_preload_libraries') ~ 'pg_prewarm'")" != t ]; then
   as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null
 fi
+started=0
 if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   # fd 9 (the lock) and our stdio must not leak into the postmaster, or it would hold them forever.
   as_owner "$bindir/pg_ctl" -D "$data" -l "$home/postgres.log" -w -t 60 start </dev/null >/dev/null 2>&1 9>&- || {
     tail -20 "$home/postgres.log" >&2; exit 1; }
+  started=1
+fi
+mkdir -p "$dir/leases"
+if [ "$cmd" = acquire ]; then
+  # A cluster running before the first lease was someone else's: it is left running.
+  if [ $started = 1 ] || { [ -f "$dir/leases/started" ] && [ -z "$(live_leases)" ]; }; then
+    touch "$dir/leases/started"
+  fi
+  started_at "$lease_id" >"$dir/leases/$lease_id"
+else
+  # A plain start (make run, a developer's go test) wants the cluster to outlive any lease.
+  rm -f "$dir/leases/started"
 fi
 if [ "$("$bindir/psql" -h "$run" -U "$dbuser" -d postgres -Atqc "select 1 from pg_database where datname='$db'")" != 1 ]; then
   "$bindir/psql" -h "$run" -U "$dbuser" -d postgres -qc "create database \"$db\"" >/dev/null

@@ -10,13 +10,19 @@
 #     process group, as a terminal sends it) and memhost stop leave no process and the cluster
 #     stopped; memhost up with MEMHOST_DATABASE_URL uses that database and starts no cluster;
 #   - uninstall removes what memhost created;
+#   - the test cluster's leases: make test stops the cluster it started on success, failure
+#     and Ctrl-C, never one another run still uses or one that was running before it;
 #   - shellcheck over scripts/.
 # Everything runs in scratch folders, on its own sockets and port: nothing shared is touched.
+# The normal user gets a TMPDIR of its own in scratch (plugins make their sockets there).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 GO=${GO:-go}
 fails=0
+t0=$SECONDS
+# section NAME: says what runs next and how long the tests have run.
+section() { echo "-- $1 (at $((SECONDS - t0))s)"; }
 pass() { echo "ok   $1"; }
 fail() { echo "FAIL $1: $2" >&2; fails=$((fails + 1)); }
 check() { # check NAME WHY-IF-NOT COMMAND...
@@ -40,15 +46,17 @@ cleanup() {
 trap cleanup EXIT
 
 # The normal user: ourselves, or nobody when we are root (setpriv: util-linux, Debian's base).
-mkdir -p "$scratch/home"
+# Its TMPDIR is its own: ours (a make test run with TMPDIR=/some/root-only/folder) may be closed
+# to it, and plugins make their sockets there.
+mkdir -p "$scratch/home" "$scratch/usertmp"
 if [ "$(id -u)" = 0 ]; then
   user=nobody
   # The scratch folder is the user's, as a checkout is (clusters lock beside their folder).
-  chown nobody "$scratch" "$scratch/home"
-  user_cmd=(setpriv "--reuid=$(id -u nobody)" "--regid=$(id -g nobody)" --clear-groups env "HOME=$scratch/home")
+  chown nobody "$scratch" "$scratch/home" "$scratch/usertmp"
+  user_cmd=(setpriv "--reuid=$(id -u nobody)" "--regid=$(id -g nobody)" --clear-groups env "HOME=$scratch/home" "TMPDIR=$scratch/usertmp")
 else
   user=$(id -un)
-  user_cmd=(env "HOME=$scratch/home")
+  user_cmd=(env "HOME=$scratch/home" "TMPDIR=$scratch/usertmp")
 fi
 as_user() { "${user_cmd[@]}" "$@"; }
 # mine DIR: DIR belongs to the normal user.
@@ -81,6 +89,7 @@ for t in bash sh env sed awk head cat id dirname uname grep cut mkdir touch rm l
 done
 detect() { env -i PATH="$1" HOME="$scratch/home" "${@:2}" "$root/scripts/ensure-postgres.sh" --detect; }
 
+section "PostgreSQL detection"
 # --- detection --------------------------------------------------------------------------
 fake_pg "$scratch/pg16" 16 yes
 mkdir -p "$scratch/pathpg" && ln -s "$scratch/pg16/bin/pg_config" "$scratch/pathpg/pg_config"
@@ -141,6 +150,7 @@ expect "detect: Homebrew's keg-only postgresql@17" "PG_MAJOR=17 PG_BINDIR=$brewp
   "$(detect "$scratch/brewbin:$sandbox" MEMHOST_PG_LIBROOT="$scratch/none")"
 
 # --- a normal user's cluster with the machine's PostgreSQL -------------------------------
+section "$user's cluster"
 # shellcheck disable=SC2012 # two known paths; ls -ld is the portable way to read mode and owner
 parent_modes() { ls -ld "$scratch" "$(dirname "$scratch")" | awk '{print $1, $3}'; }
 before=$(parent_modes)
@@ -158,9 +168,10 @@ as_user "$root/scripts/pg-cluster.sh" stop "$scratch/cluster"
 check "$user's cluster: stopped" "postmaster.pid remains" test ! -f "$scratch/cluster/data/postmaster.pid"
 
 # --- make dist, unpacked into a clean folder ---------------------------------------------
-t0=$(date +%s)
+section "make dist for linux/$("$GO" env GOARCH) (builds the host and every plugin)"
+dist_t0=$SECONDS
 DIST_TARGETS=linux/$("$GO" env GOARCH) VERSION=9.8.7-test GO=$GO scripts/dist.sh "$scratch/dist" 2>/dev/null
-echo "     (make dist for one target: $(($(date +%s) - t0))s)"
+echo "     (make dist for one target: $((SECONDS - dist_t0))s)"
 sums_ok() { (cd "$scratch/dist" && sha256sum -c SHA256SUMS >/dev/null); }
 check "dist: SHA256SUMS" "SHA256SUMS does not match" sums_ok
 app=$scratch/app
@@ -178,7 +189,15 @@ for p in "embedder  bm25-v1-384" "embedder  openaicompat" "provider  claude" "pr
   expect "dist: plugins lists $p" "$p" "$plugins"
 done
 
+# A TMPDIR the user cannot write: plugins cannot make their sockets, and the table says so
+# (not go-plugin's "Unrecognized remote plugin message").
+mkdir -p "$scratch/closed"
+chmod 555 "$scratch/closed"
+plugins=$(cd "$app" && as_user env TMPDIR="$scratch/closed" MEMHOST_SERVER__LISTEN=127.0.0.1:1 bin/memhost plugins 2>&1)
+expect "an unwritable TMPDIR is named" "TMPDIR=$scratch/closed is not writable by this user" "$plugins"
+
 # --- memhost up, Ctrl-C, memhost stop, an existing database -------------------------------
+section "memhost up, Ctrl-C, memhost stop, an existing database"
 port() { awk 'BEGIN{srand(); print 20000 + int(rand() * 20000)}'; }
 wait_ready() { # wait_ready LISTEN LOG
   local i=0
@@ -238,6 +257,7 @@ fi
 as_user "$root/scripts/pg-cluster.sh" stop "$scratch/cluster"
 
 # --- uninstall ----------------------------------------------------------------------------
+section "uninstall"
 mine "$scratch/tmp"
 out=$(cd "$app" && as_user env TMPDIR="$scratch/tmp" bin/memhost uninstall 2>&1)
 expect "uninstall: lists first" "$app/.memhost" "$out"
@@ -247,7 +267,74 @@ expect "uninstall --yes: removes .memhost" "removed $app/.memhost" "$out"
 expect "uninstall: says what it leaves" "Left in place" "$out"
 check "uninstall --yes: .memhost gone" ".memhost remains" test ! -d "$app/.memhost"
 
+# --- the test cluster's leases (make test) ------------------------------------------------
+section "the test cluster's leases"
+lc=$scratch/leased
+mine "$lc"
+running() { [ -f "$lc/data/postmaster.pid" ] || { [ -f "$lc/home" ] && [ -f "$(cat "$lc/home")/data/postmaster.pid" ]; }; }
+# Two runs at once (two sleeps stand in for two make test): the first one out leaves the
+# cluster to the second, the last one out stops it.
+sleep 600 & run_a=$!
+sleep 600 & run_b=$!
+as_user "$root/scripts/pg-cluster.sh" acquire "$lc" $run_a >/dev/null
+as_user "$root/scripts/pg-cluster.sh" acquire "$lc" $run_b >/dev/null
+as_user "$root/scripts/pg-cluster.sh" release "$lc" $run_a
+check "leases: the first run out leaves the cluster to the other" "stopped under a live lease" running
+as_user "$root/scripts/pg-cluster.sh" release "$lc" $run_b 2>/dev/null
+check "leases: the last run out stops the cluster a run started" "still running" test ! -f "$lc/data/postmaster.pid"
+# A run killed with -9 holds nothing: the next run's release stops the cluster.
+as_user "$root/scripts/pg-cluster.sh" acquire "$lc" $run_a >/dev/null
+kill $run_a; wait $run_a 2>/dev/null || true
+as_user "$root/scripts/pg-cluster.sh" acquire "$lc" $run_b >/dev/null
+as_user "$root/scripts/pg-cluster.sh" release "$lc" $run_b 2>/dev/null
+check "leases: a dead run's lease counts for nothing" "still running" test ! -f "$lc/data/postmaster.pid"
+# A cluster running before the run (make run, a developer's go test) is left running.
+as_user "$root/scripts/pg-cluster.sh" start "$lc" >/dev/null
+as_user "$root/scripts/pg-cluster.sh" acquire "$lc" $run_b >/dev/null
+as_user "$root/scripts/pg-cluster.sh" release "$lc" $run_b 2>/dev/null
+check "leases: a cluster that was running before is left running" "stopped" running
+as_user "$root/scripts/pg-cluster.sh" stop "$lc"
+kill $run_b; wait $run_b 2>/dev/null || true
+
+# make test itself ends its lease on failure and on Ctrl-C: a stand-in go whose vet fails, or
+# hangs until the run is interrupted.
+mkdir -p "$scratch/fakego" "$scratch/mt-tmp"
+mine "$scratch/mt-tmp"
+cat >"$scratch/fakego/go" <<'SH'
+#!/bin/sh
+[ "$1" = vet ] || exit 0
+[ "${FAKE_VET:-}" = hang ] && exec sleep 600
+echo "vet: a finding" >&2
+exit 1
+SH
+chmod +x "$scratch/fakego/go"
+mt_cluster=$scratch/mt-tmp/memhost-test-pg-$(as_user id -u)
+mt() { as_user env -u TEST_DATABASE_URL TMPDIR="$scratch/mt-tmp" GO="$scratch/fakego/go" MEMHOST_TEST_TICK=1 "$@"; }
+out=$(mt "$root/scripts/test.sh" 2>&1) && fail "make test with a failing vet" "exit 0"
+expect "make test: says what runs, with its time" "== go vet ./... (sdk): FAILED (" "$out"
+expect "make test: a failed run stops the cluster it started" "stopped the test cluster in $mt_cluster" "$out"
+check "make test: nothing left running after a failure" "cluster running" test ! -f "$mt_cluster/data/postmaster.pid"
+( mt setsid env FAKE_VET=hang "$root/scripts/test.sh" >"$scratch/mt.log" 2>&1 ) &
+mt_job=$!
+i=0
+until grep -q "still running" "$scratch/mt.log" 2>/dev/null && grep -q "pid [0-9]" "$scratch/mt.log"; do
+  i=$((i + 1)); [ $i -gt 600 ] && break
+  sleep 0.1
+done
+expect "make test: a silent step is named again while it runs" "... go vet ./... (sdk): still running (" "$(cat "$scratch/mt.log")"
+check "make test: the cluster runs during the run" "not running" test -f "$mt_cluster/data/postmaster.pid"
+# Ctrl-C: SIGINT to the run's process group, as a terminal sends it.
+# setsid made the run a process group of its own, led by test.sh, which names its pid.
+mt_pid=$(sed -n 's/.*leased by this run, pid \([0-9]*\).*/\1/p' "$scratch/mt.log")
+if [ -n "$mt_pid" ] && kill -INT -- "-$mt_pid"; then
+  wait $mt_job || true
+else
+  fail "make test: Ctrl-C" "no pid in $(cat "$scratch/mt.log")"
+fi
+check "make test: Ctrl-C stops the cluster it started" "$(tail -3 "$scratch/mt.log")" test ! -f "$mt_cluster/data/postmaster.pid"
+
 # --- shellcheck ---------------------------------------------------------------------------
+section "shellcheck"
 if command -v shellcheck >/dev/null 2>&1; then
   if shellcheck -x scripts/*.sh .ci/run; then pass "shellcheck scripts/"; else fail "shellcheck" "findings above"; fi
 else

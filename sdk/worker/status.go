@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -45,7 +44,7 @@ func fromStatus(ctx context.Context, what string, err error) error {
 		st, _ := status.FromError(err)
 		for _, c := range codeOf {
 			if st.Code() == c.code {
-				return fmt.Errorf("%s: %w: %s", what, c.err, st.Message())
+				return rpcerr.Wrap(what, c.err, st.Message())
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func conflictsCmd() *cobra.Command {
 
 func printConflicts(out io.Writer, page brain.ConflictsPage, status string, full bool) {
 	if len(page.Conflicts) == 0 {
-		fmt.Fprintf(out, "no %s conflicts in %s\n", printable(orDefault(status, "open")), printable(page.Project))
+		fmt.Fprintf(out, "no %sconflicts in %s\n", listedStatus(status, "open"), printable(page.Project))
 		return
 	}
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
@@ -48,10 +49,10 @@ func TestConsolidateAndConflictsJobsAreServed(t *testing.T) {
 
 	out, err = run(t, append([]string{"maintenance", "run", "consolidate", "--project", cliProject}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "changed 1")
-	require.Contains(t, out, "merge "+ids[1].String()+" (merged into "+ids[0].String()+")")
+	require.Contains(t, out, "changed 1 memory")
+	require.Contains(t, out, "merge "+shortid.Of(ids[1])+" (merged into "+ids[0].String()+")")
 
 	out, err = run(t, append([]string{"maintenance", "run", "conflicts", "--project", cliProject}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "changed 0")
+	require.Contains(t, out, "changed 0 memories")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,7 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,7 +206,8 @@ func TestAutoRunsOnBM25AndUpgradesWhenTheEndpointAnswers(t *testing.T) {
 	h := mustOpenDense(t, testdb.Schema(t), endpoint(srv.URL()))
 	st = h.status(t)
 	require.Equal(t, server.TierBM25, st.Tier)
-	require.Equal(t, "BM25: the embedding endpoint [embedders.local] is configured but unreachable — using BM25 until it responds", st.Reason)
+	require.Equal(t, "BM25: the embedding endpoint [embedders.local] is configured but fails its health check — using BM25 until it passes", st.Reason)
+	require.Contains(t, st.Waiting, "cannot reach the runtime")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -233,4 +238,150 @@ func TestConfigCheckChoosesTheEmbedderAsBootDoes(t *testing.T) {
 	out, err = run(t, "config", "check", "--config", writeConfig(t, testplugins.Dense(t), two))
 	require.Error(t, err)
 	require.Contains(t, out, "embedder.active: several embedding endpoints are configured (local, other); choose one with embedder.active")
+}
+
+// TestReembedAgainstASlowModel: after a switch to a dense endpoint that answers one batch at a
+// time at 20 ms a text (a model on a CPU), `memhost reembed --wait` converges: batches are sized
+// by the model's measured speed, the endpoint's own timeout (3s) governs its calls rather than
+// plugins.call_timeout (500ms, shorter than a batch of 64 takes), and the health checks during
+// the batches neither wait behind them nor mark the plugin unhealthy.
+func TestReembedAgainstASlowModel(t *testing.T) {
+	t.Parallel()
+	dsn := testdb.Schema(t)
+	floor := mustOpenDense(t, dsn, "")
+	ctx := context.Background()
+	for i := range 100 {
+		_, err := floor.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
+		require.NoError(t, err)
+	}
+	floor.close()
+
+	srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text", LatencyPerInput: 20 * time.Millisecond, Serial: true})
+	h, err := openHost(t, dsn, fmt.Sprintf("[plugins]\ndirs = [%q]\nhealth_interval = \"1s\"\ncall_timeout = \"500ms\"\n", testplugins.Dense(t))+
+		endpoint(srv.URL())+"timeout = \"3s\"\n")
+	require.NoError(t, err)
+	require.Equal(t, "nomic-embed-text-768", h.status(t).Name)
+	healthCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = h.core.Plugins.Run(healthCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	var unhealthy atomic.Bool
+	watch, stopWatch := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for watch.Err() == nil {
+			if s, err := h.core.Status(watch, true); err == nil && s.Embedder.State != "ready" {
+				unhealthy.Store(true)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	// Bounded: against the slow model, a host whose calls are cut at plugins.call_timeout
+	// retries forever.
+	var buf bytes.Buffer
+	root := rootCmd()
+	root.SetArgs([]string{"reembed", "--wait", "--config", h.cfg, "--token", h.token})
+	root.SetOut(&buf)
+	root.SetErr(&buf)
+	runCtx, stopRun := context.WithTimeout(t.Context(), time.Minute)
+	err = root.ExecuteContext(runCtx)
+	stopRun()
+	out := buf.String()
+	stopWatch()
+	<-watched
+	require.NoError(t, err, out)
+	require.Contains(t, out, "done: every memory has a vector of nomic-embed-text-768")
+	require.NotContains(t, out, "unavailable")
+	require.False(t, unhealthy.Load(), "the embedder stayed ready through the batches")
+	largest := 0
+	for _, r := range srv.Requests() {
+		largest = max(largest, len(r.Inputs))
+	}
+	require.Greater(t, largest, 25, "batches grew past what 500ms would have allowed")
+}
+
+// TestEmbedderHealthIsProbedAfterAnOutage: a dense endpoint that stops answering (its model
+// wedged, or its server down) fails a write; meanwhile status says it does not answer (never
+// "answers" beside "degraded"); once it answers again, status is ready within a few health
+// checks, with no write to find out.
+func TestEmbedderHealthIsProbedAfterAnOutage(t *testing.T) {
+	t.Parallel()
+	for name, outage := range map[string]openaifake.Outage{"wedged": openaifake.Stalled, "down": openaifake.Refused} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text"})
+			h := mustOpenDense(t, testdb.Schema(t), endpoint(srv.URL())+"timeout = \"1s\"\n")
+			healthCtx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); _ = h.core.Plugins.Run(healthCtx) }()
+			t.Cleanup(func() { cancel(); <-done })
+			ctx := context.Background()
+			_, err := h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "We use pnpm, never npm."})
+			require.NoError(t, err)
+
+			srv.SetOutage(outage)
+			_, err = h.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys go through staging."})
+			require.ErrorIs(t, err, rules.ErrUnavailable)
+			require.Eventually(t, func() bool { return h.status(t).State != "ready" }, 10*time.Second, 50*time.Millisecond,
+				"the failed write has the endpoint's health probed")
+			st := h.status(t)
+			require.NotContains(t, st.Reason, "answers — semantic memory is on", "not beside a degraded line")
+			require.Contains(t, st.Reason, "and does not answer now")
+			require.NotEmpty(t, st.Degraded)
+
+			srv.SetOutage(openaifake.Up)
+			require.Eventually(t, func() bool { return h.status(t).State == "ready" }, 15*time.Second, 100*time.Millisecond,
+				"the health loop finds the endpoint answering again, without a write")
+			out, err := run(t, "status", "--config", h.cfg, "--token", h.token)
+			require.NoError(t, err, out)
+			require.Contains(t, out, "is configured and answers — semantic memory is on")
+			require.NotContains(t, out, "degraded")
+		})
+	}
+}
+
+// TestEmbedderStatusSaysWhyInTheOperatorsKeys: a model that silently cuts input shorter than
+// embedders.local.max_input_tokens fails its health check at boot; status says it fails its
+// health check (not that it is unreachable), and why, naming the key to change rather than the
+// plugin's variable, whole. A dense endpoint whose plugin is missing is asked to set
+// dimensions only when they are not set.
+func TestEmbedderStatusSaysWhyInTheOperatorsKeys(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text", MaxInputTokens: 40, OverLong: openaifake.OverLongCut})
+	h := mustOpenDense(t, testdb.Schema(t), endpoint(srv.URL()))
+	st := h.status(t)
+	require.Equal(t, "BM25: the embedding endpoint [embedders.local] is configured but fails its health check — using BM25 until it passes", st.Reason)
+	advice := "embedders.local.max_input_tokens=256 is more than the model reads: set embedders.local.max_input_tokens to the model's real context"
+	require.Contains(t, st.Waiting, advice)
+	out, err := run(t, "status", "--config", h.cfg, "--token", h.token)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "  waiting:   nomic-embed-text-768 is unhealthy (")
+	require.Contains(t, out, advice)
+	out, err = run(t, "plugins", "--config", h.cfg, "--token", h.token)
+	require.NoError(t, err, out)
+	require.Regexp(t, `(?m)^embedder nomic-embed-text-768: .*`+regexp.QuoteMeta(advice), out, "the whole last error below the table")
+	require.NotContains(t, out, "MEMHOST_EMBEDDER_MAX_INPUT_TOKENS")
+	h.close()
+
+	// Dense vectors stored, the endpoint's plugin not in plugins.dirs.
+	dsn := testdb.Schema(t)
+	up := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text"})
+	dense := mustOpenDense(t, dsn, endpoint(up.URL()))
+	_, err = dense.core.Service.Store(context.Background(), operator(cliProject), memory.StoreRequest{Text: "We use pnpm, never npm."})
+	require.NoError(t, err)
+	dense.close()
+	floorOnly := t.TempDir()
+	testplugins.Install(t, floorOnly, "memhost-embedder-bm25", testplugins.BM25(t))
+	plugins := fmt.Sprintf("[plugins]\ndirs = [%q]\n", floorOnly)
+	h, err = openHost(t, dsn, plugins+endpoint(up.URL()))
+	require.NoError(t, err)
+	st = h.status(t)
+	require.Contains(t, st.Degraded, "the dense embedder [embedders.local] did not start: no process: memhost-embedder-openaicompat is not in plugins.dirs")
+	require.NotContains(t, st.Degraded, "set embedders.local.dimensions", "dimensions are set")
+	h.close()
+	h, err = openHost(t, dsn, plugins+strings.Replace(endpoint(up.URL()), "dimensions = 768\n", "", 1))
+	require.NoError(t, err)
+	require.Contains(t, h.status(t).Degraded, "set embedders.local.dimensions so it starts while its runtime is down")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
@@ -44,4 +45,21 @@ func shortNames[T any](full bool, items []T, id func(T) uuid.UUID) map[uuid.UUID
 		names[x] = x.String()
 	}
 	return names
+}
+
+// count is n with the noun's singular or plural: "1 entry", "2 entries", "0 entries".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// listedStatus is the status filter of an empty inbox listing as a word before its noun
+// ("open "), nothing for "all", which is no filter.
+func listedStatus(status, byDefault string) string {
+	if status = orDefault(status, byDefault); status == "all" {
+		return ""
+	}
+	return printable(status) + " "
 }

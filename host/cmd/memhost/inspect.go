@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hashicorp/go-hclog"
@@ -63,7 +64,7 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 				return err
 			}
 			token, _ := cmd.Flags().GetString("token")
-			list, es, source, err := hostPlugins(cmd.Context(), cfg, token)
+			list, es, source, statesOnly, err := hostPlugins(cmd.Context(), cfg, token)
 			if err != nil {
 				return err
 			}
@@ -83,7 +84,11 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", plugins.OneLine(p.Error(), 300))
 			}
 			list = append(list, sup.List()...)
-			list = append(list, idlePlugins(found, list)...)
+			if !statesOnly {
+				// /readyz names no paths, so what the host runs cannot be told from what it
+				// does not: nothing is listed as idle then.
+				list = append(list, idlePlugins(found, list)...)
+			}
 			if local {
 				// The choice as boot would make it before any vector is stored.
 				if a, err := server.ChooseEmbedder(cmd.Context(), sup, cfg, nil, slog.New(slog.DiscardHandler)); err != nil {
@@ -94,6 +99,9 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "plugins: %s\n", source)
 			printPlugins(cmd.OutOrStdout(), list)
+			if statesOnly {
+				fmt.Fprintln(cmd.OutOrStdout(), adminHint)
+			}
 			printEmbedder(cmd.OutOrStdout(), es)
 			return nil
 		},
@@ -102,28 +110,31 @@ answering, each discovered plugin is launched once, asked who it is, and stopped
 	return c
 }
 
+// adminHint is what a command that read only /readyz says about what it could not see.
+const adminHint = "the host's embedder states only: pass an admin token (--token or MEMHOST_TOKEN) to see the host's plugins, its workers and why any is not ready"
+
 // hostPlugins asks the running host for its plugins and its embedder choice: the full list
-// from /api/v1/status when token is an admin's, else the states from /readyz. source is ""
-// when no host answers.
-func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []plugins.Status, es server.EmbedderStatus, source string, err error) {
+// from /api/v1/status when token is an admin's, else the embedders' states from /readyz
+// (statesOnly). source is "" when no host answers.
+func hostPlugins(ctx context.Context, cfg *config.Config, token string) (list []plugins.Status, es server.EmbedderStatus, source string, statesOnly bool, err error) {
 	source = "running host at " + cfg.Server.Listen
 	if token != "" {
 		var s server.Status
 		running, err := hostGet(ctx, cfg, "/api/v1/status", token, &s)
 		if err != nil {
-			return nil, es, "", err
+			return nil, es, "", false, err
 		}
 		if running && len(s.Plugins) > 0 {
-			return s.Plugins, s.Embedder, source, nil
+			return s.Plugins, s.Embedder, source, false, nil
 		}
 	}
 	var r readiness
 	running, err := hostGet(ctx, cfg, "/readyz", "", &r)
 	if err != nil || !running {
-		return nil, es, "", err
+		return nil, es, "", false, err
 	}
 	es = server.EmbedderStatus{Name: r.Active, State: r.Embedder, Reason: r.ActiveWhy, Configured: r.Configured}
-	return r.Plugins, es, source + " (states only: pass an admin --token for details)", nil
+	return r.Plugins, es, source + " (states only)", true, nil
 }
 
 // printEmbedder says which embedder serves, what was configured and why.
@@ -134,12 +145,19 @@ func printEmbedder(out io.Writer, es server.EmbedderStatus) {
 	}
 	fmt.Fprintf(out, "embedder:    %s (configured: %s)\n", cell(name), cell(es.Configured))
 	if es.Reason != "" {
-		fmt.Fprintf(out, "             %s\n", plugins.OneLine(printable(es.Reason), 400))
+		fmt.Fprintf(out, "             %s\n", plugins.OneLine(printable(es.Reason), maxStatusLine))
 	}
 	if es.Degraded != "" {
-		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(es.Degraded), 400))
+		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(es.Degraded), maxStatusLine))
+	}
+	if es.Waiting != "" {
+		fmt.Fprintf(out, "  waiting:   %s\n", plugins.OneLine(printable(es.Waiting), maxStatusLine))
 	}
 }
+
+// maxStatusLine bounds the embedder's reason, degraded and waiting lines: whole enough for a
+// plugin's advice, which follows what it saw.
+const maxStatusLine = 800
 
 // probe launches the plugins of the given kinds (embedders and providers when none: workers
 // need their configured settings) where their user looks for them: providers where memhost
@@ -204,15 +222,24 @@ const maxTableError = 100
 func printPlugins(out io.Writer, list []plugins.Status) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KIND\tNAME\tVERSION\tSTATE\tPID\tRESTARTS\tPATH\tLAST ERROR")
+	var cut []plugins.Status
 	for _, p := range list {
 		pid := "-"
 		if p.PID > 0 {
 			pid = strconv.Itoa(p.PID)
 		}
+		lastErr := plugins.OneLine(printable(p.LastError), maxTableError)
+		if strings.HasSuffix(lastErr, "...") {
+			cut = append(cut, p)
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", cell(p.Kind), cell(p.Name), cell(p.Version), cell(string(p.State)),
-			pid, p.Restarts, cell(p.Path), orDash(plugins.OneLine(p.LastError, maxTableError)))
+			pid, p.Restarts, cell(p.Path), orDash(lastErr))
 	}
 	_ = w.Flush()
+	// A cut error's advice is at its end: the whole of it, one line per plugin, below.
+	for _, p := range cut {
+		fmt.Fprintf(out, "%s %s: %s\n", cell(p.Kind), cell(p.Name), plugins.OneLine(printable(p.LastError), maxStatusLine))
+	}
 }
 
 // cell keeps a value someone else chose (a plugin's name, an agent's reason, a token's name)
@@ -246,6 +273,9 @@ func statusCmd() *cobra.Command {
 				return err
 			}
 			printStatus(cmd.OutOrStdout(), s, source)
+			if source == readyzSource {
+				fmt.Fprintln(cmd.OutOrStdout(), adminHint)
+			}
 			return nil
 		},
 	}
@@ -287,8 +317,11 @@ func localStatus(ctx context.Context, cfg *config.Config) (server.Status, string
 	}
 	s.Plugins = r.Plugins
 	s.Embedder.State, s.Embedder.Name, s.Embedder.Reason, s.Embedder.Configured = r.Embedder, r.Active, r.ActiveWhy, r.Configured
-	return s, "database and the running host's /readyz", nil
+	return s, readyzSource, nil
 }
+
+// readyzSource is localStatus's source when a host answered its /readyz.
+const readyzSource = "database and the running host's /readyz"
 
 func printStatus(out io.Writer, s server.Status, source string) {
 	fmt.Fprintf(out, "memhost %s (status from %s)\n", s.Version, source)
@@ -303,10 +336,13 @@ func printStatus(out io.Writer, s server.Status, source string) {
 		fmt.Fprintf(out, "embedder:    %s\n", s.Embedder.State)
 	}
 	if s.Embedder.Reason != "" {
-		fmt.Fprintf(out, "             %s (configured: %s)\n", plugins.OneLine(printable(s.Embedder.Reason), 400), cell(s.Embedder.Configured))
+		fmt.Fprintf(out, "             %s (configured: %s)\n", plugins.OneLine(printable(s.Embedder.Reason), maxStatusLine), cell(s.Embedder.Configured))
 	}
 	if s.Embedder.Degraded != "" {
-		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(s.Embedder.Degraded), 400))
+		fmt.Fprintf(out, "  degraded:  %s\n", plugins.OneLine(printable(s.Embedder.Degraded), maxStatusLine))
+	}
+	if s.Embedder.Waiting != "" {
+		fmt.Fprintf(out, "  waiting:   %s\n", plugins.OneLine(printable(s.Embedder.Waiting), maxStatusLine))
 	}
 	fmt.Fprintf(out, "memories:    %d live, %d archived, %d projects, %d global\n", s.Memories.Live, s.Memories.Archived, s.Memories.Projects, s.Memories.Global)
 	for name, n := range s.Memories.ByEmbedder {

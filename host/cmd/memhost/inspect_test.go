@@ -22,13 +22,15 @@ func TestPluginsTableKeepsOneLinePerPlugin(t *testing.T) {
 	out, err := run(t, "plugins", "--config", writeConfig(t, dir, ""))
 	require.NoError(t, err, out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.Len(t, lines, 6, "a source line, the header, one line per plugin and the embedder choice with its reason:\n%s", out)
+	require.Len(t, lines, 7, "a source line, the header, one line per plugin, the cut error whole, and the embedder choice with its reason:\n%s", out)
 	require.Contains(t, lines[0], "probed locally")
 	require.Regexp(t, `^embedder\s+bm25-v1-384\s+\S+\s+ready\s+\d+\s+0\s+`, lines[2])
 	require.Regexp(t, `^embedder\s+bogus\s+-\s+failed\s+-\s+0\s+\S+\s+start: launch: Unrecognized remote plugin message`, lines[3])
 	require.LessOrEqual(t, len(lines[3]), 250)
-	require.Regexp(t, `^embedder:\s+bm25-v1-384 \(configured: auto\)$`, lines[4])
-	require.Contains(t, lines[5], "BM25: no embedding endpoint configured — semantic memory is off")
+	require.Regexp(t, `^embedder bogus: start: launch: Unrecognized remote plugin message: not a handshake This usually means`, lines[4],
+		"the whole error, which the table cut, on its own line")
+	require.Regexp(t, `^embedder:\s+bm25-v1-384 \(configured: auto\)$`, lines[5])
+	require.Contains(t, lines[6], "BM25: no embedding endpoint configured — semantic memory is off")
 }
 
 func TestPrintPluginsFlattensWhatPluginsChose(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/xml"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,17 +91,11 @@ func installedRoot(t *testing.T, scripts map[string]string) (root, memhost strin
 func installedRootNamed(t *testing.T, name string, scripts map[string]string) (root, memhost string) {
 	t.Helper()
 	root = filepath.Join(t.TempDir(), name)
-	memhost = filepath.Join(root, "bin", "memhost")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Dir(memhost), 0o755))
-	src, err := os.Open(testplugins.Memhost(t))
-	require.NoError(t, err)
-	defer src.Close()
-	dst, err := os.OpenFile(memhost, os.O_CREATE|os.O_WRONLY, 0o755)
-	require.NoError(t, err)
-	_, err = io.Copy(dst, src)
-	require.NoError(t, err)
-	require.NoError(t, dst.Close())
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
+	// Linked, not copied: a copy this process writes can still be open in a child a parallel
+	// test forked, and exec'ing it then fails with "text file busy" (seen under load).
+	memhost = testplugins.Install(t, filepath.Join(root, "bin"), "memhost", testplugins.Memhost(t))
 	for name, body := range scripts {
 		testplugins.WriteScript(t, filepath.Join(root, "scripts", name), body)
 	}
@@ -255,6 +248,82 @@ func TestServiceInstallStatusUninstall(t *testing.T) {
 
 	got, err := os.ReadFile(calls)
 	require.NoError(t, err)
-	require.Equal(t, "--user daemon-reload\n--user enable --now memhost.service\n--user status --no-pager memhost.service\n"+
+	require.Equal(t, "--user show-environment\n--user daemon-reload\n--user enable --now memhost.service\n--user status --no-pager memhost.service\n"+
 		"--user disable --now memhost.service\n--user daemon-reload\n", string(got))
+}
+
+// TestServiceInstallWithoutAUserSession: where systemctl --user cannot reach a user manager
+// (no login session, no lingering), install says so and what to do, and writes nothing, so
+// status still says not installed.
+func TestServiceInstallWithoutAUserSession(t *testing.T) {
+	t.Parallel()
+	home, fake := t.TempDir(), t.TempDir()
+	calls := filepath.Join(fake, "calls")
+	testplugins.WriteScript(t, filepath.Join(fake, "systemctl"), "#!/bin/sh\necho \"$*\" >>"+calls+"\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n")
+	_, memhost := installedRoot(t, nil)
+	env := []string{"HOME=" + home, "PATH=" + fake + ":" + os.Getenv("PATH")}
+	unit := filepath.Join(home, ".config", "systemd", "user", "memhost.service")
+
+	out, err := runBinary(t, memhost, env, "service", "install", "--platform", "linux")
+	require.Error(t, err)
+	require.Contains(t, out, "memhost service: no systemd user session here: run `memhost up` from your login instead, or enable lingering")
+	require.Contains(t, out, "sudo loginctl enable-linger $USER")
+	require.Contains(t, out, "(systemctl --user show-environment: Failed to connect to bus: No medium found); nothing was written")
+	require.NoFileExists(t, unit)
+	out, err = runBinary(t, memhost, env, "service", "status", "--platform", "linux")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "not installed")
+	got, err := os.ReadFile(calls)
+	require.NoError(t, err)
+	require.Equal(t, "--user show-environment\n", string(got), "nothing enabled")
+}
+
+// TestServiceUnitPassesWhatTheWorkersNeed: the unit sets the variables the configuration's
+// workers and embedders are given (an API key, a worker's env list, an agent CLI's login) with
+// their values at install time, readable by the user alone; one named but not set is warned
+// about; nothing else of the installer's environment gets in.
+func TestServiceUnitPassesWhatTheWorkersNeed(t *testing.T) {
+	t.Parallel()
+	home, fake := t.TempDir(), t.TempDir()
+	testplugins.WriteScript(t, filepath.Join(fake, "systemctl"), "#!/bin/sh\nexit 0\n")
+	root, memhost := installedRoot(t, nil)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".memhost"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".memhost", "memhost.toml"), []byte(`[workers.local]
+plugin = "openaicompat"
+base_url = "http://127.0.0.1:11434/v1"
+model = "qwen2.5:7b"
+api_key_env = "LOCAL_LLM_KEY"
+[workers.codex]
+plugin = "agentcli"
+cli = "codex"
+env = ["FAKE_API_KEY", "UNSET_THING"]
+[embedders.local]
+plugin = "openaicompat"
+base_url = "http://127.0.0.1:11434/v1"
+model = "nomic-embed-text"
+api_key_env = "EMBED_KEY"
+`), 0o600))
+	key := "sk-" + "fake-" + "0123456789"
+	env := []string{"HOME=" + home, "PATH=" + fake + ":" + os.Getenv("PATH"), "LOCAL_LLM_KEY=" + key, "FAKE_API_KEY=fk", "EMBED_KEY=ek",
+		"OPENAI_API_KEY=codex-login", "UNRELATED_SECRET=nope"}
+	out, err := runBinary(t, memhost, env, "service", "install", "--platform", "linux")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "it sets what the workers and embedders are given: EMBED_KEY, FAKE_API_KEY, LOCAL_LLM_KEY, OPENAI_API_KEY")
+	require.Contains(t, out, "warning: UNSET_THING is named in the configuration but not set here")
+	require.NotContains(t, out, "CODEX_HOME", "a CLI's login variables pass when set; they are not asked for")
+	require.NotContains(t, out, key, "values are not printed")
+	unit := filepath.Join(home, ".config", "systemd", "user", "memhost.service")
+	body, err := os.ReadFile(unit)
+	require.NoError(t, err)
+	for _, line := range []string{`Environment="LOCAL_LLM_KEY=` + key + `"`, `Environment="FAKE_API_KEY=fk"`, `Environment="EMBED_KEY=ek"`, `Environment="OPENAI_API_KEY=codex-login"`} {
+		require.Contains(t, string(body), "\n"+line+"\n")
+	}
+	require.NotContains(t, string(body), "UNRELATED_SECRET")
+	fi, err := os.Stat(unit)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the unit holds keys")
+	if analyze, err := exec.LookPath("systemd-analyze"); err == nil {
+		verify, err := exec.CommandContext(t.Context(), analyze, "verify", "--man=no", unit).CombinedOutput()
+		require.NoError(t, err, "%s", verify)
+	}
 }

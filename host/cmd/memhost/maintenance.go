@@ -8,11 +8,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/api/restapi"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/core/shortid"
 )
 
 // maintenanceRunTimeout bounds `memhost maintenance run`: a run may take up to its job's
@@ -31,7 +35,7 @@ func maintenanceCmd() *cobra.Command {
 				return err
 			}
 			var body struct {
-				Jobs []restapi.MaintenanceJob `json:"jobs"`
+				Jobs []wire.MaintenanceJob `json:"jobs"`
 			}
 			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/maintenance", nil, &body); err != nil {
 				return err
@@ -141,7 +145,7 @@ func runMaintenance(cmd *cobra.Command, job, project string) error {
 		return err
 	}
 	h.client = &hostclient.Client{URL: h.client.URL, Timeout: maintenanceRunTimeout}
-	var rep restapi.MaintenanceReport
+	var rep wire.MaintenanceReport
 	if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/maintenance/"+url.PathEscape(job)+"/run?"+q.Encode(), nil, &rep); err != nil {
 		return err
 	}
@@ -152,7 +156,7 @@ func runMaintenance(cmd *cobra.Command, job, project string) error {
 	return nil
 }
 
-func printMaintenance(out io.Writer, jobs []restapi.MaintenanceJob) {
+func printMaintenance(out io.Writer, jobs []wire.MaintenanceJob) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "JOB\tKIND\tEVERY\tLAST RUN\tOUTCOME\tEXAMINED\tCHANGED\tLLM CALLS\tTOKENS\tHOST\tNEXT RUN")
 	for _, j := range jobs {
@@ -176,18 +180,30 @@ func printMaintenance(out io.Writer, jobs []restapi.MaintenanceJob) {
 	_ = w.Flush()
 }
 
-func printReport(out io.Writer, rep restapi.MaintenanceReport) {
+func printReport(out io.Writer, rep wire.MaintenanceReport) {
 	r := rep.Run
-	verb := "changed"
+	did := "changed " + count(int(r.Changed), "memory", "memories")
 	if r.DryRun {
-		verb = "would change"
+		did = "would change " + count(int(r.Changed), "memory", "memories") + " (a dry run: nothing was changed)"
 	}
-	fmt.Fprintf(out, "%s on %s: %s, examined %d, %s %d\n", cell(rep.Job), cell(r.Host), cell(r.Outcome), r.Examined, verb, r.Changed)
+	fmt.Fprintf(out, "%s on %s: %s; examined %s, %s\n", cell(rep.Job), cell(r.Host), cell(r.Outcome), count(int(r.Examined), "memory", "memories"), did)
 	if r.Error != "" {
 		fmt.Fprintf(out, "error: %s\n", printable(r.Error))
 	}
+	// Short ids, as every table prints them (memhost memory get takes them).
+	ids := make([]uuid.UUID, 0, len(rep.Items))
 	for _, it := range rep.Items {
-		fmt.Fprintf(out, "  %s %s (%s)\n", cell(it.Action), cell(it.ID), cell(it.Reason))
+		if id, err := uuid.Parse(it.ID); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	names := shortid.Shorten(ids)
+	for _, it := range rep.Items {
+		name := it.ID
+		if id, err := uuid.Parse(it.ID); err == nil {
+			name = names[id]
+		}
+		fmt.Fprintf(out, "  %s %s (%s)\n", cell(it.Action), cell(name), cell(it.Reason))
 	}
 	if int64(len(rep.Items)) < r.Changed {
 		fmt.Fprintf(out, "  ... and %d more\n", r.Changed-int64(len(rep.Items)))

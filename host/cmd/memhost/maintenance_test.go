@@ -12,6 +12,7 @@ import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
@@ -59,15 +60,15 @@ func TestMaintenanceCommands(t *testing.T) {
 
 	out, err = run(t, append([]string{"maintenance", "run", "stale", "--dry-run", "--project", cliProject}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "would change 1")
-	require.Contains(t, out, "archive "+res.ID.String()+" (stale)")
+	require.Regexp(t, `stale on \S+: ok; examined 1 memory, would change 1 memory \(a dry run: nothing was changed\)\n`, out)
+	require.Contains(t, out, "  archive "+shortid.Of(res.ID)+" (stale)\n", "a short id, as every table prints")
 	m, err := core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.False(t, m.Archived())
 
 	out, err = run(t, append([]string{"maintenance", "run", "stale"}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "changed 1")
+	require.Regexp(t, `stale on \S+: ok; examined 1 memory, changed 1 memory\n`, out)
 	m, err = core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.Equal(t, "stale", m.ArchivedReason)
@@ -98,8 +99,8 @@ func TestMaintenanceCommands(t *testing.T) {
 	require.NoError(t, err)
 	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d", "--dry-run"}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "would change 1")
-	require.Contains(t, out, "archive "+oldEntry.Entry.ID.String()+" (journal prune)")
+	require.Contains(t, out, "would change 1 memory (a dry run: nothing was changed)")
+	require.Contains(t, out, "archive "+shortid.Of(oldEntry.Entry.ID)+" (journal prune)")
 	out, err = run(t, append([]string{"project", "journal", "prune", "--project", cliProject, "--older-than", "90d"}, p...)...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "changed 1")
@@ -207,8 +208,8 @@ func TestHostWideCommandsNeedTheOperatorsToken(t *testing.T) {
 	}
 	out, err := run(t, append([]string{"maintenance", "run", "stale", "--dry-run"}, p...)...)
 	require.NoError(t, err, out)
-	require.Contains(t, out, own.ID.String())
-	require.NotContains(t, out, res.ID.String())
+	require.Contains(t, out, shortid.Of(own.ID))
+	require.NotContains(t, out, shortid.Of(res.ID))
 	m, err := core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.False(t, m.Archived())

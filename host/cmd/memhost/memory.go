@@ -71,9 +71,8 @@ func memoryCmd() *cobra.Command {
 		memoryOp("restore ID", "Restore an archived memory", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
 			return change(cmd, h, key, args[0], "restore", map[string]any{"project": key})
 		}, printChanged("restored")),
-		memoryOp("unmerge ID", "Undo what consolidation merged into a memory: restore the memories it absorbed (and its own text, if a merge rewrote it)", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
-			return change(cmd, h, key, args[0], "unmerge", map[string]any{"project": key})
-		}, printChanged("unmerged")),
+		memoryOp("unmerge ID", "Undo what consolidation merged into a memory: restore the memories it absorbed (and its own text, if a merge rewrote it)", cobra.ExactArgs(1),
+			unmerge, printUnmerged),
 		memoryOp("unsupersede ID", "Undo the conflicts job's finding that a memory was replaced: it ranks as before and the pair is never flagged again", cobra.ExactArgs(1), func(cmd *cobra.Command, h *hostAPI, key string, args []string) (any, error) {
 			return change(cmd, h, key, args[0], "unsupersede", map[string]any{"project": key})
 		}, printChanged("no longer superseded")),

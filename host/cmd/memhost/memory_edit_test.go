@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/daemon/server"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // cliHost serves a host core on a test listener and returns its config, the core and an
@@ -101,7 +101,7 @@ func TestAFactIsStoredEditedAndTracedFromTheShell(t *testing.T) {
 	require.NoError(t, err, out)
 	require.Contains(t, out, "memory "+id+" edited; it reads: We use pnpm to install dependencies.")
 	editor := filepath.Join(t.TempDir(), "editor.sh")
-	require.NoError(t, os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/pnpm/pnpm 9/' \"$1\"\n"), 0o700))
+	testplugins.WriteScript(t, editor, "#!/bin/sh\nsed -i 's/pnpm/pnpm 9/' \"$1\"\n")
 	out, err = mem("edit", id, "--editor", editor)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "it reads: We use pnpm 9 to install dependencies.")

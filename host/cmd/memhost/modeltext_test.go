@@ -115,7 +115,7 @@ func TestUnmergeSticksThroughTheCLI(t *testing.T) {
 	out, err := run(t, append([]string{"maintenance", "run", "consolidate", "--project", cliProject}, p...)...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "changed 1")
-	require.Contains(t, out, "merge "+b.ID.String()+" (merged into "+a.ID.String()+")")
+	require.Contains(t, out, "merge "+shortid.Of(b.ID)+" (merged into "+a.ID.String()+")")
 	got, err := core.Store.Get(ctx, a.ID)
 	require.NoError(t, err)
 	require.Equal(t, "The api runs 28 replicas in prod", got.Text, "the survivor keeps its own text, not the worker's")

@@ -179,7 +179,7 @@ func proposalArg(cmd *cobra.Command, b *brain.Service, key, arg string) (uuid.UU
 
 func printInbox(out io.Writer, page brain.InboxPage, status string, full bool) {
 	if len(page.Proposals) == 0 {
-		fmt.Fprintf(out, "no %s proposals in %s\n", printable(orDefault(status, "pending")), printable(page.Project))
+		fmt.Fprintf(out, "no %sproposals in %s\n", listedStatus(status, "pending"), printable(page.Project))
 		return
 	}
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
@@ -358,10 +358,10 @@ func printHealth(out io.Writer, h brain.HealthView) {
 		}
 		fmt.Fprintf(out, "archived:   %s\n", strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(out, "journal:    %d entries (%d this week)\n", h.Journal.Total, h.Journal.ThisWeek)
+	fmt.Fprintf(out, "journal:    %s (%d this week)\n", count(int(h.Journal.Total), "entry", "entries"), h.Journal.ThisWeek)
 	fmt.Fprintf(out, "folds:      %d (%d this week)\n", h.Folds.Total, h.Folds.ThisWeek)
 	fmt.Fprintf(out, "merges:     %d (%d this week)\n", h.Merges.Total, h.Merges.ThisWeek)
-	fmt.Fprintf(out, "superseded: %d facts\n", h.Superseded)
+	fmt.Fprintf(out, "superseded: %s\n", count(int(h.Superseded), "fact", "facts"))
 	conflicts := fmt.Sprintf("%d open", h.Conflicts.Count)
 	if h.Conflicts.OldestAt != nil {
 		conflicts += fmt.Sprintf(", oldest waiting %s", age(time.Duration(h.Conflicts.OldestAgeSeconds)*time.Second))

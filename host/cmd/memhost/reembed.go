@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/api/restapi"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
@@ -65,7 +64,7 @@ func reembed(ctx context.Context, h *hostAPI, out io.Writer, wait bool) error {
 		bar.show(p)
 		switch {
 		case unavailable != "":
-			bar.note("embedder unavailable: " + unavailable)
+			bar.note(unavailable)
 			if !wait {
 				return fmt.Errorf("re-embed: %s", unavailable)
 			}
@@ -80,20 +79,42 @@ func reembed(ctx context.Context, h *hostAPI, out io.Writer, wait bool) error {
 			bar.note(fmt.Sprintf("%d memories left that %s refuses; they stay lexical-only", p.Missing, p.Embedder))
 			return nil
 		}
-		if rep.Run.Examined == 0 || unavailable != "" {
-			// Another host is on it, or the embedder is down: follow the progress a while.
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(reembedPoll):
-			}
+		until := time.Now().Add(reembedPoll)
+		if p.RetryAt != nil {
+			// The job backs off after embedder failures: trying sooner would only be refused.
+			until = *p.RetryAt
+		} else if rep.Run.Examined > 0 && unavailable == "" {
+			continue
+		}
+		// Another host is on it, or the embedder is down: follow the progress until the next try.
+		if err := followUntil(ctx, h, bar, until); err != nil {
+			return err
+		}
+	}
+}
+
+// followUntil shows the progress every reembedPoll until t.
+func followUntil(ctx context.Context, h *hostAPI, bar *progressBar, t time.Time) error {
+	for {
+		wait := min(time.Until(t), reembedPoll)
+		if wait <= 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		if p, err := reembedProgress(ctx, h); err == nil {
+			bar.show(p)
 		}
 	}
 }
 
 // reembedRun runs the job once, updating the bar from the host's status while it runs. An
-// embedder outage comes back as unavailable (the host's reason), not as an error.
-func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep restapi.MaintenanceReport, unavailable string, err error) {
+// embedder outage, or the job backing off after one, comes back as unavailable (the host's
+// words), not as an error.
+func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep wire.MaintenanceReport, unavailable string, err error) {
 	type answer struct {
 		status int
 		data   []byte
@@ -115,7 +136,9 @@ func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep 
 			var e wire.ErrorBody
 			switch {
 			case a.status == http.StatusServiceUnavailable && json.Unmarshal(a.data, &e) == nil && e.Error.Message != "":
-				return rep, strings.TrimPrefix(e.Error.Message, "unavailable: "), nil
+				return rep, "embedder unavailable: " + strings.TrimPrefix(e.Error.Message, "unavailable: "), nil
+			case a.status == http.StatusTooManyRequests && json.Unmarshal(a.data, &e) == nil && e.Error.Message != "":
+				return rep, e.Error.Message, nil
 			case a.status >= 300:
 				return rep, "", hostclient.AnswerError(a.status, a.data)
 			}
@@ -132,13 +155,13 @@ func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep 
 }
 
 // reembedProgress reads the progress from the host's status.
-func reembedProgress(ctx context.Context, h *hostAPI) (maintenance.ReembedProgress, error) {
+func reembedProgress(ctx context.Context, h *hostAPI) (wire.ReembedProgress, error) {
 	var s server.Status
 	if err := h.do(ctx, http.MethodGet, "/api/v1/status", nil, &s); err != nil {
-		return maintenance.ReembedProgress{}, err
+		return wire.ReembedProgress{}, err
 	}
 	if s.Reembed == nil {
-		return maintenance.ReembedProgress{}, fmt.Errorf("the host reports no re-embed progress (its embedder cannot describe itself)")
+		return wire.ReembedProgress{}, fmt.Errorf("the host reports no re-embed progress (its embedder cannot describe itself)")
 	}
 	return *s.Reembed, nil
 }
@@ -164,7 +187,7 @@ func newProgressBar(out io.Writer) *progressBar {
 
 const barWidth = 30
 
-func (b *progressBar) show(p maintenance.ReembedProgress) {
+func (b *progressBar) show(p wire.ReembedProgress) {
 	line := reembedLine(p)
 	if line == b.last {
 		return
@@ -198,7 +221,7 @@ func (b *progressBar) end() {
 }
 
 // reembedLine is the progress in words, as `memhost status` shows it too.
-func reembedLine(p maintenance.ReembedProgress) string {
+func reembedLine(p wire.ReembedProgress) string {
 	pct := 100.0
 	if p.Total > 0 {
 		pct = 100 * float64(p.Total-p.Missing) / float64(p.Total)
@@ -217,7 +240,7 @@ func reembedLine(p maintenance.ReembedProgress) string {
 }
 
 // printReembed is the status page's line.
-func printReembed(out io.Writer, p *maintenance.ReembedProgress) {
+func printReembed(out io.Writer, p *wire.ReembedProgress) {
 	if p == nil {
 		return
 	}

@@ -20,7 +20,8 @@ again as boot would; requests in flight finish on the old plugins. A configurati
 problems, a plugin it asks for that cannot start, or an embedder choice that leaves none
 serving is refused with the reason, and the running plugins and embedder stay as they were.
 Sending the host SIGHUP does the same. Needs an admin token not bound to a project (--token or
-MEMHOST_TOKEN): a reload is host-wide.`,
+MEMHOST_TOKEN): a reload is host-wide. [workers] tables are not reloaded: a reload that finds
+them changed says so, and they apply when the host restarts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := runningHost(cmd)
@@ -35,6 +36,9 @@ MEMHOST_TOKEN): a reload is host-wide.`,
 			fmt.Fprintf(out, "reloaded: %d plugins\n", len(res.Plugins))
 			printPlugins(out, res.Plugins)
 			printEmbedder(out, res.Embedder)
+			for _, w := range res.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", printable(w))
+			}
 			return nil
 		},
 	}

@@ -194,3 +194,25 @@ func readListen(t *testing.T, h *denseHost) string {
 	require.NoError(t, err)
 	return cfg.Server.Listen
 }
+
+// TestReloadSaysWorkersApplyAtRestart: a reload that finds a [workers.NAME] table added or
+// changed says plainly that workers apply at the next restart, naming the table; a reload
+// with the workers unchanged says nothing of them.
+func TestReloadSaysWorkersApplyAtRestart(t *testing.T) {
+	t.Parallel()
+	h := mustOpenDense(t, testdb.Schema(t), "")
+	base := densePlugins(t)
+	args := []string{"reload", "--config", h.cfg, "--token", h.token}
+	out, err := run(t, args...)
+	require.NoError(t, err, out)
+	require.NotContains(t, out, "warning:")
+
+	h.rewrite(t, base+"[workers.gpt]\nplugin = \"openaicompat\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n[workers.chains]\nmerge = [\"gpt\"]\n")
+	out, err = run(t, args...)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "warning: [workers.gpt] was added; [workers.chains] was changed (memhost workers chain TASK WORKER... changes a chain now): "+
+		"workers apply when the host restarts, until then the running ones serve")
+	status, body := h.post(t, "/api/v1/admin/reload")
+	require.Equal(t, http.StatusOK, status, body)
+	require.Contains(t, body, `"warnings":["[workers.gpt] was added;`)
+}

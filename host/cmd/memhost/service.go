@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/xml"
 	"errors"
@@ -11,11 +12,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/daemon/server"
+	"github.com/memhost/memhost/host/internal/plugins"
 )
 
 // The unit and the agent are generated from one template each, so install, the tests and
@@ -34,13 +40,24 @@ type serviceUnit struct {
 	Path    string // PATH at install time: a service manager's own PATH lacks Homebrew and Go's
 	Label   string
 	Log     string // launchd only: where stdout and stderr go
+	// Env are the variables the configured workers and embedders are given (their API keys,
+	// an agent CLI's login, a worker's env list) with their values at install time: a
+	// service manager starts the host without the login shell's environment.
+	Env []serviceVar
 }
+
+// serviceVar is one variable the unit sets.
+type serviceVar struct{ Name, Value string }
 
 // servicePlatform is how one platform's service manager takes a user service.
 type servicePlatform struct {
-	name      string
-	file      string
-	template  string
+	name     string
+	file     string
+	template string
+	// session is a read-only command that fails when no service manager of the user's can
+	// be reached, and noSession says what to do then.
+	session   []string
+	noSession string
 	install   [][]string
 	uninstall [][]string
 	status    []string
@@ -57,6 +74,10 @@ func platformFor(goos, home string) (servicePlatform, error) {
 		return servicePlatform{
 			name: "systemd user unit", file: filepath.Join(conf, "systemd", "user", "memhost.service"),
 			template: "service/memhost.service.tmpl",
+			session:  []string{"systemctl", "--user", "show-environment"},
+			noSession: "no systemd user session here: run `memhost up` from your login instead, or enable lingering so your user's " +
+				"systemd runs without a login (sudo loginctl enable-linger $USER), then log in again (or export " +
+				"XDG_RUNTIME_DIR=/run/user/$(id -u)) and run memhost service install again",
 			install: [][]string{
 				{"systemctl", "--user", "daemon-reload"},
 				{"systemctl", "--user", "enable", "--now", "memhost.service"},
@@ -74,6 +95,8 @@ func platformFor(goos, home string) (servicePlatform, error) {
 		file := filepath.Join(home, "Library", "LaunchAgents", serviceLabel+".plist")
 		return servicePlatform{
 			name: "launchd agent", file: file, template: "service/memhost.plist.tmpl",
+			session:   []string{"launchctl", "print", domain},
+			noSession: "no launchd session of yours here (" + domain + "): log in at the Mac itself, or run `memhost up` from your login instead",
 			install:   [][]string{{"launchctl", "bootstrap", domain, file}},
 			uninstall: [][]string{{"launchctl", "bootout", domain + "/" + serviceLabel}},
 			status:    []string{"launchctl", "print", domain + "/" + serviceLabel},
@@ -83,8 +106,8 @@ func platformFor(goos, home string) (servicePlatform, error) {
 	return servicePlatform{}, fmt.Errorf("memhost service: %s has no supported service manager (linux: systemd, darwin: launchd)", goos)
 }
 
-// render fills p's template for the memhost installed at root.
-func (p servicePlatform) render(root, home string) ([]byte, error) {
+// render fills p's template for the memhost installed at root, setting env.
+func (p servicePlatform) render(root, home string, env []serviceVar) ([]byte, error) {
 	// systemd refuses an executable path with these even quoted ("contains special characters").
 	if p.template == "service/memhost.service.tmpl" && strings.ContainsAny(root, "\"\\\n") {
 		return nil, fmt.Errorf("memhost service: systemd cannot start a program whose path holds a quote, backslash or newline: %q; move the folder", root)
@@ -101,9 +124,44 @@ func (p servicePlatform) render(root, home string) ([]byte, error) {
 	var b bytes.Buffer
 	err = t.Execute(&b, serviceUnit{
 		Root: root, Memhost: filepath.Join(root, "bin", "memhost"), Path: os.Getenv("PATH"), Label: serviceLabel,
-		Log: filepath.Join(home, "Library", "Logs", "memhost", "memhost.log"),
+		Log: filepath.Join(home, "Library", "Logs", "memhost", "memhost.log"), Env: env,
 	})
 	return b.Bytes(), err
+}
+
+// serviceEnv is what the service's workers and embedders need from the installer's
+// environment: each variable the configuration of the memhost at root gives its plugins
+// (ServiceEnv), with its value now; missing lists those it names itself but are not set here.
+func serviceEnv(ctx context.Context, root string) (env []serviceVar, missing []string, err error) {
+	// The service runs memhost up, which reads root's .memhost/memhost.toml and, of the
+	// environment, only what the unit sets: the configuration is read the same way.
+	cfg, err := config.Load(ctx, config.LoadOptions{WorkDir: root, Environ: []string{}})
+	if err != nil {
+		return nil, nil, err
+	}
+	all, named := server.ServiceEnv(cfg, exec.LookPath)
+	for _, name := range all {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, serviceVar{Name: name, Value: v})
+		} else if slices.Contains(named, name) {
+			missing = append(missing, name)
+		}
+	}
+	return env, missing, nil
+}
+
+// checkSession fails, saying what to do, when p's service manager cannot be reached: before
+// anything is written, so a failed install leaves nothing behind.
+func (p servicePlatform) checkSession(cmd *cobra.Command) error {
+	out, err := exec.CommandContext(cmd.Context(), p.session[0], p.session[1:]...).CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	said := strings.TrimSpace(string(out))
+	if said == "" {
+		said = err.Error()
+	}
+	return fmt.Errorf("memhost service: %s (%s: %s); nothing was written", p.noSession, strings.Join(p.session, " "), plugins.OneLine(said, 200))
 }
 
 // systemdQuote makes s one word of a unit file line: quoted, with systemd's escapes and its
@@ -147,12 +205,19 @@ serve the same port and cluster.`,
 			if err != nil {
 				return err
 			}
-			body, err := p.render(root, home)
+			env, missing, err := serviceEnv(cmd.Context(), root)
+			if err != nil {
+				return err
+			}
+			body, err := p.render(root, home, env)
 			if err != nil {
 				return err
 			}
 			if show, _ := cmd.Flags().GetBool("print"); show {
 				_, err := cmd.OutOrStdout().Write(body)
+				return err
+			}
+			if err := p.checkSession(cmd); err != nil {
 				return err
 			}
 			if err := os.MkdirAll(filepath.Dir(p.file), 0o755); err != nil {
@@ -163,16 +228,43 @@ serve the same port and cluster.`,
 					return err
 				}
 			}
-			if err := os.WriteFile(p.file, body, 0o644); err != nil {
+			before, err := os.ReadFile(p.file)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("read %s: %w", p.file, err)
+			}
+			// The values may be keys: only the user reads the file.
+			if err := os.WriteFile(p.file, body, 0o600); err != nil {
 				return fmt.Errorf("write %s: %w", p.file, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s running %s up)\n", p.file, p.name, filepath.Join(root, "bin", "memhost"))
+			if err := os.Chmod(p.file, 0o600); err != nil {
+				return fmt.Errorf("write %s: %w", p.file, err)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "wrote %s (%s running %s up)\n", p.file, p.name, filepath.Join(root, "bin", "memhost"))
+			if len(env) > 0 {
+				names := make([]string, len(env))
+				for i, v := range env {
+					names[i] = v.Name
+				}
+				fmt.Fprintf(out, "it sets what the workers and embedders are given: %s (their values now; run memhost service install again after changing them)\n",
+					strings.Join(names, ", "))
+			}
+			for _, name := range missing {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is named in the configuration but not set here, so the service will not have it\n", name)
+			}
 			for _, argv := range p.install {
 				if err := runManager(cmd, argv); err != nil {
+					// What was there before is put back, so status does not report a service
+					// that never started.
+					if before != nil {
+						_ = os.WriteFile(p.file, before, 0o600)
+					} else {
+						_ = os.Remove(p.file)
+					}
 					return err
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "memhost is running as a %s. Logs: %s\n", p.name, p.logs)
+			fmt.Fprintf(out, "memhost is running as a %s. Logs: %s\n", p.name, p.logs)
 			return nil
 		},
 	}

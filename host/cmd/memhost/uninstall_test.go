@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // uninstallWorld runs scripts/uninstall.sh in a scratch home: its own state folder, caches,
@@ -29,7 +31,7 @@ func newUninstallWorld(t *testing.T, installed ...string) uninstallWorld {
 	if len(installed) == 0 {
 		dpkg = "#!/bin/sh\nexit 1\n"
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "dpkg"), []byte(dpkg), 0o755))
+	testplugins.WriteScript(t, filepath.Join(bin, "dpkg"), dpkg)
 	w.env = []string{"HOME=" + w.home, "PATH=" + bin + ":/usr/bin:/bin", "TMPDIR=" + root, "MEMHOST_STATE_DIR=" + w.state,
 		"MEMHOST_INSTALL_RECORD=" + w.record, "LANG=C"}
 	return w

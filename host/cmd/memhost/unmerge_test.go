@@ -50,7 +50,7 @@ func TestMemoryUnmerge(t *testing.T) {
 	out, err = run(t, "project", "health", "--config", cfg, "--project", cliProject)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "merges:     1 (1 this week)")
-	require.Contains(t, out, "superseded: 1 facts")
+	require.Contains(t, out, "superseded: 1 fact\n")
 	require.Contains(t, out, "archived:   1 merged into\n", "one line for every survivor's merges")
 
 	out, err = run(t, "memory", "unsupersede", shortid.Of(c.ID), "--config", cfg, "--project", cliProject, "--token", token)
@@ -62,7 +62,7 @@ func TestMemoryUnmerge(t *testing.T) {
 
 	out, err = run(t, "memory", "unmerge", shortid.Of(a.ID), "--config", cfg, "--project", cliProject, "--token", token)
 	require.NoError(t, err, out)
-	require.Contains(t, out, "memory "+a.ID.String()+" unmerged")
+	require.Contains(t, out, "memory "+a.ID.String()+" unmerged: 1 memory came back\n", "says how many came back")
 	got, err = core.Store.Get(ctx, b.ID)
 	require.NoError(t, err)
 	require.False(t, got.Archived())

@@ -10,9 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
+	"github.com/memhost/memhost/host/internal/plugins"
 )
 
 // The workers commands ask the running host, which runs the workers: their state and last 24
@@ -28,7 +30,7 @@ func workersCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var st tasks.Status
+			var st wire.WorkersStatus
 			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/workers", nil, &st); err != nil {
 				return err
 			}
@@ -62,7 +64,7 @@ func workersCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var res tasks.TryResult
+			var res wire.TryResult
 			if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/workers/try", body, &res); err != nil {
 				return err
 			}
@@ -101,7 +103,7 @@ func workersCmd() *cobra.Command {
 	return c
 }
 
-func printWorkers(out io.Writer, st tasks.Status) {
+func printWorkers(out io.Writer, st wire.WorkersStatus) {
 	if st.Skipped != "" {
 		fmt.Fprintln(out, printable(st.Skipped))
 	}
@@ -109,10 +111,7 @@ func printWorkers(out io.Writer, st tasks.Status) {
 		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "WORKER\tPLUGIN\tMODEL\tSTATE\tCALLS 24H\tSUCCESS\tP50\tP95\tTOKENS IN/OUT\tNOTE")
 		for _, wk := range st.Workers {
-			note := plainError(wk.LastError)
-			if wk.BackedOffUntil != nil {
-				note = "backed off until " + localTime(*wk.BackedOffUntil)
-			}
+			note := workerNote(wk)
 			d := wk.Day
 			success := "-"
 			if d.Calls > 0 {
@@ -122,6 +121,12 @@ func printWorkers(out io.Writer, st tasks.Status) {
 				d.Calls, success, ms(d.P50Ms), ms(d.P95Ms), d.InputTokens, d.OutputTokens, cell(note))
 		}
 		_ = w.Flush()
+		// The whole reason, which a table cell would cut.
+		for _, wk := range st.Workers {
+			if why := workerWhy(wk); why != "" {
+				fmt.Fprintf(out, "%s: %s\n", printable(wk.Name), printable(why))
+			}
+		}
 	}
 	fmt.Fprintln(out)
 	for _, t := range st.Tasks {
@@ -137,7 +142,7 @@ func printWorkers(out io.Writer, st tasks.Status) {
 }
 
 // printTry shows a try; a try no worker answered is an error, for scripts.
-func printTry(out io.Writer, res tasks.TryResult) error {
+func printTry(out io.Writer, res wire.TryResult) error {
 	var attempts []string
 	for _, a := range res.Attempts {
 		s := a.Worker + " " + string(a.Outcome)
@@ -166,5 +171,28 @@ func ms(v float64) string {
 	return (time.Duration(v) * time.Millisecond).String()
 }
 
-// plainError keeps a worker's last error to one short line for the table.
-func plainError(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
+// workerNote is a worker's NOTE cell: whether it is backed off, and what failed last.
+func workerNote(wk wire.WorkerStatus) string {
+	var parts []string
+	if wk.BackedOffUntil != nil {
+		parts = append(parts, "backed off until "+localTime(*wk.BackedOffUntil))
+	}
+	switch {
+	case wk.LastFailure != nil:
+		parts = append(parts, "last call "+string(wk.LastFailure.Outcome)+" (below)")
+	case wk.LastError != "":
+		parts = append(parts, "not ready (below)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// workerWhy is what a worker said when it last failed, or why its plugin is not ready.
+func workerWhy(wk wire.WorkerStatus) string {
+	if f := wk.LastFailure; f != nil {
+		return fmt.Sprintf("last call %s at %s (%s): %s", f.Outcome, localTime(f.At), f.Task, plugins.OneLine(f.Reason, 300))
+	}
+	if wk.LastError != "" {
+		return plugins.OneLine(wk.LastError, 300)
+	}
+	return ""
+}

@@ -45,6 +45,10 @@ type Worker struct {
 	MaxInputBytes int
 	// DailyTokens is the most tokens the worker may spend in 24 hours; 0 is no limit.
 	DailyTokens int
+	// Env names host environment variables passed through to the worker's plugin (and, for
+	// agentcli, to its CLI): what the CLI's own configuration reads, such as the key a Codex
+	// model provider's env_key names. Names only, never values.
+	Env []string
 }
 
 // workersKey is the section decoded by hand; chainsName is its reserved table.
@@ -64,7 +68,7 @@ var AgentCLIs = []string{"claude", "gemini", "codex"}
 var workerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 // workerFields are the keys of a [workers.NAME] table.
-var workerFields = []string{"plugin", "base_url", "api_key_env", "locality", "model", "cli", "cli_path", "timeout", "max_input_bytes", "daily_tokens"}
+var workerFields = []string{"plugin", "base_url", "api_key_env", "locality", "model", "cli", "cli_path", "timeout", "max_input_bytes", "daily_tokens", "env"}
 
 // decodeWorkers reads the workers section (key "workers.NAME.FIELD" -> value). Values of the
 // wrong type are problems for Validate, not load failures, so `memhost config check` lists
@@ -106,6 +110,8 @@ func decodeWorkers(all map[string]any) (Workers, []Problem) {
 			wk.MaxInputBytes, err = decodeInt(v)
 		case "daily_tokens":
 			wk.DailyTokens, err = decodeInt(v)
+		case "env":
+			wk.Env = decodeList(v)
 		}
 		if err != nil {
 			return fmt.Sprintf("%q is not a valid whole number", fmt.Sprint(v))
@@ -183,6 +189,7 @@ func (v *validator) validateWorkers(w Workers) {
 			v.intRange(key+".max_input_bytes", wk.MaxInputBytes, 1024, 64<<20)
 		}
 		v.intRange(key+".daily_tokens", wk.DailyTokens, 0, 1_000_000_000)
+		v.workerEnv(key+".env", wk.Env)
 	}
 	for _, kind := range sortedKeys(w.Chains) {
 		key := workersKey + "." + chainsName + "." + kind
@@ -220,3 +227,16 @@ func ChainProblem(defined map[string]Worker, chain []string) string {
 
 // envName is an environment variable's name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// workerEnv checks a worker's env list: names of variables, none of memhost's own. A value is
+// never quoted back: an entry that is not a name may be a pasted key.
+func (v *validator) workerEnv(key string, names []string) {
+	for i, name := range names {
+		switch {
+		case !envName.MatchString(name):
+			v.add(key, fmt.Sprintf("entry %d is not a variable NAME (letters, digits and '_'): list the names of variables to pass, never their values", i+1))
+		case strings.HasPrefix(name, "MEMHOST_"):
+			v.add(key, fmt.Sprintf("%s: memhost's own variables never reach a worker", name))
+		}
+	}
+}

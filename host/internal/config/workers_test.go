@@ -73,7 +73,7 @@ run_tokens = 10
 		{Key: "workers.cli.cli", Message: `"cursor" is not one of claude, gemini, codex`},
 		{Key: "workers.local.api_key_env", Message: "must be the NAME of an environment variable holding the key, not the key"},
 		{Key: "workers.local.base_url", Message: "is required for plugin openaicompat (e.g. http://127.0.0.1:11434/v1)"},
-		{Key: "workers.local.colour", Message: "unknown key (a worker has plugin, base_url, api_key_env, locality, model, cli, cli_path, timeout, max_input_bytes, daily_tokens)"},
+		{Key: "workers.local.colour", Message: "unknown key (a worker has plugin, base_url, api_key_env, locality, model, cli, cli_path, timeout, max_input_bytes, daily_tokens, env)"},
 		{Key: "workers.local.model", Message: "is required for plugin openaicompat"},
 		{Key: "workers.local.timeout", Message: `"soon" is not a valid duration (e.g. 90s)`},
 	}, cfg.Validate())

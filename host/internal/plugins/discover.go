@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/memhost/memhost/sdk/plugin"
 )
@@ -37,6 +38,12 @@ type Candidate struct {
 	// Instance is the configured instance this candidate runs, e.g. the NAME of an
 	// [embedders.NAME] table; "" for a plugin started as found.
 	Instance string
+	// Keys maps each setting variable of a configured instance to the operator's key it comes
+	// from (see Settings); what the plugin says is told in those keys.
+	Keys map[string]string
+	// CallTimeout, when set, bounds this plugin's calls instead of Config.CallTimeout: a
+	// configured instance whose own timeout is longer (a slow local model) is not cut short.
+	CallTimeout time.Duration
 }
 
 // Binary returns the candidate's file name, the key of the checksum

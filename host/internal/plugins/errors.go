@@ -28,6 +28,8 @@ type UnavailableError struct {
 	Cause error
 	// sentinel is the kind's unavailable error (Adapter.Sentinel).
 	sentinel error
+	// detail is Cause in the operator's terms (Plugin.Explain).
+	detail string
 }
 
 func (e *UnavailableError) Error() string {
@@ -53,6 +55,8 @@ type callError struct {
 	msg        string
 	sentinel   error
 	cause      error
+	// detail is cause in the operator's terms (Plugin.Explain).
+	detail string
 }
 
 func (e *callError) Error() string   { return e.kind + " plugin " + e.name + " " + e.msg }
@@ -97,4 +101,22 @@ func OneLine(s string, max int) string {
 		cut--
 	}
 	return out[:cut] + "..."
+}
+
+// Diagnosis is the detail a short call error wraps, for operators: what the plugin answered
+// (a model endpoint's refusal, a CLI's last words), or why its process is not usable. It is
+// "" for an error that holds none, such as the caller's own context ending.
+//
+// It is told in the operator's terms: a configured instance's setting variables are named as
+// the keys the operator sets (Plugin.Explain).
+func Diagnosis(err error) string {
+	var ce *callError
+	if errors.As(err, &ce) {
+		return ce.detail
+	}
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return ue.detail
+	}
+	return ""
 }

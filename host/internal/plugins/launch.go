@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -57,6 +59,9 @@ func (s *Supervisor) launch(c Candidate) (*instance, error) {
 	cmd.Env = append(pluginEnv(), c.Env...)
 	if s.cfg.SocketDir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+s.cfg.SocketDir)
+	}
+	if err := socketDirUsable(cmd.Env); err != nil {
+		return nil, err
 	}
 	configureCmd(cmd)
 	logger := s.logger.Named(c.Kind + "-" + c.Name)
@@ -127,4 +132,29 @@ func (s *Supervisor) launch(c Candidate) (*instance, error) {
 	}
 	inst.ident = ident
 	return inst, nil
+}
+
+// socketDirUsable checks that a plugin started with env can create its socket: go-plugin makes
+// it in PLUGIN_UNIX_SOCKET_DIR, else TMPDIR, else /tmp, and a plugin that cannot only stops
+// before its handshake, which the host reads as "Unrecognized remote plugin message". The
+// host and its plugins run as one user, so the host can try for them.
+func socketDirUsable(env []string) error {
+	name, dir := "TMPDIR", "/tmp"
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == goplugin.EnvUnixSocketDir && v != "":
+			name, dir = goplugin.EnvUnixSocketDir, v
+		case k == "TMPDIR" && v != "" && name == "TMPDIR":
+			dir = v
+		}
+	}
+	f, err := os.CreateTemp(dir, ".memhost-plugin-socket-check-*")
+	if err != nil {
+		return fmt.Errorf("%s=%s is not writable by this user (uid %d), and plugins make their sockets there: set %s to a folder it can write: %w",
+			name, dir, os.Getuid(), name, err)
+	}
+	_ = f.Close()
+	_ = os.Remove(f.Name())
+	return nil
 }

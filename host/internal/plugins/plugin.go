@@ -98,9 +98,19 @@ func (p *Plugin) Status() Status {
 		s.NextRestart = p.nextTry
 	}
 	if p.lastErr != nil {
-		s.LastError = p.lastErr.Error()
+		s.LastError = p.Explain(p.lastErr.Error())
 	}
 	return s
+}
+
+// Explain tells msg, something the plugin said, in the operator's terms: each setting variable
+// of a configured instance (MEMHOST_EMBEDDER_MAX_INPUT_TOKENS) becomes the key the operator
+// sets (embedders.local.max_input_tokens).
+func (p *Plugin) Explain(msg string) string {
+	if r := explainer(p.cand.Keys); r != nil {
+		return r.Replace(msg)
+	}
+	return msg
 }
 
 // nameLocked is how errors, logs and metrics call the plugin: its reported
@@ -114,6 +124,15 @@ func (p *Plugin) nameLocked() string {
 }
 
 func (p *Plugin) adapter() Adapter { return p.s.adapters[p.cand.Kind] }
+
+// callTimeout bounds one call: the candidate's own ceiling when it has one (an embedder whose
+// configured timeout is longer), else the Supervisor's.
+func (p *Plugin) callTimeout() time.Duration {
+	if p.cand.CallTimeout > 0 {
+		return p.cand.CallTimeout
+	}
+	return p.s.cfg.CallTimeout
+}
 
 // Call runs fn against the plugin's current process (raw is the value the
 // kind dispensed) under Config.CallTimeout layered on ctx, or fails fast when
@@ -135,7 +154,7 @@ func (p *Plugin) Call(ctx context.Context, method string, fn func(ctx context.Co
 		p.s.metrics.observe(p.cand.Kind, name, method, start, "unavailable")
 		return err
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.s.cfg.CallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, p.callTimeout())
 	err = fn(cctx, inst.raw)
 	// Our deadline, not the caller's, cut the call short.
 	timedOut := ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
@@ -177,7 +196,7 @@ func (p *Plugin) callFailed(inst *instance, method string, err error, timedOut b
 	defer p.mu.Unlock()
 	adapter := p.adapter()
 	failure := func(o Outcome, msg string) error {
-		return &callError{kind: p.cand.Kind, name: p.nameLocked(), msg: msg, sentinel: adapter.Sentinel(o), cause: err}
+		return &callError{kind: p.cand.Kind, name: p.nameLocked(), msg: msg, sentinel: adapter.Sentinel(o), cause: err, detail: p.Explain(err.Error())}
 	}
 	switch {
 	case inst.client.Exited():
@@ -188,8 +207,8 @@ func (p *Plugin) callFailed(inst *instance, method string, err error, timedOut b
 		// A newer process is already serving; report this call's failure.
 		return failure(Unavailable, "exited during "+method)
 	case timedOut:
-		p.s.logger.Warn("plugin call timed out", "kind", p.cand.Kind, "name", p.nameLocked(), "method", method, "timeout", p.s.cfg.CallTimeout, "error", err)
-		return failure(Unavailable, fmt.Sprintf("did not answer %s within %s", method, p.s.cfg.CallTimeout))
+		p.s.logger.Warn("plugin call timed out", "kind", p.cand.Kind, "name", p.nameLocked(), "method", method, "timeout", p.callTimeout(), "error", err)
+		return failure(Unavailable, fmt.Sprintf("did not answer %s within %s", method, p.callTimeout()))
 	}
 	switch o := adapter.Classify(err); o {
 	case Unavailable:
@@ -259,6 +278,9 @@ func (p *Plugin) noticeExitLocked() {
 
 func (p *Plugin) unavailableLocked() error {
 	e := &UnavailableError{Kind: p.cand.Kind, Name: p.nameLocked(), State: p.state, Cause: p.lastErr}
+	if p.lastErr != nil {
+		e.detail = p.Explain(p.lastErr.Error())
+	}
 	if a := p.adapter(); a != nil {
 		e.sentinel = a.Sentinel(Unavailable)
 	}
@@ -293,8 +315,11 @@ func (p *Plugin) check() {
 	if p.inst != inst {
 		return
 	}
+	// A probe that timed out is counted before the kind classifies it: an adapter may read a
+	// deadline as its plugin's model being unavailable (embedders do, for calls), and one slow
+	// probe on a loaded machine is no reason to restart a process.
 	switch {
-	case inst.client.Exited() || adapter.Classify(err) == Unavailable:
+	case inst.client.Exited():
 		p.restartLocked(inst, fmt.Errorf("health check: %w", err))
 	case errors.Is(err, context.DeadlineExceeded):
 		p.healthTimeouts++
@@ -302,6 +327,8 @@ func (p *Plugin) check() {
 		if p.healthTimeouts >= healthTimeoutsBeforeRestart {
 			p.restartLocked(inst, fmt.Errorf("process %d is wedged: %d health checks in a row timed out: %w", inst.pid, p.healthTimeouts, err))
 		}
+	case adapter.Classify(err) == Unavailable:
+		p.restartLocked(inst, fmt.Errorf("health check: %w", err))
 	default:
 		p.markUnhealthyLocked(err)
 	}

@@ -588,3 +588,23 @@ func TestPluginsDoNotInheritHostSecrets(t *testing.T) {
 	require.Equal(t, os.Getenv("PATH"), env["PATH"])
 	require.Contains(t, env, plugin.Handshake.MagicCookieKey, "go-plugin's handshake still reaches the plugin")
 }
+
+// TestUnwritableSocketFolderIsNamed: a plugin whose TMPDIR cannot take its socket fails to start
+// with the variable, the folder and the fix named, not go-plugin's "Unrecognized remote plugin
+// message".
+func TestUnwritableSocketFolderIsNamed(t *testing.T) {
+	t.Parallel()
+	s, b := setup(t, plugins.Config{HealthInterval: -1})
+	notDir := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(notDir, nil, 0o600))
+	cands, errs := plugins.Discover([]string{b.dir}, nil)
+	require.Empty(t, errs)
+	cands[0].Env = []string{"TMPDIR=" + notDir}
+	err := s.Start(t.Context(), cands)
+	require.ErrorContains(t, err, "TMPDIR="+notDir+" is not writable by this user")
+	require.ErrorContains(t, err, "set TMPDIR to a folder it can write")
+	require.NotContains(t, err.Error(), "Unrecognized remote plugin message")
+	st := s.List()[0]
+	require.Equal(t, plugins.StateFailed, st.State)
+	require.Contains(t, st.LastError, "is not writable by this user")
+}

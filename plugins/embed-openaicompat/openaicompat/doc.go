@@ -49,6 +49,12 @@
 // restart the plugin for it); a request the runtime refuses as malformed
 // or too long is ErrInvalidInput.
 //
+// Health sends nothing while a request is under way (a runtime that answers
+// one batch at a time would queue the probe behind it; the request itself
+// says whether the runtime answers), and MEMHOST_EMBEDDER_TIMEOUT bounds
+// each Embed, retries included: memhost sizes its re-embed batches to stay
+// well within it.
+//
 // Info.Name, the vector space, is the model's name in the store's alphabet
 // and the width (nomic-embed-text-768): another model or width is another
 // space, whose vectors are never compared with this one's.

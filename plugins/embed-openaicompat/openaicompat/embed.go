@@ -60,6 +60,8 @@ func (e *Embedder) request(ctx context.Context, inputs []string) ([][]float32, e
 	// Float, not base64: some SDK and runtime pairs cut base64 vectors to
 	// 256 values without a word.
 	req := openai.EmbeddingRequestStrings{Input: inputs, Model: openai.EmbeddingModel(e.cfg.Model), EncodingFormat: openai.EmbeddingEncodingFormatFloat}
+	e.inflight.Add(1)
+	defer e.inflight.Add(-1)
 	for attempt := 1; ; attempt++ {
 		resp, err := e.client.CreateEmbeddings(ctx, req)
 		if err == nil {
@@ -140,7 +142,7 @@ func widthErr(got, want int) error {
 // ctxErr is the error for a call whose context ended.
 func (e *Embedder) ctxErr(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer from the runtime within the deadline (at most %s a call): %w", e.cfg.Timeout, ctx.Err())
+		return fmt.Errorf("no answer from the runtime within the deadline (at most %s a call, %s): %w", e.cfg.Timeout, EnvTimeout, ctx.Err())
 	}
 	return fmt.Errorf("embed cancelled: %w", ctx.Err())
 }

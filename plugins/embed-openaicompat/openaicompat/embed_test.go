@@ -126,8 +126,11 @@ func TestOverLongInputAgainstTheDeclaredLimit(t *testing.T) {
 			_, tooHigh, logs := start(t, opts, func(c *Config) { c.MaxInputTokens = 512 })
 			_, err := tooHigh.Embed(t.Context(), embedder.PurposeDocument, []string{"short"})
 			require.ErrorIs(t, err, embedder.ErrInvalidInput)
-			require.ErrorContains(t, err, EnvMaxInputTokens)
-			require.ErrorContains(t, tooHigh.Health(t.Context()), EnvMaxInputTokens)
+			require.ErrorContains(t, err, "invalid input: "+EnvMaxInputTokens+"=512 is more than the model reads: set "+EnvMaxInputTokens+" to the model's real context",
+				"the advice first, where a cut status line keeps it")
+			herr := tooHigh.Health(t.Context())
+			require.ErrorContains(t, herr, EnvMaxInputTokens)
+			require.NotContains(t, herr.Error(), "runtime at", "the runtime answered: its URL is beside the point")
 			require.Contains(t, logs.String(), "shorter than the declared limit")
 
 			srv, fits, _ := start(t, opts, func(c *Config) { c.MaxInputTokens = 64 })
@@ -257,4 +260,31 @@ func TestCancelledWhileWaitingToRetry(t *testing.T) {
 	_, err := e.Embed(ctx, embedder.PurposeDocument, []string{"x"})
 	require.Error(t, err)
 	require.Less(t, time.Since(began), 5*time.Second)
+}
+
+// TestHealthIsNotQueuedBehindABatch: against a runtime that answers one request at a time (a
+// model on a CPU), a health check during a long batch does not wait behind it, and sends
+// nothing; with nothing under way it asks the runtime again.
+func TestHealthIsNotQueuedBehindABatch(t *testing.T) {
+	t.Parallel()
+	srv, e, _ := start(t, openaifake.Options{LatencyPerInput: 100 * time.Millisecond, Serial: true}, nil)
+	require.NoError(t, e.Health(t.Context()))
+	n := len(srv.Requests())
+	batch := make([]string, 20) // two seconds of work
+	for i := range batch {
+		batch[i] = fmt.Sprintf("fact number %d", i)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Embed(context.Background(), embedder.PurposeDocument, batch)
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return len(srv.Requests()) == n+1 }, 5*time.Second, 5*time.Millisecond)
+	start := time.Now()
+	require.NoError(t, e.Health(t.Context()))
+	require.Less(t, time.Since(start), 500*time.Millisecond, "not queued behind the batch")
+	require.Len(t, srv.Requests(), n+1, "nothing sent while the batch is under way")
+	require.NoError(t, <-done)
+	require.NoError(t, e.Health(t.Context()))
+	require.Len(t, srv.Requests(), n+2, "idle, it asks the runtime")
 }

@@ -2,11 +2,13 @@ package openaicompat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -43,6 +45,8 @@ type Embedder struct {
 	// declared limit (see checkLimit); limitChecked says it is final.
 	limitChecked bool
 	limitErr     error
+	// inflight counts requests to the runtime under way: while one is, Health sends none.
+	inflight atomic.Int64
 }
 
 var _ embedder.Embedder = (*Embedder)(nil)
@@ -165,9 +169,18 @@ func (e *Embedder) dimensions(ctx context.Context) (int, error) {
 // embedding of the expected width, and the model reads input to the
 // declared limit (see checkLimit). An embedding, not GET /models, because
 // only it shows that the model is loaded and answers what memhost stores.
+//
+// While a request is under way Health sends none: a runtime that answers
+// one batch at a time (a CPU model) would queue the probe behind a batch
+// that may take longer than the probe may wait, and a busy runtime is not
+// a sick one. The request under way ends within the embedder's timeout and
+// says itself whether the runtime answers.
 func (e *Embedder) Health(ctx context.Context) error {
 	if e.cfgErr != nil {
 		return e.cfgErr
+	}
+	if e.inflight.Load() > 0 {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
@@ -175,6 +188,9 @@ func (e *Embedder) Health(ctx context.Context) error {
 		return fmt.Errorf("runtime at %s: %w", e.cfg.BaseURL, err)
 	}
 	if err := e.checkLimit(ctx); err != nil {
+		if errors.Is(err, embedder.ErrInvalidInput) {
+			return err // the verdict on the model's context names the setting to change
+		}
 		return fmt.Errorf("runtime at %s: %w", e.cfg.BaseURL, err)
 	}
 	if _, err := e.request(ctx, []string{"health"}); err != nil {

@@ -43,16 +43,17 @@ func (e *Embedder) checkLimit(ctx context.Context) error {
 	a, b := body+tailA, body+tailB
 	vecs, err := e.request(ctx, []string{e.cfg.DocumentPrefix + a, e.cfg.DocumentPrefix + b})
 	switch {
+	// The advice comes first: a status line that cuts the message keeps it.
 	case errors.Is(err, embedder.ErrInvalidInput):
-		return e.settle(fmt.Errorf("%w: the runtime refuses a text of %d bytes, within the limit %s=%d declares (%d bytes at %d bytes a token): "+
-			"set %s to the model's real context: %w", embedder.ErrInvalidInput, len(a), EnvMaxInputTokens, e.cfg.MaxInputTokens,
-			room, BytesPerToken, EnvMaxInputTokens, err))
+		return e.settle(fmt.Errorf("%w: %s=%d is more than the model reads: set %s to the model's real context; "+
+			"the runtime refuses a text of %d bytes, within that limit (%d bytes at %d bytes a token): %w",
+			embedder.ErrInvalidInput, EnvMaxInputTokens, e.cfg.MaxInputTokens, EnvMaxInputTokens, len(a), room, BytesPerToken, err))
 	case err != nil:
 		return err
 	case slices.Equal(vecs[0], vecs[1]):
-		return e.settle(fmt.Errorf("%w: the runtime silently cuts input shorter than %d bytes, the limit %s=%d declares: "+
-			"texts that differ only after that point embed alike; set %s to the model's real context (for Ollama, also check the model's num_ctx)",
-			embedder.ErrInvalidInput, len(a), EnvMaxInputTokens, e.cfg.MaxInputTokens, EnvMaxInputTokens))
+		return e.settle(fmt.Errorf("%w: %s=%d is more than the model reads: set %s to the model's real context (for Ollama, also check the model's num_ctx); "+
+			"the runtime silently cuts input shorter than %d bytes, so texts that differ only after that point embed alike",
+			embedder.ErrInvalidInput, EnvMaxInputTokens, e.cfg.MaxInputTokens, EnvMaxInputTokens, len(a)))
 	}
 	return e.settle(nil)
 }

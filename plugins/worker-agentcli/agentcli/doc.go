@@ -26,7 +26,8 @@
 // refuses every task with ErrInvalidInput. The CLI's credentials are the
 // user's, found where the CLI finds them (HOME, CLAUDE_CONFIG_DIR,
 // GEMINI_CLI_HOME, CODEX_HOME, its API key variables), so the plugin's
-// environment must carry them.
+// environment must carry them: memhost passes each CLI's login variables,
+// and those a worker's env list names (a Codex model provider's env_key).
 //
 // # One run
 //

@@ -90,7 +90,9 @@ func run(f func(t testing.TB)) *recorder {
 }
 
 // fastLimits keeps the kit's tests of hanging embedders short.
-var fastLimits = limits{call: 2 * time.Second, cancel: 100 * time.Millisecond}
+// Its cancel bound is still far above what a well-behaved plugin needs: a cancelled call that
+// returns at once took over 100 ms on a machine loaded by two make test runs.
+var fastLimits = limits{call: 2 * time.Second, cancel: time.Second}
 
 // kitResults runs newKit and every check against e with a recorder each.
 func kitResults(t *testing.T, e embedder.Embedder) map[string]*recorder {
@@ -308,8 +310,8 @@ func TestKitCatchesAnEmbedderThatIgnoresCancellation(t *testing.T) {
 			}
 		}
 	}()
-	require.Equal(t, "Embed with a cancelled context did not return within 100ms", results["CancelledContext"].first())
-	require.Equal(t, "Embed after its context was cancelled did not return within 100ms", results["CancelDuringCall"].first())
+	require.Equal(t, "Embed with a cancelled context did not return within 1s", results["CancelledContext"].first())
+	require.Equal(t, "Embed after its context was cancelled did not return within 1s", results["CancelDuringCall"].first())
 }
 
 // wrongCancelError reports cancellation with an error that hides it.

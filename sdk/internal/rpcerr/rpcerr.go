@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc/codes"
@@ -26,6 +27,10 @@ func ToStatus(err error) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, plugin.ErrUnimplemented):
 		return status.Error(codes.Unimplemented, err.Error())
+	case errors.Is(err, plugin.ErrUnavailable):
+		// What the plugin fronts is down (a model endpoint): the host waits for it and
+		// probes its health, where Unknown would read as the plugin failing the call.
+		return status.Error(codes.Unavailable, err.Error())
 	default:
 		return status.Error(codes.Unknown, err.Error())
 	}
@@ -56,16 +61,26 @@ func FromStatus(ctx context.Context, what string, err error) error {
 	case codes.Canceled:
 		// With the caller's context alive, the connection was cancelled
 		// under the call: the plugin process is going away.
-		return fmt.Errorf("%s: %w: %s", what, plugin.ErrUnavailable, st.Message())
+		return Wrap(what, plugin.ErrUnavailable, st.Message())
 	case codes.DeadlineExceeded:
-		return fmt.Errorf("%s: %w: %s", what, context.DeadlineExceeded, st.Message())
+		return Wrap(what, context.DeadlineExceeded, st.Message())
 	case codes.Unimplemented:
-		return fmt.Errorf("%s: %w: %s", what, plugin.ErrUnimplemented, st.Message())
+		return Wrap(what, plugin.ErrUnimplemented, st.Message())
 	case codes.InvalidArgument:
-		return fmt.Errorf("%s: %w: %s", what, plugin.ErrInvalidInput, st.Message())
+		return Wrap(what, plugin.ErrInvalidInput, st.Message())
 	case codes.Unavailable:
-		return fmt.Errorf("%s: %w: %s", what, plugin.ErrUnavailable, st.Message())
+		return Wrap(what, plugin.ErrUnavailable, st.Message())
 	default:
 		return fmt.Errorf("%s: %s: %s", what, st.Code(), st.Message())
 	}
+}
+
+// Wrap is the host-side error of the call what that failed with sentinel and the plugin's
+// message msg. An implementation's message usually begins with the sentinel it wrapped
+// ("bad answer: not JSON"), which is then said once, not twice.
+func Wrap(what string, sentinel error, msg string) error {
+	if rest, ok := strings.CutPrefix(msg, sentinel.Error()); ok && (rest == "" || strings.HasPrefix(rest, ": ")) {
+		return fmt.Errorf("%s: %w%s", what, sentinel, rest)
+	}
+	return fmt.Errorf("%s: %w: %s", what, sentinel, msg)
 }

@@ -27,6 +27,7 @@ func TestRoundTrip(t *testing.T) {
 		{fmt.Errorf("%w: no Health in this version", plugin.ErrUnimplemented), plugin.ErrUnimplemented},
 		{fmt.Errorf("remote: %w", context.DeadlineExceeded), context.DeadlineExceeded},
 		{status.Error(codes.Unavailable, "model server down"), plugin.ErrUnavailable},
+		{fmt.Errorf("%w: cannot reach the runtime", plugin.ErrUnavailable), plugin.ErrUnavailable},
 	} {
 		err := rpcerr.FromStatus(t.Context(), "embedder Embed", rpcerr.ToStatus(tc.impl))
 		require.ErrorIs(t, err, tc.want)
@@ -61,4 +62,17 @@ func TestRecover(t *testing.T) {
 	err := call()
 	require.Equal(t, codes.Internal, status.Code(err))
 	require.EqualError(t, err, "rpc error: code = Internal desc = embedder Embed panicked: boom")
+}
+
+// TestSentinelSaidOnce: a plugin's message that begins with the sentinel it wrapped does not
+// say it twice on the host ("invalid input: invalid input: ...").
+func TestSentinelSaidOnce(t *testing.T) {
+	t.Parallel()
+	err := rpcerr.FromStatus(t.Context(), "embedder Embed", rpcerr.ToStatus(fmt.Errorf("%w: text is binary", plugin.ErrInvalidInput)))
+	require.EqualError(t, err, "embedder Embed: invalid input: text is binary")
+	require.ErrorIs(t, err, plugin.ErrInvalidInput)
+	err = rpcerr.FromStatus(t.Context(), "embedder Embed", status.Error(codes.Unavailable, "model server down"))
+	require.EqualError(t, err, "embedder Embed: plugin unavailable: model server down")
+	err = rpcerr.FromStatus(t.Context(), "embedder Embed", status.Error(codes.Unavailable, "plugin unavailable"))
+	require.EqualError(t, err, "embedder Embed: plugin unavailable")
 }

@@ -84,7 +84,9 @@ func run(f func(t testing.TB)) *recorder {
 }
 
 // fastLimits keeps the kit's tests of hanging providers short.
-var fastLimits = limits{call: 2 * time.Second, cancel: 100 * time.Millisecond}
+// Its cancel bound is still far above what a well-behaved plugin needs: a cancelled call that
+// returns at once took over 100 ms on a machine loaded by two make test runs.
+var fastLimits = limits{call: 2 * time.Second, cancel: time.Second}
 
 // kitResults runs newKit and every check against p with a recorder each.
 func kitResults(t *testing.T, p provider.Provider, opts ...Option) map[string]*recorder {
@@ -436,7 +438,7 @@ func TestKitCatchesAProviderThatIgnoresCancellation(t *testing.T) {
 	t.Parallel()
 	f := &fake{blockCancelled: make(chan struct{})}
 	defer close(f.blockCancelled) // release the call the check gave up on
-	requireFails(t, kitResults(t, f), "Prepare with a cancelled context did not return within 100ms", "CancelledContext")
+	requireFails(t, kitResults(t, f), "Prepare with a cancelled context did not return within 1s", "CancelledContext")
 }
 
 // wrongCancelError reports cancellation with an error that hides it.

@@ -145,6 +145,7 @@ func (ts *Tokens) MintSession(ctx context.Context, project, name string, ttl tim
 	return plain, tok.ID, *tok.ExpiresAt, nil
 }
 
+// Authenticate resolves a presented bearer token (with or without the "Bearer " prefix)
 // to its Principal. Every failure that is the caller's fault wraps ErrUnauthenticated.
 func (ts *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, error) {
 	plaintext := strings.TrimSpace(bearer)

@@ -22,7 +22,6 @@ import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
-	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 )
 
 // StatusFunc reports the host's status for GET /api/v1/status. full is false for callers
@@ -47,7 +46,7 @@ type Options struct {
 	// plugins; nil leaves it out.
 	Reload func(ctx context.Context) (any, error)
 	// Maintenance serves /api/v1/maintenance (admin); nil leaves it out.
-	Maintenance *maintenance.Maintenance
+	Maintenance Maintenance
 	Logger      *slog.Logger
 	// MaxBodyBytes bounds request bodies; larger ones are refused before decoding.
 	MaxBodyBytes int64

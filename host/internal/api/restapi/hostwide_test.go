@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -21,7 +23,6 @@ import (
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 	"github.com/memhost/memhost/sdk/embedder/embeddertest"
@@ -30,14 +31,14 @@ import (
 // countingWorkers is the task runner of the workers' routes, counting what reached it.
 type countingWorkers struct{ calls atomic.Int64 }
 
-func (w *countingWorkers) Status(context.Context) (tasks.Status, error) {
+func (w *countingWorkers) Status(context.Context) (wire.WorkersStatus, error) {
 	w.calls.Add(1)
-	return tasks.Status{Workers: []tasks.WorkerStatus{}, Tasks: []tasks.TaskStatus{}}, nil
+	return wire.WorkersStatus{Workers: []wire.WorkerStatus{}, Tasks: []wire.TaskStatus{}}, nil
 }
 
-func (w *countingWorkers) Try(_ context.Context, task, _ string) (tasks.TryResult, error) {
+func (w *countingWorkers) Try(_ context.Context, task, _ string) (wire.TryResult, error) {
 	w.calls.Add(1)
-	return tasks.TryResult{Task: task}, nil
+	return wire.TryResult{Task: task}, nil
 }
 
 func (w *countingWorkers) SetChain(string, []string) error {

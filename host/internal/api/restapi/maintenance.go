@@ -2,12 +2,14 @@ package restapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/wire"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
 
@@ -17,8 +19,6 @@ import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/memory"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
-	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 )
 
 // registerMaintenance mounts the maintenance routes on the admin group. An operator's token
@@ -30,6 +30,17 @@ func (a *api) registerMaintenance(admin gin.IRoutes) {
 	admin.POST("/maintenance/:job/run", a.limit(a.Limits.Writes), a.maintenanceRun)
 	admin.POST("/projects/:key/archive", a.limit(a.Limits.Writes), a.inProject(a.archiveProject))
 	admin.POST("/projects/:key/unarchive", a.limit(a.Limits.Writes), a.inProject(a.unarchiveProject))
+}
+
+// Maintenance is what the maintenance routes need of the scheduler (*maintenance.Maintenance,
+// which the daemon passes): the jobs' status and a run by hand, answered in wire's types, which
+// jobs are host-wide, and a project's archiving.
+type Maintenance interface {
+	StatusReport(ctx context.Context, project string) ([]wire.MaintenanceJob, error)
+	RunReport(ctx context.Context, job string, o wire.RunOptions) (wire.MaintenanceReport, error)
+	HostWide(job string) bool
+	ArchiveProject(ctx context.Context, project, actor string) error
+	UnarchiveProject(ctx context.Context, project, actor string) ([]uuid.UUID, error)
 }
 
 // ProjectLifecycle answers POST /projects/{key}/archive and /unarchive.
@@ -57,62 +68,13 @@ func (a *api) unarchiveProject(ctx context.Context, acc memory.Access, _ *gin.Co
 	return ProjectLifecycle{Project: acc.Project, Restored: len(restored)}, 0, nil
 }
 
-// MaintenanceJob is one job in GET /api/v1/maintenance.
-type MaintenanceJob struct {
-	Job     string          `json:"job"`
-	Kind    string          `json:"kind"` // River's job kind, as in its tables
-	Enabled bool            `json:"enabled"`
-	Every   string          `json:"every"`
-	Next    *time.Time      `json:"next_run,omitempty"`
-	Last    *MaintenanceRun `json:"last_run,omitempty"`
-}
-
-// MaintenanceRun is one run of a job.
-type MaintenanceRun struct {
-	Trigger    string     `json:"trigger"` // periodic, manual or event
-	Project    string     `json:"project,omitempty"`
-	DryRun     bool       `json:"dry_run"`
-	Host       string     `json:"host"`
-	StartedAt  time.Time  `json:"started_at"`
-	FinishedAt *time.Time `json:"finished_at,omitempty"`
-	Outcome    string     `json:"outcome"` // running, ok, partial, failed or skipped
-	Error      string     `json:"error,omitempty"`
-	Examined   int64      `json:"examined"`
-	Changed    int64      `json:"changed"`
-	LLMCalls   int64      `json:"llm_calls"`
-	Tokens     int64      `json:"tokens"`
-}
-
-// MaintenanceReport is POST /api/v1/maintenance/{job}/run's answer: the run and what it
-// changed (or, dry, would change), at most 100 items; the counts are complete.
-type MaintenanceReport struct {
-	Job   string             `json:"job"`
-	Run   MaintenanceRun     `json:"run"`
-	Items []maintenance.Item `json:"items"`
-}
-
-func runOf(r pgstore.MaintenanceRun) MaintenanceRun {
-	return MaintenanceRun{Trigger: r.Trigger, Project: r.Project, DryRun: r.DryRun, Host: r.Host, StartedAt: r.StartedAt,
-		FinishedAt: r.FinishedAt, Outcome: r.Outcome, Error: r.Error, Examined: r.Examined, Changed: r.Changed,
-		LLMCalls: r.LLMCalls, Tokens: r.Tokens}
-}
-
 func (a *api) maintenanceStatus(c *gin.Context) {
-	st, err := a.Maintenance.Status(c.Request.Context(), principal(c).ProjectKey)
+	jobs, err := a.Maintenance.StatusReport(c.Request.Context(), principal(c).ProjectKey)
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
 	}
-	out := make([]MaintenanceJob, 0, len(st))
-	for _, s := range st {
-		j := MaintenanceJob{Job: s.Job, Kind: s.Kind, Enabled: s.Enabled, Every: s.Every.String(), Next: s.Next}
-		if s.Last != nil {
-			r := runOf(*s.Last)
-			j.Last = &r
-		}
-		out = append(out, j)
-	}
-	c.JSON(http.StatusOK, gin.H{"jobs": out})
+	c.JSON(http.StatusOK, gin.H{"jobs": jobs})
 }
 
 // maintenanceProject decides which project a run by hand covers: for a token bound to a
@@ -148,7 +110,7 @@ func (a *api) maintenanceRun(c *gin.Context) {
 			return
 		}
 	}
-	opts := maintenance.RunOptions{Project: project, DryRun: dry, Actor: "token:" + p.Name}
+	opts := wire.RunOptions{Project: project, DryRun: dry, Actor: "token:" + p.Name}
 	if v := c.Query("older_than"); v != "" {
 		d, err := config.ParseAge(v)
 		if err != nil || d < time.Second {
@@ -163,18 +125,10 @@ func (a *api) maintenanceRun(c *gin.Context) {
 	if err := http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{}); err != nil {
 		a.Logger.Warn("maintenance run: keep the write deadline", "err", err)
 	}
-	rep, err := a.Maintenance.RunNow(c.Request.Context(), job, opts)
-	if errors.Is(err, maintenance.ErrUnknownJob) {
-		err = &rules.FieldError{Field: "job", Message: fmt.Sprintf("unknown job %q (valid: %s)", job, strings.Join(a.Maintenance.Jobs(), ", "))}
-	}
+	rep, err := a.Maintenance.RunReport(c.Request.Context(), job, opts)
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
 	}
-	run := runOf(rep.Run)
-	items := rep.Result.Items
-	if items == nil {
-		items = []maintenance.Item{}
-	}
-	c.JSON(http.StatusOK, MaintenanceReport{Job: job, Run: run, Items: items})
+	c.JSON(http.StatusOK, rep)
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/gin-gonic/gin"
+	"github.com/memhost/memhost/host/internal/wire"
 
-	"github.com/memhost/memhost/host/internal/jobs/tasks"
+	"github.com/gin-gonic/gin"
 )
 
 // The workers' routes are the operator's (an admin token bound to no project: the workers and
@@ -57,7 +57,7 @@ func (a *api) workerOp(op func(ctx context.Context, c *gin.Context) (any, error)
 
 // Workers is what the workers' routes need of the task runner.
 type Workers interface {
-	Status(ctx context.Context) (tasks.Status, error)
-	Try(ctx context.Context, task, worker string) (tasks.TryResult, error)
+	Status(ctx context.Context) (wire.WorkersStatus, error)
+	Try(ctx context.Context, task, worker string) (wire.TryResult, error)
 	SetChain(task string, workers []string) error
 }

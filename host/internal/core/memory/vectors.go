@@ -20,7 +20,7 @@ import (
 // lexically, and its fold was decided by the statement check alone (foldTarget). The vector
 // follows through FollowVectors, which the host runs in the background: it takes the write's
 // own embed call when it ends, or embeds the text again, and stores the vector while the
-// memory still holds that text (store.TextVector). The queue is only a hint: a vector-less
+// memory still holds that text (store.Embedded). The queue is only a hint: a vector-less
 // row is itself the durable record of the work left, so one the queue drops or a kill of the
 // host loses gets its vector from the re-embed job (maintenance.reembed), which runs at every
 // host's start and every few minutes after.
@@ -28,7 +28,7 @@ import (
 // VectorWriter stores the vectors that follow their writes (pgstore.Store implements it). A
 // store without it makes every write wait for its vector.
 type VectorWriter interface {
-	PutVectors(ctx context.Context, embedder string, items []store.TextVector) (int, error)
+	PutVectors(ctx context.Context, embedder string, items []store.Embedded) (int, error)
 }
 
 // followQueue bounds the writes waiting for their vectors in one host; past it a write's
@@ -175,7 +175,7 @@ func (s *Service) followBatch(ctx context.Context, batch []pendingVector) error 
 	if err != nil {
 		return err
 	}
-	items := make([]store.TextVector, 0, len(batch))
+	items := make([]store.Embedded, 0, len(batch))
 	var ats []time.Time // when each item's write was acknowledged
 	var texts []string
 	var rest []pendingVector
@@ -187,7 +187,7 @@ func (s *Service) followBatch(ctx context.Context, batch []pendingVector) error 
 			select {
 			case r := <-p.inflight:
 				if r.err == nil {
-					items = append(items, store.TextVector{ID: p.id, Hash: store.TextHash(p.text), Vector: r.vec})
+					items = append(items, store.Embedded{ID: p.id, Hash: store.TextHash(p.text), Vector: r.vec})
 					ats = append(ats, p.at)
 					continue
 				}
@@ -211,7 +211,7 @@ func (s *Service) followBatch(ctx context.Context, batch []pendingVector) error 
 			s.latencyOf(info.Name).observe(time.Since(start))
 		}
 		for i, p := range rest {
-			items = append(items, store.TextVector{ID: p.id, Hash: store.TextHash(p.text),
+			items = append(items, store.Embedded{ID: p.id, Hash: store.TextHash(p.text),
 				Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[i]}})
 			ats = append(ats, p.at)
 		}

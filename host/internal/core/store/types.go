@@ -160,14 +160,6 @@ type Vector struct {
 // without their similarity.
 func (v Vector) Pending() bool { return v.Embedder != "" && v.Values == nil }
 
-// TextVector is the vector of a memory's text, to be stored only while the memory still
-// holds that text (Hash, TextHash of it).
-type TextVector struct {
-	ID     uuid.UUID
-	Hash   []byte
-	Vector Vector
-}
-
 // IsZero reports whether v has no direction: an embedder maps text it has no tokens for
 // (emoji, symbols) to the zero vector, whose cosine similarity to anything is undefined.
 func (v Vector) IsZero() bool {

@@ -32,6 +32,14 @@ const (
 // does not answer within it is unreachable for the choice, never a reason to hang boot.
 const probeTimeout = 5 * time.Second
 
+// endpointTimeout is embedders.NAME.timeout when unset: the openaicompat plugin's own default
+// for one call (plugins/embed-openaicompat DefaultTimeout).
+const endpointTimeout = 30 * time.Second
+
+// endpointCallMargin is added to an endpoint's timeout for the host's ceiling on its calls, so
+// that the plugin's own deadline ends a slow call and says so.
+const endpointCallMargin = 5 * time.Second
+
 // EmbedderCandidates are the embedder plugins to start: one process per [embedders.NAME]
 // table, told only its settings (never the database URL), and every other embedder plugin
 // found (the BM25 floor, third-party ones) as found. A binary a table uses runs only as
@@ -54,6 +62,13 @@ func EmbedderCandidates(cfg *config.Config, found []plugins.Candidate, environ f
 			missing[name] = fmt.Sprintf("plugin memhost-embedder-%s is not in plugins.dirs (%s)", e.Plugin, strings.Join(cfg.Plugins.Dirs, ", "))
 			continue
 		}
+		// The endpoint's own timeout governs its calls (a slow CPU model's batch may take
+		// longer than plugins.call_timeout); plugins.call_timeout stays the floor.
+		timeout := e.Timeout
+		if timeout <= 0 {
+			timeout = endpointTimeout
+		}
+		c.CallTimeout = max(cfg.Plugins.CallTimeout, timeout+endpointCallMargin)
 		cands = append(cands, c)
 	}
 	for _, c := range plugins.OfKind(found, kind) {
@@ -65,8 +80,9 @@ func EmbedderCandidates(cfg *config.Config, found []plugins.Candidate, environ f
 }
 
 // endpointEnv is what the embedder of table name is told: the MEMHOST_EMBEDDER_* contract of
-// the embedder plugins (plugins/embed-openaicompat), and the variable holding its key.
-func endpointEnv(name string, e config.Endpoint, environ func(string) (string, bool)) []string {
+// the embedder plugins (plugins/embed-openaicompat), each from its key in [embedders.NAME],
+// and the variable holding its key.
+func endpointEnv(name string, e config.Endpoint, environ func(string) (string, bool)) plugins.Configured {
 	itoa := func(n int) string {
 		if n <= 0 {
 			return ""
@@ -81,16 +97,17 @@ func endpointEnv(name string, e config.Endpoint, environ func(string) (string, b
 	if e.APIKeyEnv != "" {
 		pass = []string{e.APIKeyEnv}
 	}
-	return plugins.Settings([][2]string{
-		{"MEMHOST_EMBEDDER_NAME", name},
-		{"MEMHOST_EMBEDDER_BASE_URL", e.BaseURL},
-		{"MEMHOST_EMBEDDER_MODEL", e.Model},
-		{"MEMHOST_EMBEDDER_API_KEY_ENV", e.APIKeyEnv},
-		{"MEMHOST_EMBEDDER_DIMENSIONS", itoa(e.Dimensions)},
-		{"MEMHOST_EMBEDDER_MAX_INPUT_TOKENS", itoa(e.MaxInputTokens)},
-		{"MEMHOST_EMBEDDER_QUERY_PREFIX", e.QueryPrefix},
-		{"MEMHOST_EMBEDDER_DOCUMENT_PREFIX", e.DocumentPrefix},
-		{"MEMHOST_EMBEDDER_TIMEOUT", timeout},
+	key := func(field string) string { return "embedders." + name + "." + field }
+	return plugins.Settings([]plugins.Setting{
+		{Var: "MEMHOST_EMBEDDER_NAME", Key: "[embedders." + name + "]", Value: name},
+		{Var: "MEMHOST_EMBEDDER_BASE_URL", Key: key("base_url"), Value: e.BaseURL},
+		{Var: "MEMHOST_EMBEDDER_MODEL", Key: key("model"), Value: e.Model},
+		{Var: "MEMHOST_EMBEDDER_API_KEY_ENV", Key: key("api_key_env"), Value: e.APIKeyEnv},
+		{Var: "MEMHOST_EMBEDDER_DIMENSIONS", Key: key("dimensions"), Value: itoa(e.Dimensions)},
+		{Var: "MEMHOST_EMBEDDER_MAX_INPUT_TOKENS", Key: key("max_input_tokens"), Value: itoa(e.MaxInputTokens)},
+		{Var: "MEMHOST_EMBEDDER_QUERY_PREFIX", Key: key("query_prefix"), Value: e.QueryPrefix},
+		{Var: "MEMHOST_EMBEDDER_DOCUMENT_PREFIX", Key: key("document_prefix"), Value: e.DocumentPrefix},
+		{Var: "MEMHOST_EMBEDDER_TIMEOUT", Key: key("timeout"), Value: timeout},
 	}, pass, environ)
 }
 
@@ -107,6 +124,10 @@ type ActiveEmbedder struct {
 	active *embedders.Handle // nil while the intended dense embedder has not started
 	tier   string
 	reason string
+	// answers, when set, is what reason adds while the active embedder is ready (" and
+	// answers — semantic memory is on"): said only while true, so status never claims an
+	// endpoint answers beside a degraded line saying it does not.
+	answers string
 	// pending is why active is nil: the dense embedder the stored vectors need did not start.
 	pending error
 	// upgrade is the configured dense embedder to switch to once it is healthy, while the
@@ -132,6 +153,9 @@ type EmbedderStatus struct {
 	Reason string `json:"reason,omitempty"`
 	// Degraded, when set, says what does not work right now and what still does.
 	Degraded string `json:"degraded,omitempty"`
+	// Waiting, when set, is why the configured dense endpoint the BM25 floor serves in stead of
+	// has not taken over: its state and last error.
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // ChooseEmbedder picks the active embedder among those s runs. embedder.active (configured)
@@ -159,7 +183,7 @@ func (a *ActiveEmbedder) explicit(cfg *config.Config, handles []*embedders.Handl
 	if _, ok := cfg.Embedders[name]; ok {
 		i := slices.IndexFunc(handles, func(h *embedders.Handle) bool { return h.Instance() == name })
 		if i < 0 {
-			return fmt.Errorf("embedder.active is %q but that embedder did not start (%s); `memhost plugins` shows why", name, a.instanceError(name))
+			return fmt.Errorf("embedder.active is %q but that embedder did not start (%s); `memhost plugins` shows why", name, a.instanceError(name, cfg.Embedders[name].Plugin))
 		}
 		a.active, a.reason = handles[i], fmt.Sprintf("embedder.active names [embedders.%s]", name)
 		return nil
@@ -220,8 +244,10 @@ func (a *ActiveEmbedder) auto(ctx context.Context, cfg *config.Config, handles [
 			// The endpoint's plugin did not start (with no dimensions configured it asks its
 			// runtime at start, and the runtime is down): stay dense and wait, serving search
 			// lexically.
-			a.pending = fmt.Errorf("the dense embedder [embedders.%s] did not start: %s; set embedders.%s.dimensions so it starts while its runtime is down",
-				endpoints[0], a.instanceError(endpoints[0]), endpoints[0])
+			a.pending = fmt.Errorf("the dense embedder [embedders.%s] did not start: %s", endpoints[0], a.instanceError(endpoints[0], cfg.Embedders[endpoints[0]].Plugin))
+			if cfg.Embedders[endpoints[0]].Dimensions == 0 {
+				a.pending = fmt.Errorf("%w; set embedders.%s.dimensions so it starts while its runtime is down", a.pending, endpoints[0])
+			}
 			a.reason = fmt.Sprintf("dense: vectors of %s are stored, so the dense tier stays (never downgraded to BM25)", strings.Join(dense, ", "))
 			return nil
 		default:
@@ -240,12 +266,15 @@ func (a *ActiveEmbedder) auto(ctx context.Context, cfg *config.Config, handles [
 		cancel()
 		if err == nil || floor < 0 {
 			a.active, a.tier = endpoint, TierDense
-			a.reason = fmt.Sprintf("dense: [embedders.%s] (%s) is configured and answers — semantic memory is on", endpoints[0], endpoint.Info().Name)
+			a.reason = fmt.Sprintf("dense: [embedders.%s] (%s) is configured", endpoints[0], endpoint.Info().Name)
+			a.answers = " and answers — semantic memory is on"
 			return nil
 		}
 		a.active, a.tier, a.upgrade = handles[floor], TierBM25, endpoint
-		a.reason = fmt.Sprintf("BM25: the embedding endpoint [embedders.%s] is configured but unreachable — using BM25 until it responds", endpoints[0])
-		a.log.Warn("embedding endpoint unreachable at boot; BM25 serves until it responds", "embedder", endpoints[0], "err", err)
+		// Unreachable or not, the endpoint failed its health check (a model that cuts long
+		// input answers, and fails it too): the reason says which, in the plugin's words.
+		a.reason = fmt.Sprintf("BM25: the embedding endpoint [embedders.%s] is configured but fails its health check — using BM25 until it passes", endpoints[0])
+		a.log.Warn("embedding endpoint fails its health check at boot; BM25 serves until it passes", "embedder", endpoints[0], "reason", plugins.Diagnosis(err))
 		return nil
 	}
 	if floor >= 0 {
@@ -267,14 +296,14 @@ func (a *ActiveEmbedder) auto(ctx context.Context, cfg *config.Config, handles [
 	return fmt.Errorf("several embedders are running (%s); choose one with embedder.active", describe(handles))
 }
 
-// instanceError says why the configured instance name did not start.
-func (a *ActiveEmbedder) instanceError(name string) string {
+// instanceError says why the configured instance name, of plugin, did not start.
+func (a *ActiveEmbedder) instanceError(name, plugin string) string {
 	for _, st := range a.sup.List() {
 		if st.Instance == name && st.LastError != "" {
-			return plugins.OneLine(st.LastError, 300)
+			return plugins.OneLine(st.LastError, maxStatusError)
 		}
 	}
-	return "no process"
+	return fmt.Sprintf("no process: memhost-embedder-%s is not in plugins.dirs", plugin)
 }
 
 // Active implements memory.EmbedderSource: the active embedder, after switching up to the
@@ -286,7 +315,8 @@ func (a *ActiveEmbedder) Active(ctx context.Context) (embedder.Embedder, embedde
 	defer a.mu.Unlock()
 	if a.upgrade != nil && a.upgrade.State() == plugins.StateReady {
 		a.active, a.tier, a.upgrade = a.upgrade, TierDense, nil
-		a.reason = fmt.Sprintf("dense: the embedding endpoint %s answers — semantic memory is on", a.active.Info().Name)
+		a.reason = fmt.Sprintf("dense: the embedding endpoint %s passed its health check", a.active.Info().Name)
+		a.answers = " and answers — semantic memory is on"
 		a.log.Info("embedding endpoint answers; dense memory is on", "embedder", a.active.Info().Name)
 	}
 	if a.active == nil {
@@ -298,11 +328,11 @@ func (a *ActiveEmbedder) Active(ctx context.Context) (embedder.Embedder, embedde
 // adopt takes next's choice: a reload swaps it in while the memory service keeps its source.
 func (a *ActiveEmbedder) adopt(next *ActiveEmbedder) {
 	next.mu.Lock()
-	configured, active, tier, reason, pending, upgrade := next.configured, next.active, next.tier, next.reason, next.pending, next.upgrade
+	configured, active, tier, reason, answers, pending, upgrade := next.configured, next.active, next.tier, next.reason, next.answers, next.pending, next.upgrade
 	next.mu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.configured, a.active, a.tier, a.reason, a.pending, a.upgrade = configured, active, tier, reason, pending, upgrade
+	a.configured, a.active, a.tier, a.reason, a.answers, a.pending, a.upgrade = configured, active, tier, reason, answers, pending, upgrade
 }
 
 // Handle is the active embedder's plugin, nil while none serves.
@@ -325,16 +355,29 @@ func (a *ActiveEmbedder) Status(foldThresholds map[string]float64) EmbedderStatu
 		return s
 	}
 	info := a.active.Info()
-	s.Name, s.Dimensions, s.State, s.FoldThreshold = info.Name, info.Dimensions, string(a.active.State()), info.SuggestedFoldThreshold
+	state := a.active.State()
+	s.Name, s.Dimensions, s.State, s.FoldThreshold = info.Name, info.Dimensions, string(state), info.SuggestedFoldThreshold
 	if t, ok := foldThresholds[info.Name]; ok {
 		s.FoldThreshold = t
 	}
-	if a.active.State() != plugins.StateReady {
+	if state == plugins.StateReady {
+		s.Reason += a.answers
+	} else {
+		if a.answers != "" {
+			s.Reason += ", and does not answer now"
+		}
 		s.Degraded = fmt.Sprintf("%s is %s (%s): search answers lexically (BM25) and writes wait until it responds; nothing is downgraded",
-			info.Name, a.active.State(), plugins.OneLine(a.active.Status().LastError, 200))
+			info.Name, state, plugins.OneLine(a.active.Status().LastError, maxStatusError))
+	}
+	if a.upgrade != nil {
+		s.Waiting = fmt.Sprintf("%s is %s (%s)", a.upgrade.Info().Name, a.upgrade.State(), plugins.OneLine(a.upgrade.Status().LastError, maxStatusError))
 	}
 	return s
 }
+
+// maxStatusError bounds a plugin's last error quoted in the embedder's status: long enough for
+// a plugin's advice, which follows what it saw.
+const maxStatusError = 600
 
 // describe lists embedders with both names an operator may use for them.
 func describe(handles []*embedders.Handle) string {

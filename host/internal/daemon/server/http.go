@@ -41,11 +41,14 @@ func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 	r.Any("/mcp", gin.WrapH(mh))
 	r.Any("/mcp/*rest", gin.WrapH(mh))
 	opts := restapi.Options{Service: c.Service, Brain: c.Brain, Projects: c.Store, Door: c.Door, Limits: c.Limits, Logger: c.Log,
-		Maintenance: c.Maintenance,
-		Status:      func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) },
-		Reload:      func(ctx context.Context) (any, error) { return c.Reload(ctx) }}
-	if c.Tasks != nil { // a nil *Runner in the interface would not read as "no workers"
+		Status: func(ctx context.Context, full bool) (any, error) { return c.Status(ctx, full) },
+		Reload: func(ctx context.Context) (any, error) { return c.Reload(ctx) }}
+	// A nil pointer in an interface would not read as "none": set them only when they exist.
+	if c.Tasks != nil {
 		opts.Workers = c.Tasks
+	}
+	if c.Maintenance != nil {
+		opts.Maintenance = c.Maintenance
 	}
 	restapi.Register(r, opts)
 	return r, mcp.Close

@@ -27,6 +27,8 @@ const reloadGrace = 2 * time.Second
 type ReloadResult struct {
 	Embedder EmbedderStatus   `json:"embedder"`
 	Plugins  []plugins.Status `json:"plugins"`
+	// Warnings name what the reload read but did not apply (changed [workers] tables).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Reload re-reads the configuration (Core.LoadConfig: the sources boot read) and the plugin
@@ -96,6 +98,10 @@ func (c *Core) Reload(ctx context.Context) (ReloadResult, error) {
 	c.Limits.Writes.Set(cfg.Auth.WriteRatePerMinute, cfg.Auth.WriteBurst)
 	c.Limits.MapBuilds.Set(cfg.Auth.MapBuildRatePerMinute, cfg.Auth.MapBuildBurst)
 	res := ReloadResult{Embedder: c.Embedder.Status(cfg.Embedder.FoldThresholds), Plugins: c.Plugins.List()}
+	res.Warnings = workersAtRestart(c.Config.Workers, cfg.Workers)
+	for _, w := range res.Warnings {
+		c.Log.Warn("reload: not applied", "reason", w)
+	}
 	c.Log.Info("reloaded", "embedder", res.Embedder.Name, "tier", res.Embedder.Tier, "why", res.Embedder.Reason, "plugins", len(res.Plugins))
 	return res, nil
 }

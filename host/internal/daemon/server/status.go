@@ -4,9 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/store"
 	"github.com/memhost/memhost/host/internal/daemon/migrate"
-	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 	"github.com/memhost/memhost/host/internal/plugins"
 )
 
@@ -20,7 +21,7 @@ type Status struct {
 	Memories   store.Counts     `json:"memories"`
 	FeedCursor int64            `json:"feed_cursor,omitempty"`
 	// Reembed is how far the memories have converged on the active embedder's vectors.
-	Reembed *maintenance.ReembedProgress `json:"reembed,omitempty"`
+	Reembed *wire.ReembedProgress `json:"reembed,omitempty"`
 }
 
 // MigrationStatus counts applied and pending migrations.

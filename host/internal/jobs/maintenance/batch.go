@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/google/uuid"
 )
 
@@ -41,7 +43,7 @@ func eachDue(ctx context.Context, r Run, action, reason string, find func(limit 
 			}
 		}
 		if changed {
-			res.add(Item{ID: id.String(), Action: action, Reason: reason})
+			res.add(wire.MaintenanceItem{ID: id.String(), Action: action, Reason: reason})
 		}
 	}
 	return res, nil

@@ -8,11 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/core/store"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 )
 
-func fact(text string, vec []float32, pinned bool, hits int64, age time.Duration) pgstore.ConsolidationFact {
-	return pgstore.ConsolidationFact{Memory: store.Memory{ID: uuid.New(), Text: text, Embedder: "e", Pinned: pinned, HitCount: hits,
+func fact(text string, vec []float32, pinned bool, hits int64, age time.Duration) store.ConsolidationFact {
+	return store.ConsolidationFact{Memory: store.Memory{ID: uuid.New(), Text: text, Embedder: "e", Pinned: pinned, HitCount: hits,
 		CreatedAt: time.Unix(1e9, 0).Add(-age)}, Vector: vec, VectorOf: "e"}
 }
 
@@ -27,21 +26,21 @@ func TestClusters(t *testing.T) {
 	used := fact("ci runs on buildkite", y, false, 5, time.Hour)
 	near := fact("Buildkite is our CI", []float32{1, 0.1}, false, 0, 2*time.Hour)
 	lone := fact("Tests need TZ=UTC", []float32{-1, 0}, false, 0, time.Hour)
-	got := clusters([]pgstore.ConsolidationFact{old, used, near, lone}, 0.9, 8, nil)
+	got := clusters([]store.ConsolidationFact{old, used, near, lone}, 0.9, 8, nil)
 	require.Len(t, got, 1)
 	require.Equal(t, []uuid.UUID{used.ID, old.ID, near.ID}, ids(got[0]), "the most used survives; near joins through old")
-	got = clusters([]pgstore.ConsolidationFact{old, used, near, lone}, 0.9, 8, map[string]bool{store.PairKey(near.ID, used.ID): true})
+	got = clusters([]store.ConsolidationFact{old, used, near, lone}, 0.9, 8, map[string]bool{store.PairKey(near.ID, used.ID): true})
 	require.Equal(t, []uuid.UUID{used.ID, old.ID}, ids(got[0]), "a fact an operator kept apart from one in the cluster stays out")
 
 	pinA := fact("Never force-push to main", x, true, 0, time.Hour)
 	pinB := fact("never force-push to main!", x, true, 9, 2*time.Hour)
 	plain := fact("Never force-push to main.", x, false, 50, 3*time.Hour)
-	got = clusters([]pgstore.ConsolidationFact{pinA, pinB, plain}, 0.9, 8, nil)
+	got = clusters([]store.ConsolidationFact{pinA, pinB, plain}, 0.9, 8, nil)
 	require.Len(t, got, 1)
 	require.Equal(t, pinB.ID, got[0][0].ID, "a pinned fact survives (the more used of two)")
 	require.Equal(t, []uuid.UUID{pinB.ID, plain.ID}, ids(got[0]), "the other pinned fact is never absorbed")
 
-	var many []pgstore.ConsolidationFact
+	var many []store.ConsolidationFact
 	for range 5 {
 		many = append(many, fact("same", x, false, 0, time.Hour))
 	}
@@ -50,10 +49,10 @@ func TestClusters(t *testing.T) {
 	other := fact("CI runs on Buildkite!", x, false, 0, time.Hour)
 	other.VectorOf = "f"
 	require.Zero(t, cosine(old, other), "vectors of different embedders are not compared")
-	require.Len(t, clusters([]pgstore.ConsolidationFact{old, other}, 0.9, 8, nil), 1, "but identical texts still cluster")
+	require.Len(t, clusters([]store.ConsolidationFact{old, other}, 0.9, 8, nil), 1, "but identical texts still cluster")
 }
 
-func ids(c []pgstore.ConsolidationFact) []uuid.UUID {
+func ids(c []store.ConsolidationFact) []uuid.UUID {
 	out := make([]uuid.UUID, len(c))
 	for i, f := range c {
 		out[i] = f.ID

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	sdkworker "github.com/memhost/memhost/sdk/worker"
 )
 
@@ -19,7 +20,7 @@ import (
 // flagged before (open, accepted or dismissed) is never flagged again. Without a worker, or
 // past its budget, the job does nothing and the next period asks again.
 type Conflicts struct {
-	Store *pgstore.Store
+	Store Store
 	// Memory holds the chain's evidence to the write rules (memory.Service.ModelLine).
 	Memory  *memory.Service
 	Tasks   Tasks
@@ -122,7 +123,7 @@ func (j Conflicts) project(ctx context.Context, r Run, key string, l *llm, res *
 				return err
 			}
 			if changed {
-				res.add(Item{ID: older.ID.String(), Action: "supersede", Reason: "superseded by " + newer.ID.String()})
+				res.add(wire.MaintenanceItem{ID: older.ID.String(), Action: "supersede", Reason: "superseded by " + newer.ID.String()})
 			}
 			continue
 		}
@@ -132,7 +133,7 @@ func (j Conflicts) project(ctx context.Context, r Run, key string, l *llm, res *
 			return err
 		}
 		if filed {
-			res.add(Item{ID: ma.ID.String(), Action: "conflict", Reason: fmt.Sprintf("%s severity, with %s", p.Severity, mb.ID)})
+			res.add(wire.MaintenanceItem{ID: ma.ID.String(), Action: "conflict", Reason: fmt.Sprintf("%s severity, with %s", p.Severity, mb.ID)})
 		}
 	}
 	return nil

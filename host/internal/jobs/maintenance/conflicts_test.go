@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
@@ -68,7 +70,7 @@ func TestConflictsSupersedesAndFilesTheRest(t *testing.T) {
 	}
 	chain := &scripted{answer: answer}
 	m := e.conflictsJob(t, &fakeClock{now: time.Now()}, chain)
-	rep, err := m.RunNow(ctx, "conflicts", RunOptions{Project: proj.Project})
+	rep, err := m.RunNow(ctx, "conflicts", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, rep.Result.LLMCalls)
 	require.EqualValues(t, 2, rep.Result.Changed)
@@ -95,7 +97,7 @@ func TestConflictsSupersedesAndFilesTheRest(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, v.SupersededBy)
 	require.Equal(t, []store.Event{store.EventAdd, store.EventUpdate, store.EventUpdate}, events(t, e, npm))
-	undone, err := m.RunNow(ctx, "conflicts", RunOptions{Project: proj.Project})
+	undone, err := m.RunNow(ctx, "conflicts", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Nil(t, e.memory(t, npm).SupersededBy, "an undone supersession is never found again")
 	require.Zero(t, undone.Result.Changed)
@@ -110,13 +112,13 @@ func TestConflictsSupersedesAndFilesTheRest(t *testing.T) {
 	require.Equal(t, "high", open[0].Severity)
 	require.Equal(t, "two release days", open[0].Evidence)
 
-	again, err := m.RunNow(ctx, "conflicts", RunOptions{Project: proj.Project})
+	again, err := m.RunNow(ctx, "conflicts", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Zero(t, again.Result.Changed, "nothing is flagged twice")
 
 	_, err = e.store.DecideConflict(ctx, proj.Project, open[0].ID, store.ConflictDismissed, "alice", nil)
 	require.NoError(t, err)
-	third, err := m.RunNow(ctx, "conflicts", RunOptions{Project: proj.Project})
+	third, err := m.RunNow(ctx, "conflicts", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Zero(t, third.Result.Changed, "a dismissed pair is never flagged again")
 	n, _, err := e.store.OpenConflicts(ctx, proj.Project)
@@ -139,7 +141,7 @@ func TestConflictsWithoutAWorkerDoNothing(t *testing.T) {
 	}{{"no worker", tasks.ErrNoWorker, false}, {"chain fails", tasks.ErrNoAnswer, true}} {
 		chain := &scripted{answer: func(context.Context, sdkworker.Task) (string, error) { return "", tc.err }}
 		m := e.conflictsJob(t, &fakeClock{now: time.Now()}, chain)
-		rep, err := m.RunNow(ctx, "conflicts", RunOptions{})
+		rep, err := m.RunNow(ctx, "conflicts", wire.RunOptions{})
 		require.NoError(t, err, tc.name)
 		require.Zero(t, rep.Result.Changed, tc.name)
 		require.Equal(t, tc.partial, rep.Result.Partial, tc.name)

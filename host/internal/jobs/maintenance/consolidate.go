@@ -8,13 +8,14 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	sdkworker "github.com/memhost/memhost/sdk/worker"
 )
 
@@ -30,7 +31,7 @@ import (
 // memory service (limits, redaction, embedding); the absorbed are archived "merged into <id>"
 // and `memhost memory unmerge` restores them.
 type Consolidate struct {
-	Store      *pgstore.Store
+	Store      Store
 	Memory     *memory.Service
 	Tasks      Tasks // nil: the deterministic pass only
 	Same, Near float64
@@ -102,9 +103,9 @@ func (j Consolidate) Run(ctx context.Context, r Run) (Result, error) {
 // covers merge at once; of the others, those one of whose texts keeps all (MergeText, taken
 // greedily in the cluster's order) are asked of the merge chain with the survivor, and merge
 // keeping that text when it answers they are the same fact.
-func (j Consolidate) merge(ctx context.Context, r Run, c []pgstore.ConsolidationFact, l *llm, res *Result) error {
+func (j Consolidate) merge(ctx context.Context, r Run, c []store.ConsolidationFact, l *llm, res *Result) error {
 	sv := c[0]
-	var sure, unsure []pgstore.ConsolidationFact
+	var sure, unsure []store.ConsolidationFact
 	for _, m := range c[1:] {
 		if sameFact(sv, m, j.Same) {
 			sure = append(sure, m)
@@ -118,10 +119,10 @@ func (j Consolidate) merge(ctx context.Context, r Run, c []pgstore.Consolidation
 		}
 	}
 	texts := []string{sv.Text}
-	var asked []pgstore.ConsolidationFact
+	var asked []store.ConsolidationFact
 	for _, m := range unsure {
 		if text, why := memory.MergeText(append(texts, m.Text)); text == "" {
-			res.Items = appendItem(res.Items, Item{ID: m.ID.String(), Action: "reject",
+			res.Items = appendItem(res.Items, wire.MaintenanceItem{ID: m.ID.String(), Action: "reject",
 				Reason: "not merged with " + sv.ID.String() + ": the texts differ in " + strings.Join(why, ", ")})
 			continue
 		}
@@ -132,7 +133,7 @@ func (j Consolidate) merge(ctx context.Context, r Run, c []pgstore.Consolidation
 	}
 	if r.DryRun {
 		for _, m := range asked {
-			res.Items = appendItem(res.Items, Item{ID: m.ID.String(), Action: "ask", Reason: "merge chain, with " + sv.ID.String()})
+			res.Items = appendItem(res.Items, wire.MaintenanceItem{ID: m.ID.String(), Action: "ask", Reason: "merge chain, with " + sv.ID.String()})
 		}
 		return nil
 	}
@@ -150,7 +151,7 @@ func (j Consolidate) merge(ctx context.Context, r Run, c []pgstore.Consolidation
 // apply merges absorbed into sv (text "" keeps sv's). A member that changed since it was read,
 // or a merged text another live memory has, leaves the cluster alone; a canonical text the
 // memory rules refuse is reported as rejected.
-func (j Consolidate) apply(ctx context.Context, r Run, sv pgstore.ConsolidationFact, absorbed []pgstore.ConsolidationFact, text, method string, res *Result) error {
+func (j Consolidate) apply(ctx context.Context, r Run, sv store.ConsolidationFact, absorbed []store.ConsolidationFact, text, method string, res *Result) error {
 	reason := store.MergedIntoReason(sv.ID)
 	if !r.DryRun {
 		req := memory.MergeRequest{Survivor: sv.ID, Texts: map[uuid.UUID]string{sv.ID: sv.Text}, Text: text, Actor: r.Actor,
@@ -165,20 +166,20 @@ func (j Consolidate) apply(ctx context.Context, r Run, sv pgstore.ConsolidationF
 		case errors.Is(err, rules.ErrConflict), errors.Is(err, rules.ErrNotFound):
 			return nil
 		case errors.As(err, &fe):
-			res.Items = appendItem(res.Items, Item{ID: sv.ID.String(), Action: "reject", Reason: fe.Error()})
+			res.Items = appendItem(res.Items, wire.MaintenanceItem{ID: sv.ID.String(), Action: "reject", Reason: fe.Error()})
 			return nil
 		case err != nil:
 			return err
 		}
 	}
 	for _, m := range absorbed {
-		res.add(Item{ID: m.ID.String(), Action: "merge", Reason: reason})
+		res.add(wire.MaintenanceItem{ID: m.ID.String(), Action: "merge", Reason: reason})
 	}
 	return nil
 }
 
 // appendItem adds an item that is no change (a question, a refusal), within maxItems.
-func appendItem(items []Item, it Item) []Item {
+func appendItem(items []wire.MaintenanceItem, it wire.MaintenanceItem) []wire.MaintenanceItem {
 	if len(items) < maxItems {
 		items = append(items, it)
 	}
@@ -188,7 +189,7 @@ func appendItem(items []Item, it Item) []Item {
 // sameFact is the deterministic rule: m may merge into sv without a model when each keeps
 // the other (memory.Unkept) and their texts are the same but for case, punctuation and
 // spacing, or their vectors at least same apart.
-func sameFact(sv, m pgstore.ConsolidationFact, same float64) bool {
+func sameFact(sv, m store.ConsolidationFact, same float64) bool {
 	if len(memory.Unkept(m.Text, sv.Text)) > 0 || len(memory.Unkept(sv.Text, m.Text)) > 0 {
 		return false // "/dist/app" and "./dist/app" normalise alike
 	}
@@ -205,7 +206,7 @@ func normalised(text string) string {
 
 // cosine is the similarity of two facts' vectors; 0 when they come from different embedders
 // (never compared), either has none yet, or either has no direction.
-func cosine(a, b pgstore.ConsolidationFact) float64 {
+func cosine(a, b store.ConsolidationFact) float64 {
 	if a.VectorOf != b.VectorOf || len(a.Vector) == 0 || len(a.Vector) != len(b.Vector) {
 		return 0
 	}
@@ -226,7 +227,7 @@ func cosine(a, b pgstore.ConsolidationFact) float64 {
 // apart from one already in it (apart holds store.PairKey of the pairs an operator
 // unmerged); a cluster keeps at most maxSize facts (the rest wait for the next run), and
 // clusters of one are dropped.
-func clusters(facts []pgstore.ConsolidationFact, near float64, maxSize int, apart map[string]bool) [][]pgstore.ConsolidationFact {
+func clusters(facts []store.ConsolidationFact, near float64, maxSize int, apart map[string]bool) [][]store.ConsolidationFact {
 	parent := make([]int, len(facts))
 	for i := range parent {
 		parent[i] = i
@@ -249,7 +250,7 @@ func clusters(facts []pgstore.ConsolidationFact, near float64, maxSize int, apar
 			}
 		}
 	}
-	groups := map[int][]pgstore.ConsolidationFact{}
+	groups := map[int][]store.ConsolidationFact{}
 	var order []int
 	for i, f := range facts {
 		root := find(i)
@@ -258,7 +259,7 @@ func clusters(facts []pgstore.ConsolidationFact, near float64, maxSize int, apar
 		}
 		groups[root] = append(groups[root], f)
 	}
-	var out [][]pgstore.ConsolidationFact
+	var out [][]store.ConsolidationFact
 	for _, root := range order {
 		g := groups[root]
 		if len(g) < 2 {
@@ -270,7 +271,7 @@ func clusters(facts []pgstore.ConsolidationFact, near float64, maxSize int, apar
 				best = i
 			}
 		}
-		c := []pgstore.ConsolidationFact{g[best]}
+		c := []store.ConsolidationFact{g[best]}
 		for i, f := range g {
 			if i != best && !f.Pinned && len(c) < maxSize && !keptApart(apart, f, c) {
 				c = append(c, f)
@@ -284,7 +285,7 @@ func clusters(facts []pgstore.ConsolidationFact, near float64, maxSize int, apar
 }
 
 // keptApart reports whether an operator kept f apart from a fact of c.
-func keptApart(apart map[string]bool, f pgstore.ConsolidationFact, c []pgstore.ConsolidationFact) bool {
+func keptApart(apart map[string]bool, f store.ConsolidationFact, c []store.ConsolidationFact) bool {
 	for _, m := range c {
 		if apart[store.PairKey(f.ID, m.ID)] {
 			return true
@@ -294,7 +295,7 @@ func keptApart(apart map[string]bool, f pgstore.ConsolidationFact, c []pgstore.C
 }
 
 // better says whether a makes a better survivor than b.
-func better(a, b pgstore.ConsolidationFact) bool {
+func better(a, b store.ConsolidationFact) bool {
 	switch {
 	case a.Pinned != b.Pinned:
 		return a.Pinned

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
@@ -113,12 +115,12 @@ func TestConsolidateMergesIdenticalFactsWithoutAModel(t *testing.T) {
 	}}
 	m := e.consolidator(t, &fakeClock{now: time.Now()}, chain, 0.99, Budget{MaxRows: 100})
 
-	dry, err := m.RunNow(ctx, "consolidate", RunOptions{Project: proj.Project, DryRun: true})
+	dry, err := m.RunNow(ctx, "consolidate", wire.RunOptions{Project: proj.Project, DryRun: true})
 	require.NoError(t, err)
-	require.Equal(t, []Item{{ID: older.String(), Action: "merge", Reason: "merged into " + pinned.String()}}, dry.Result.Items)
+	require.Equal(t, []wire.MaintenanceItem{{ID: older.String(), Action: "merge", Reason: "merged into " + pinned.String()}}, dry.Result.Items)
 	require.False(t, e.memory(t, older).Archived(), "a dry run changes nothing")
 
-	rep, err := m.RunNow(ctx, "consolidate", RunOptions{})
+	rep, err := m.RunNow(ctx, "consolidate", wire.RunOptions{})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, rep.Result.Changed)
 	require.Zero(t, rep.Result.LLMCalls)
@@ -133,7 +135,7 @@ func TestConsolidateMergesIdenticalFactsWithoutAModel(t *testing.T) {
 	require.False(t, e.memory(t, other).Archived())
 	require.False(t, e.memory(t, elsewhere).Archived(), "projects are consolidated apart")
 
-	again, err := m.RunNow(ctx, "consolidate", RunOptions{})
+	again, err := m.RunNow(ctx, "consolidate", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, again.Result.Changed, "a second run finds nothing more")
 
@@ -186,7 +188,7 @@ func TestConsolidateMergeGuard(t *testing.T) {
 			require.NoError(t, err)
 			chain := &scripted{answer: func(context.Context, sdkworker.Task) (string, error) { return string(answer), nil }}
 			m := e.consolidator(t, &fakeClock{now: time.Now()}, chain, 0.05, Budget{MaxRows: 100, MaxLLMCalls: 5})
-			rep, err := m.RunNow(ctx, "consolidate", RunOptions{Project: proj.Project})
+			rep, err := m.RunNow(ctx, "consolidate", wire.RunOptions{Project: proj.Project})
 			require.NoError(t, err)
 			if tc.reject != "" {
 				require.Zero(t, rep.Result.Changed)
@@ -229,7 +231,7 @@ func TestUnmergeIsSticky(t *testing.T) {
 	chain := &scripted{answer: func(context.Context, sdkworker.Task) (string, error) { return `{"same": true}`, nil }}
 	clock := &fakeClock{now: time.Now()}
 	m := e.consolidator(t, clock, chain, 0.05, Budget{MaxRows: 100, MaxLLMCalls: 5})
-	rep, err := m.execute(ctx, "consolidate", TriggerPeriodic, RunOptions{})
+	rep, err := m.execute(ctx, "consolidate", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.EqualValues(t, 2, rep.Result.Changed, "c deterministically, b by the chain")
 	require.True(t, e.memory(t, b).Archived())
@@ -244,7 +246,7 @@ func TestUnmergeIsSticky(t *testing.T) {
 
 	for range 2 {
 		clock.Advance(24 * time.Hour)
-		rep, err = m.execute(ctx, "consolidate", TriggerPeriodic, RunOptions{})
+		rep, err = m.execute(ctx, "consolidate", TriggerPeriodic, wire.RunOptions{})
 		require.NoError(t, err)
 		require.False(t, rep.Skipped)
 		require.Zero(t, rep.Result.Changed, "an unmerged set is never merged again")
@@ -255,7 +257,7 @@ func TestUnmergeIsSticky(t *testing.T) {
 	}
 	d := e.write(t, proj, "Prod runs 28 replicas of the api")
 	clock.Advance(24 * time.Hour)
-	rep, err = m.execute(ctx, "consolidate", TriggerPeriodic, RunOptions{})
+	rep, err = m.execute(ctx, "consolidate", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, rep.Result.Changed, "a new fact still merges into one of the set")
 	require.True(t, e.memory(t, d).Archived())
@@ -310,7 +312,7 @@ func TestConsolidateWorkerFailuresNeverBlock(t *testing.T) {
 
 			done := make(chan Report, 1)
 			go func() {
-				rep, err := m.execute(ctx, "consolidate", TriggerPeriodic, RunOptions{})
+				rep, err := m.execute(ctx, "consolidate", TriggerPeriodic, wire.RunOptions{})
 				require.NoError(t, err)
 				done <- rep
 			}()
@@ -332,11 +334,11 @@ func TestConsolidateWorkerFailuresNeverBlock(t *testing.T) {
 			healthy = true
 			mu.Unlock()
 			require.True(t, rep.Result.Partial, "the cluster left alone is work for the next run")
-			rerun, err := m.execute(ctx, "consolidate", TriggerPeriodic, RunOptions{})
+			rerun, err := m.execute(ctx, "consolidate", TriggerPeriodic, wire.RunOptions{})
 			require.NoError(t, err)
 			require.True(t, rerun.Skipped, "the window already ran")
 			clock.Advance(24 * time.Hour)
-			next, err := m.execute(ctx, "consolidate", TriggerPeriodic, RunOptions{})
+			next, err := m.execute(ctx, "consolidate", TriggerPeriodic, wire.RunOptions{})
 			require.NoError(t, err)
 			require.False(t, next.Skipped)
 			require.EqualValues(t, 1, next.Result.Changed, "the next period merges")
@@ -360,7 +362,7 @@ func TestConsolidateHoldsTheCanonicalTextToTheWriteRules(t *testing.T) {
 	b := e.insert(t, store.KindFact, "In production the api service runs 28 replicas on pool-a7, which are also known as the 28 api pods")
 	chain := &scripted{answer: func(context.Context, sdkworker.Task) (string, error) { return `{"same": true}`, nil }}
 	m := e.consolidator(t, &fakeClock{now: time.Now()}, chain, 0.05, Budget{MaxRows: 100})
-	rep, err := m.RunNow(ctx, "consolidate", RunOptions{})
+	rep, err := m.RunNow(ctx, "consolidate", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, rep.Result.Changed)
 	require.Len(t, rep.Result.Items, 1)

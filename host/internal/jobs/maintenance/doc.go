@@ -13,5 +13,5 @@
 // never store a model's rewording of a fact (memory.MergeText). Time comes from a [Clock], so
 // tests travel in time instead of sleeping. A job touches only the project a run names unless
 // it is host-wide (scope.go), which decides who may run it by hand; a run by hand names who
-// asked in the history it writes (RunOptions.Actor). See docs/maintenance.md.
+// asked in the history it writes (wire.RunOptions.Actor). See docs/maintenance.md.
 package maintenance

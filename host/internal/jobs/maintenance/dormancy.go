@@ -6,8 +6,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 )
 
 // Dormancy archives, with reason "dormant", the never-retrieved facts of a project the
@@ -16,7 +14,7 @@ import (
 // run's OlderThan). `memhost project unarchive` restores what it archived. Pinned and
 // retrieved facts are never touched; the rule is pgstore's dormantFact.
 type Dormancy struct {
-	Store *pgstore.Store
+	Store Store
 	After time.Duration
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/core/memory"
@@ -46,7 +48,7 @@ func TestDormancyArchivesIdleOrArchivedProjectsAndUnarchiveRestores(t *testing.T
 		return *reason
 	}
 
-	rep, err := m.RunNow(ctx, "dormancy", RunOptions{})
+	rep, err := m.RunNow(ctx, "dormancy", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), rep.Result.Changed)
 	require.Equal(t, "dormant", archived(idle.ID))

@@ -3,6 +3,8 @@ package maintenance
 import (
 	"context"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // Job is one maintenance job. Its River kind is "maintenance." + Name().
@@ -42,21 +44,14 @@ type Result struct {
 	// Partial is set when a budget stopped the run with work left for the next one.
 	Partial bool
 	// Items name what changed (or would change), at most maxItems of them.
-	Items []Item
-}
-
-// Item is one memory a run changed or would change.
-type Item struct {
-	ID     string `json:"id"`
-	Action string `json:"action"` // e.g. "archive"
-	Reason string `json:"reason"` // e.g. "stale"
+	Items []wire.MaintenanceItem
 }
 
 // maxItems bounds Result.Items: the counts say how many in all.
 const maxItems = 100
 
 // add records one change in r, keeping at most maxItems items.
-func (r *Result) add(it Item) {
+func (r *Result) add(it wire.MaintenanceItem) {
 	r.Changed++
 	if len(r.Items) < maxItems {
 		r.Items = append(r.Items, it)

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 )
 
 // Journal archives journal entries older than OlderThan (or the run's OlderThan), with reason
@@ -14,7 +12,7 @@ import (
 // job when enabled. Pinned entries, and entries an open conflict references, are kept; the
 // rule is pgstore's oldJournal.
 type Journal struct {
-	Store     *pgstore.Store
+	Store     Store
 	OlderThan time.Duration
 }
 

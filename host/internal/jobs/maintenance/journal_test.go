@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -52,16 +54,16 @@ func TestJournalPruneSkipsEntriesAnOpenConflictReferences(t *testing.T) {
 		Job: Journal{Store: e.store, OlderThan: 90 * 24 * time.Hour}, Every: 24 * time.Hour,
 	}}})
 	require.NoError(t, err)
-	rep, err := m.RunNow(ctx, "journal", RunOptions{})
+	rep, err := m.RunNow(ctx, "journal", wire.RunOptions{})
 	require.NoError(t, err)
-	require.Equal(t, []Item{{ID: plain.String(), Action: "archive", Reason: "journal prune"}}, rep.Result.Items)
+	require.Equal(t, []wire.MaintenanceItem{{ID: plain.String(), Action: "archive", Reason: "journal prune"}}, rep.Result.Items)
 	require.False(t, e.memory(t, cited).Archived())
 
 	open, err := e.store.Conflicts(ctx, store.ConflictQuery{ScopeKey: proj.Project, Limit: 1})
 	require.NoError(t, err)
 	_, err = e.store.DecideConflict(ctx, proj.Project, open[0].ID, store.ConflictDismissed, "alice", nil)
 	require.NoError(t, err)
-	rep, err = m.RunNow(ctx, "journal", RunOptions{})
+	rep, err = m.RunNow(ctx, "journal", wire.RunOptions{})
 	require.NoError(t, err)
-	require.Equal(t, []Item{{ID: cited.String(), Action: "archive", Reason: "journal prune"}}, rep.Result.Items)
+	require.Equal(t, []wire.MaintenanceItem{{ID: cited.String(), Action: "archive", Reason: "journal prune"}}, rep.Result.Items)
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // This file is how a run shows it is alive. A host killed mid-run, or one that lost the
@@ -24,10 +24,10 @@ const RunLease = 2 * time.Minute
 const heartbeatEvery = RunLease / 4
 
 // live says which running runs have a host working on them at now.
-func (m *Maintenance) live(now time.Time) pgstore.LiveRuns {
+func (m *Maintenance) live(now time.Time) store.LiveRuns {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	l := pgstore.LiveRuns{Since: now.Add(-RunLease), Host: m.cfg.Host}
+	l := store.LiveRuns{Since: now.Add(-RunLease), Host: m.cfg.Host}
 	for id := range m.active {
 		l.Active = append(l.Active, id)
 	}

@@ -8,13 +8,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // queue is River's queue for maintenance jobs. One worker per host: the jobs are bounded
@@ -42,7 +44,7 @@ type Config struct {
 // Maintenance runs the jobs: River's client schedules them on the leader, RunNow runs one
 // by hand, Status reports them.
 type Maintenance struct {
-	store  *pgstore.Store
+	store  Store
 	cfg    Config
 	jobs   map[string]Scheduled
 	order  []string
@@ -56,7 +58,7 @@ type Maintenance struct {
 var ErrUnknownJob = errors.New("unknown maintenance job")
 
 // New builds the River client (not started: see Run) for the jobs.
-func New(pool *pgxpool.Pool, st *pgstore.Store, cfg Config) (*Maintenance, error) {
+func New(pool *pgxpool.Pool, st Store, cfg Config) (*Maintenance, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
 	}
@@ -148,7 +150,7 @@ type worker struct {
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
-	_, err := w.m.execute(ctx, job.Args.Job, job.Args.Trigger, RunOptions{Project: job.Args.Project})
+	_, err := w.m.execute(ctx, job.Args.Job, job.Args.Trigger, wire.RunOptions{Project: job.Args.Project})
 	return err
 }
 
@@ -173,36 +175,26 @@ func (m *Maintenance) EnqueueTx(ctx context.Context, tx pgx.Tx, job, project str
 
 // Report is one run: its record and what it did.
 type Report struct {
-	Run    pgstore.MaintenanceRun
+	Run    store.MaintenanceRun
 	Result Result
 	// Skipped is set when a periodic run found its window already claimed by another run.
 	Skipped bool
 }
 
-// RunOptions are a run by hand's choices.
-type RunOptions struct {
-	Project   string        // "" for every project
-	DryRun    bool          // change nothing; report what would change
-	OlderThan time.Duration // the job's age threshold for this run; 0 keeps the configured one
-	// Actor names who asked for the run (e.g. "token:ops"): the history rows it writes name
-	// it beside the job, "maintenance:purge by token:ops". "" for the scheduler's runs.
-	Actor string
-}
-
 // RunNow runs job once, by hand, on this host, and reports what it did (or, dry, would do).
-func (m *Maintenance) RunNow(ctx context.Context, job string, o RunOptions) (Report, error) {
+func (m *Maintenance) RunNow(ctx context.Context, job string, o wire.RunOptions) (Report, error) {
 	return m.execute(ctx, job, TriggerManual, o)
 }
 
 // execute is every run's path: claim (periodic) and record the run, do it within its budget,
 // record the outcome.
-func (m *Maintenance) execute(ctx context.Context, job, trigger string, o RunOptions) (Report, error) {
+func (m *Maintenance) execute(ctx context.Context, job, trigger string, o wire.RunOptions) (Report, error) {
 	s, ok := m.jobs[job]
 	if !ok {
 		return Report{}, fmt.Errorf("%w %q", ErrUnknownJob, job)
 	}
 	now := m.cfg.Clock.Now().UTC()
-	run := pgstore.MaintenanceRun{Job: job, Trigger: trigger, Project: o.Project, DryRun: o.DryRun, Host: m.cfg.Host, StartedAt: now, Outcome: "running"}
+	run := store.MaintenanceRun{Job: job, Trigger: trigger, Project: o.Project, DryRun: o.DryRun, Host: m.cfg.Host, StartedAt: now, Outcome: "running"}
 	if trigger == TriggerPeriodic {
 		w := now.Truncate(s.Every)
 		run.WindowStart = &w

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 )
 
 // Purge hard-deletes memories archived longer ago than Grace (pinned ones never): the only
@@ -14,7 +12,7 @@ import (
 // sha256; the ledger's texts are erased) and a tombstone on the change feed, from which every
 // host's in-process indexes drop it. The rule is pgstore's purgeable.
 type Purge struct {
-	Store *pgstore.Store
+	Store Store
 	Grace time.Duration
 }
 

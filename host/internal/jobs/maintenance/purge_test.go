@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
@@ -47,18 +49,18 @@ func TestPurgeLeavesATombstoneAndOtherHostsDropTheRow(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	m, err := New(e.pool, e.store, Config{Host: "host-a", Clock: clock, Jobs: []Scheduled{{Job: Purge{Store: e.store, Grace: 30 * 24 * time.Hour}}}})
 	require.NoError(t, err)
-	rep, err := m.RunNow(ctx, "purge", RunOptions{})
+	rep, err := m.RunNow(ctx, "purge", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, rep.Result.Changed, "within the grace window nothing is purged")
 
 	clock.Advance(31 * 24 * time.Hour)
-	dry, err := m.RunNow(ctx, "purge", RunOptions{DryRun: true})
+	dry, err := m.RunNow(ctx, "purge", wire.RunOptions{DryRun: true})
 	require.NoError(t, err)
 	require.Len(t, dry.Result.Items, 1)
 	_, err = e.store.Get(ctx, old.ID)
 	require.NoError(t, err, "a dry run deletes nothing")
 
-	rep, err = m.RunNow(ctx, "purge", RunOptions{})
+	rep, err = m.RunNow(ctx, "purge", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), rep.Result.Changed)
 	_, err = e.store.Get(ctx, old.ID)
@@ -86,7 +88,7 @@ func TestPurgeLeavesATombstoneAndOtherHostsDropTheRow(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, other.Len(), "the other host's index dropped the purged row")
 
-	again, err := m.RunNow(ctx, "purge", RunOptions{})
+	again, err := m.RunNow(ctx, "purge", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, again.Result.Changed, "idempotent; pinned memories are never purged")
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
@@ -14,7 +16,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
+	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
@@ -27,12 +29,19 @@ import (
 // simply leaves the rest to the next one. While the embedder fails, runs back off: each
 // consecutive failure doubles the wait before the next try, from BackoffMin to BackoffMax.
 //
-// Use it through a pointer: it keeps the backoff state between runs.
+// Batches are sized by the embedder's measured speed: the first is small, and each next one
+// holds as many texts as take about BatchTime at the time a text took so far, up to Batch. A
+// model on a CPU (a few hundred milliseconds a text) gets a handful of texts a call, well
+// within its timeout; a fast endpoint gets Batch.
+//
+// Use it through a pointer: it keeps the backoff state and the measured speed between runs.
 type Reembed struct {
-	Store     *pgstore.Store
+	Store     Store
 	Embedders memory.EmbedderSource
-	// Batch is how many texts go in one embedder call (at most the embedder's MaxBatch).
+	// Batch is the most texts one embedder call carries (at most the embedder's MaxBatch).
 	Batch int
+	// BatchTime is how long one embedder call should take; 0 is defaultBatchTime.
+	BatchTime time.Duration
 	// Rate bounds the rows embedded per second; 0 leaves them unbounded.
 	Rate       float64
 	BackoffMin time.Duration
@@ -43,6 +52,15 @@ type Reembed struct {
 	failures int
 	retryAt  time.Time
 	lastErr  string
+	// perText is the time one text took the embedder speedOf, measured (zero until then).
+	perText time.Duration
+	speedOf string
+	// running is this host's run under way: when it started and the rows it stored so far,
+	// so that progress has a rate before the first run finishes.
+	running struct {
+		started time.Time
+		changed int64
+	}
 }
 
 // ReembedName is the job's name: River's kind is "maintenance.reembed".
@@ -52,6 +70,18 @@ const ReembedName = "reembed"
 // at close to the cost of one.
 const defaultReembedBatch = 64
 
+// defaultBatchTime is BatchTime when unset: a sixth of an embedder's default timeout (30s), so
+// a batch that takes twice the time its measured texts predict still ends well within it.
+const defaultBatchTime = 5 * time.Second
+
+// slowCall is how long a failed call must have taken for its time to be worth saying: it
+// failed by its deadline rather than at once.
+const slowCall = 100 * time.Millisecond
+
+// firstBatch is how many texts a call carries while the embedder's speed is unknown: few
+// enough for a model that takes half a second a text.
+const firstBatch = 4
+
 // Name implements Job.
 func (*Reembed) Name() string { return ReembedName }
 
@@ -59,7 +89,12 @@ func (*Reembed) Name() string { return ReembedName }
 // embeds nothing and reports the rows it would embed.
 func (j *Reembed) Run(ctx context.Context, r Run) (Result, error) {
 	if until, waiting := j.backingOff(r.Now); waiting {
-		return Result{Partial: true}, fmt.Errorf("%w: embedder failing, next try after %s (%s)", rules.ErrUnavailable, until.Format(time.RFC3339), j.lastError())
+		// Not rules.ErrUnavailable, whose surfaces invite a retry in seconds: the next try
+		// is the backoff's.
+		wait := until.Sub(r.Now).Round(time.Second)
+		return Result{Partial: true}, &rules.LimitError{Retry: wait, Message: fmt.Sprintf(
+			"re-embed is backing off after the embedder failed (%s): nothing was changed; the next try is at %s (in %s)",
+			j.lastError(), until.Format(time.RFC3339), wait)}
 	}
 	e, info, err := j.Embedders.Active(ctx)
 	if err != nil {
@@ -84,24 +119,34 @@ func (j *Reembed) Run(ctx context.Context, r Run) (Result, error) {
 	return res, err
 }
 
-// converge embeds the rows lacking a vector of info's embedder, up to the row budget.
+// converge embeds the rows lacking a vector of info's embedder, up to the row budget. An
+// embedder failure after some rows were stored ends the run as partial, not failed: what was
+// stored stays, and the backoff holds the next try.
 func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info embedder.Info) (Result, error) {
 	var res Result
 	limit := r.Budget.MaxRows
 	if limit <= 0 {
 		limit = defaultMaxRows
 	}
-	batch := j.Batch
-	if batch <= 0 {
-		batch = defaultReembedBatch
+	most := j.Batch
+	if most <= 0 {
+		most = defaultReembedBatch
 	}
-	batch = min(batch, max(info.MaxBatch, 1))
-	limiter := j.rateLimiter(batch)
+	most = min(most, max(info.MaxBatch, 1))
+	limiter := j.rateLimiter(most)
+	if !r.DryRun {
+		j.startRunning(r.Now)
+		defer j.stopRunning()
+	}
 	after := uuid.Nil
 	for {
 		if res.Examined >= int64(limit) {
 			res.Partial = true
 			return res, nil
+		}
+		batch := most
+		if !r.DryRun {
+			batch = j.batchSize(info.Name, most)
 		}
 		rows, err := j.Store.Unembedded(ctx, info.Name, r.Project, after, min(batch, limit-int(res.Examined)))
 		if err != nil {
@@ -128,23 +173,38 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 		res.Examined += int64(len(rows))
 		if r.DryRun {
 			for _, u := range rows {
-				res.add(Item{ID: u.ID.String(), Action: "embed", Reason: info.Name})
+				res.add(wire.MaintenanceItem{ID: u.ID.String(), Action: "embed", Reason: info.Name})
 			}
 			continue
 		}
+		start := time.Now()
 		vecs, refused, err := embedBatch(ctx, e, info, rows)
+		took := time.Since(start)
 		if err != nil {
 			if ctx.Err() != nil {
 				res.Partial = true
 				return res, nil
 			}
-			return res, j.failed(r.Now, err)
+			j.measured(info.Name, len(rows), took, false)
+			call := fmt.Sprintf("a call of %d texts", len(rows))
+			if took >= slowCall {
+				call += ", after " + took.Round(time.Millisecond).String()
+			}
+			err = j.failed(r.Now, fmt.Errorf("%w (%s)", err, call))
+			if res.Changed > 0 {
+				res.Partial = true
+				return res, nil
+			}
+			return res, err
+		}
+		if len(refused) == 0 {
+			j.measured(info.Name, len(rows), took, true)
 		}
 		for _, id := range refused {
 			// Listed, not counted as changed: the embedder refuses the text for good, and the
 			// row stays lexical-only (and keeps the vectors of other embedders it has).
 			if len(res.Items) < maxItems {
-				res.Items = append(res.Items, Item{ID: id.String(), Action: "skip", Reason: "refused by " + info.Name})
+				res.Items = append(res.Items, wire.MaintenanceItem{ID: id.String(), Action: "skip", Reason: "refused by " + info.Name})
 			}
 		}
 		n, err := j.Store.PutVectors(ctx, info.Name, vecs)
@@ -152,14 +212,65 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 			return res, err
 		}
 		res.Changed += int64(n)
+		j.stored(int64(n))
 		j.succeeded()
 	}
+}
+
+// batchSize is how many texts the next call to the embedder name carries: about BatchTime's
+// worth at its measured speed, from 1 to most; firstBatch while it is unmeasured.
+func (j *Reembed) batchSize(name string, most int) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.speedOf != name || j.perText <= 0 {
+		return min(most, firstBatch)
+	}
+	target := j.BatchTime
+	if target <= 0 {
+		target = defaultBatchTime
+	}
+	return max(1, min(most, int(target/j.perText)))
+}
+
+// measured records a call of n texts to the embedder name that took took: answered, its time
+// per text joins the average; failed, the time per text is at least that (it had not finished),
+// so the next batch is smaller, never larger.
+func (j *Reembed) measured(name string, n int, took time.Duration, answered bool) {
+	per := took / time.Duration(max(n, 1))
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.speedOf != name:
+		j.speedOf, j.perText = name, per
+	case answered:
+		j.perText = (j.perText + per) / 2
+	default:
+		j.perText = max(j.perText, per)
+	}
+}
+
+func (j *Reembed) startRunning(now time.Time) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.running.started, j.running.changed = now, 0
+}
+
+func (j *Reembed) stored(n int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.running.changed += n
+}
+
+func (j *Reembed) stopRunning() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.running.started, j.running.changed = time.Time{}, 0
 }
 
 // embedBatch embeds rows' texts in one call. When the embedder refuses the batch for good
 // (ErrInvalidInput), each text is tried alone, so one text it refuses does not hold the rest
 // back; those are returned as refused. Any other failure is an outage, returned as the error.
-func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, rows []pgstore.Unembedded) ([]pgstore.Embedded, []uuid.UUID, error) {
+func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, rows []store.Unembedded) ([]store.Embedded, []uuid.UUID, error) {
 	texts := make([]string, len(rows))
 	for i, u := range rows {
 		texts[i] = u.Text
@@ -169,9 +280,9 @@ func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, ro
 		if len(vecs) != len(rows) {
 			return nil, nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", info.Name, len(vecs), len(rows))
 		}
-		out := make([]pgstore.Embedded, len(rows))
+		out := make([]store.Embedded, len(rows))
 		for i, u := range rows {
-			out[i] = pgstore.Embedded{ID: u.ID, Hash: u.Hash, Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[i]}}
+			out[i] = store.Embedded{ID: u.ID, Hash: u.Hash, Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: vecs[i]}}
 		}
 		return out, nil, nil
 	}
@@ -181,7 +292,7 @@ func embedBatch(ctx context.Context, e embedder.Embedder, info embedder.Info, ro
 		}
 		return nil, nil, fmt.Errorf("embed with %s: %w", info.Name, err)
 	}
-	var out []pgstore.Embedded
+	var out []store.Embedded
 	var refused []uuid.UUID
 	for i := range rows {
 		v, r, err := embedBatch(ctx, e, info, rows[i:i+1])
@@ -223,6 +334,10 @@ func (j *Reembed) failed(now time.Time, err error) error {
 	}
 	j.retryAt = now.Add(wait)
 	j.lastErr = err.Error()
+	if d := plugins.Diagnosis(err); d != "" {
+		// What the plugin said, in the operator's keys: the short error names only the plugin.
+		j.lastErr += ": " + plugins.OneLine(d, maxDiagnosis)
+	}
 	if errors.Is(err, rules.ErrUnavailable) {
 		return fmt.Errorf("embedder failing, next try after %s: %w", wait, err)
 	}
@@ -249,42 +364,35 @@ func (j *Reembed) lastError() string {
 	return j.lastErr
 }
 
-// ReembedProgress is how far the memories have converged on the active embedder's vectors.
-type ReembedProgress struct {
-	Embedder string `json:"embedder"`
-	Total    int64  `json:"total"`
-	// Missing is the rows left: memories without a vector of the active embedder. They are
-	// found lexically meanwhile.
-	Missing int64 `json:"missing"`
-	// RatePerSecond is rows embedded per second of wall time over the last RateWindow of runs
-	// (0 when none ran), and ETASeconds the time left at that rate (absent when unknown).
-	RatePerSecond float64  `json:"rate_per_second"`
-	ETASeconds    *float64 `json:"eta_seconds,omitempty"`
-	// RetryAt is set while this host's runs back off after embedder failures, LastError why.
-	RetryAt   *time.Time `json:"retry_at,omitempty"`
-	LastError string     `json:"last_error,omitempty"`
-}
+// maxDiagnosis bounds what a failure quotes of the plugin's own words.
+const maxDiagnosis = 400
 
-// RateWindow is how far back ReembedProgress looks for its rate.
+// RateWindow is how far back wire.ReembedProgress looks for its rate.
 const RateWindow = 15 * time.Minute
 
 // Progress reports the convergence on the active embedder at now.
-func (j *Reembed) Progress(ctx context.Context, now time.Time) (ReembedProgress, error) {
+func (j *Reembed) Progress(ctx context.Context, now time.Time) (wire.ReembedProgress, error) {
 	_, info, err := j.Embedders.Active(ctx)
 	if err != nil {
-		return ReembedProgress{}, fmt.Errorf("re-embed progress: %w", err)
+		return wire.ReembedProgress{}, fmt.Errorf("re-embed progress: %w", err)
 	}
 	cov, err := j.Store.VectorCoverage(ctx, info.Name)
 	if err != nil {
-		return ReembedProgress{}, err
+		return wire.ReembedProgress{}, err
 	}
-	p := ReembedProgress{Embedder: info.Name, Total: cov.Total, Missing: cov.Missing}
-	changed, first, err := j.Store.JobThroughput(ctx, ReembedName, now.Add(-RateWindow))
+	p := wire.ReembedProgress{Embedder: info.Name, Total: cov.Total, Missing: cov.Missing}
+	changed, busy, err := j.Store.JobThroughput(ctx, ReembedName, now.Add(-RateWindow))
 	if err != nil {
 		return p, err
 	}
-	if span := now.Sub(first); changed > 0 && span > 0 {
-		p.RatePerSecond = float64(changed) / span.Seconds()
+	j.mu.Lock()
+	if !j.running.started.IsZero() && j.running.changed > 0 {
+		changed += j.running.changed
+		busy += now.Sub(j.running.started)
+	}
+	j.mu.Unlock()
+	if changed > 0 && busy > 0 {
+		p.RatePerSecond = float64(changed) / busy.Seconds()
 		eta := float64(p.Missing) / p.RatePerSecond
 		p.ETASeconds = &eta
 	}

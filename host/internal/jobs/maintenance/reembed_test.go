@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/stretchr/testify/require"
@@ -28,6 +30,10 @@ import (
 type dense struct {
 	down  atomic.Bool
 	calls atomic.Int64
+	// perText, when set, is how long each text takes (a model on a CPU); onCall runs at
+	// every call with its size.
+	perText time.Duration
+	onCall  func(n int)
 }
 
 const denseDims = 32
@@ -38,6 +44,10 @@ func (d *dense) Describe(context.Context) (embedder.Info, error) {
 
 func (d *dense) Embed(_ context.Context, _ embedder.Purpose, texts []string) ([][]float32, error) {
 	d.calls.Add(1)
+	if d.onCall != nil {
+		d.onCall(len(texts))
+	}
+	time.Sleep(time.Duration(len(texts)) * d.perText)
 	if d.down.Load() {
 		return nil, fmt.Errorf("%w: connection refused", embedder.ErrUnavailable)
 	}
@@ -118,41 +128,42 @@ func TestReembedConvergesAfterAnEmbedderSwitch(t *testing.T) {
 		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: text})
 		require.NoError(t, err)
 	}
+	clock := &fakeClock{now: time.Now()}
 	d := &dense{}
 	svc := e.denseService(t, d)
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d), Batch: 5}
-	clock := &fakeClock{now: time.Now()}
 	m := e.reembedOn(t, "host-a", clock, job, Budget{MaxRows: 8})
 
 	p, err := job.Progress(ctx, clock.Now())
 	require.NoError(t, err)
-	require.Equal(t, ReembedProgress{Embedder: "dense-test-v1-32", Total: 12, Missing: 12}, p)
+	require.Equal(t, wire.ReembedProgress{Embedder: "dense-test-v1-32", Total: 12, Missing: 12}, p)
 	res, err := svc.Search(ctx, proj, memory.SearchRequest{Query: "which port does billing listen on"})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Hits, "a row without a vector of the active embedder is found lexically")
 	require.Equal(t, reembedTexts[0], res.Hits[0].Text)
 
-	d.calls.Store(0) // the search embedded its query
-	dry, err := m.RunNow(ctx, ReembedName, RunOptions{DryRun: true})
+	d.calls.Store(0)                                        // the search embedded its query
+	d.onCall = func(int) { clock.Advance(3 * time.Second) } // each call takes 3 s of the run's time
+	dry, err := m.RunNow(ctx, ReembedName, wire.RunOptions{DryRun: true})
 	require.NoError(t, err)
 	require.Len(t, dry.Result.Items, 8)
 	require.Equal(t, "embed", dry.Result.Items[0].Action)
 	require.Zero(t, d.calls.Load(), "a dry run embeds nothing")
 
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "partial", rep.Run.Outcome)
 	require.Equal(t, int64(8), rep.Run.Changed)
-	require.Equal(t, int64(2), d.calls.Load(), "batches of 5: two calls for 8 rows")
+	require.Equal(t, int64(2), d.calls.Load(), "a first call of 4 while the speed is unknown, then batches of up to 5: two calls for 8 rows")
 	clock.Advance(time.Minute)
 	p, err = job.Progress(ctx, clock.Now())
 	require.NoError(t, err)
 	require.Equal(t, int64(4), p.Missing)
-	require.InDelta(t, 8.0/60, p.RatePerSecond, 1e-6, "8 rows in the minute since the run started")
+	require.InDelta(t, 8.0/6, p.RatePerSecond, 1e-6, "8 rows in the 6 s the run spent, not over the minute since it started")
 	require.NotNil(t, p.ETASeconds)
-	require.InDelta(t, 30, *p.ETASeconds, 1e-3)
+	require.InDelta(t, 3, *p.ETASeconds, 1e-3)
 
-	rep, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "ok", rep.Run.Outcome)
 	require.Equal(t, int64(4), rep.Run.Changed, "the second run carries on where the first stopped")
@@ -177,7 +188,7 @@ func TestReembedConvergesAfterAnEmbedderSwitch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, reembedTexts[1], res.Hits[0].Text, "switching back to BM25 needs no re-embed")
 
-	rep, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, rep.Run.Examined, "a converged database has nothing to do")
 }
@@ -199,7 +210,7 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	m := e.reembedOn(t, "host-a", clock, job, Budget{})
 
-	_, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	_, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.ErrorIs(t, err, rules.ErrUnavailable)
 	require.ErrorContains(t, err, "next try after 1m0s")
 	require.Equal(t, int64(1), d.calls.Load())
@@ -213,19 +224,23 @@ func TestReembedBacksOffWhileTheEmbedderIsDown(t *testing.T) {
 	require.Equal(t, "failed", st[0].Last.Outcome)
 
 	clock.Advance(30 * time.Second)
-	_, err = m.RunNow(ctx, ReembedName, RunOptions{})
-	require.ErrorIs(t, err, rules.ErrUnavailable)
+	_, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	var limit *rules.LimitError
+	require.ErrorAs(t, err, &limit, "backing off is not an outage whose callers retry in seconds")
+	require.Equal(t, 30*time.Second, limit.Retry)
+	require.Contains(t, limit.Message, "re-embed is backing off after the embedder failed (embed with dense-test-v1-32: plugin unavailable: connection refused (a call of 3 texts))")
+	require.Contains(t, limit.Message, "nothing was changed; the next try is at "+clock.Now().Add(30*time.Second).Format(time.RFC3339)+" (in 30s)")
 	require.Equal(t, int64(1), d.calls.Load(), "backing off: the embedder is not called")
 
 	for _, want := range []string{"2m0s", "3m0s", "3m0s"} { // doubles, up to the maximum
 		clock.Advance(time.Hour)
-		_, err = m.RunNow(ctx, ReembedName, RunOptions{})
+		_, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 		require.ErrorContains(t, err, "next try after "+want)
 	}
 
 	d.down.Store(false)
 	clock.Advance(time.Hour)
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(3), rep.Run.Changed)
 	p, err = job.Progress(ctx, clock.Now())
@@ -251,11 +266,11 @@ func TestReembedSkipsWhatTheEmbedderRefuses(t *testing.T) {
 	d := &dense{}
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d)}
 	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{})
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(4), rep.Run.Changed)
 	require.Equal(t, int64(5), rep.Run.Examined)
-	require.Equal(t, []Item{{ID: refused, Action: "skip", Reason: "refused by dense-test-v1-32"}}, rep.Result.Items)
+	require.Equal(t, []wire.MaintenanceItem{{ID: refused, Action: "skip", Reason: "refused by dense-test-v1-32"}}, rep.Result.Items)
 	p, err := job.Progress(ctx, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, int64(1), p.Missing)
@@ -281,13 +296,13 @@ func TestReembedRunsOnOneHostAtATime(t *testing.T) {
 		})
 	})
 	<-holding
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	close(release)
 	wg.Wait()
 	require.NoError(t, err)
 	require.Zero(t, rep.Run.Examined)
 	require.Zero(t, d.calls.Load())
-	rep, err = m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), rep.Run.Changed)
 }
@@ -305,9 +320,76 @@ func TestReembedKeepsToItsRate(t *testing.T) {
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(&dense{}), Batch: 10, Rate: 100}
 	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{})
 	start := time.Now()
-	rep, err := m.RunNow(ctx, ReembedName, RunOptions{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(30), rep.Run.Changed)
 	require.GreaterOrEqual(t, time.Since(start), 180*time.Millisecond)
 	require.False(t, errors.Is(err, rules.ErrUnavailable))
+}
+
+// TestReembedSizesBatchesByTheEmbeddersSpeed: against a model that takes 20 ms a text, the
+// first call carries 4 texts and the next ones about BatchTime's worth (100 ms: 5 texts), never
+// the 64 a fast endpoint gets; against a fast one the batches grow to Batch.
+func TestReembedSizesBatchesByTheEmbeddersSpeed(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	for i := range 40 {
+		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
+		require.NoError(t, err)
+	}
+	var mu sync.Mutex
+	var sizes []int
+	d := &dense{perText: 20 * time.Millisecond, onCall: func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }}
+	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d), Batch: 64, BatchTime: 100 * time.Millisecond}
+	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{MaxRows: 20})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(20), rep.Run.Changed)
+	mu.Lock()
+	require.Equal(t, 4, sizes[0], "the speed unknown, a small first call")
+	for _, n := range sizes[1:] {
+		require.InDelta(t, 5, n, 2, "about 100 ms of texts at 20 ms each: %v", sizes)
+	}
+	sizes = nil
+	mu.Unlock()
+
+	d.perText = 0 // a fast endpoint now
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(20), rep.Run.Changed)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Greater(t, sizes[len(sizes)-1], 5, "the batches grow with the measured speed: %v", sizes)
+}
+
+// TestReembedFailureAfterProgressIsPartial: an embedder that fails after some batches were
+// stored ends the run as partial with what it stored, not as a failure that says nothing
+// changed; the backoff and its reason show in the progress.
+func TestReembedFailureAfterProgressIsPartial(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	for _, text := range reembedTexts {
+		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: text})
+		require.NoError(t, err)
+	}
+	d := &dense{}
+	d.onCall = func(int) {
+		if d.calls.Load() == 2 {
+			d.down.Store(true)
+		}
+	}
+	clock := &fakeClock{now: time.Now()}
+	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d), BackoffMin: time.Minute}
+	m := e.reembedOn(t, "host-a", clock, job, Budget{})
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "partial", rep.Run.Outcome)
+	require.Equal(t, int64(4), rep.Run.Changed, "the first batch stayed stored")
+	p, err := job.Progress(ctx, clock.Now())
+	require.NoError(t, err)
+	require.Equal(t, int64(8), p.Missing)
+	require.NotNil(t, p.RetryAt)
+	require.Contains(t, p.LastError, "connection refused")
 }

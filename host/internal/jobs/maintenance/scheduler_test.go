@@ -5,10 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // TestPeriodicRunClaimsItsWindowOnce: a second periodic run in the same window does nothing,
@@ -21,11 +23,11 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	a := e.newMaintenance(t, "host-a", clock, 24*time.Hour)
 	b := e.newMaintenance(t, "host-b", clock, 24*time.Hour)
 
-	first, err := a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	first, err := a.execute(ctx, "stale", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.False(t, first.Skipped)
 	clock.Advance(time.Hour)
-	second, err := b.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	second, err := b.execute(ctx, "stale", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.True(t, second.Skipped, "the window already ran on host-a")
 
@@ -38,7 +40,7 @@ func TestPeriodicRunClaimsItsWindowOnce(t *testing.T) {
 	require.Equal(t, time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), st[0].Next.UTC())
 
 	clock.Advance(24 * time.Hour)
-	third, err := b.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	third, err := b.execute(ctx, "stale", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.False(t, third.Skipped, "the next window runs")
 	st, err = a.Status(ctx, "")
@@ -63,8 +65,8 @@ func TestARunWhoseHostDiedIsAbandonedAndItsWindowRetried(t *testing.T) {
 	}
 	claim := func(host string) {
 		t.Helper()
-		_, claimed, err := e.store.StartRun(ctx, pgstore.MaintenanceRun{Job: "stale", Trigger: TriggerPeriodic, WindowStart: window(),
-			Host: host, StartedAt: clock.Now()}, pgstore.LiveRuns{Since: clock.Now().Add(-RunLease)})
+		_, claimed, err := e.store.StartRun(ctx, store.MaintenanceRun{Job: "stale", Trigger: TriggerPeriodic, WindowStart: window(),
+			Host: host, StartedAt: clock.Now()}, store.LiveRuns{Since: clock.Now().Add(-RunLease)})
 		require.NoError(t, err)
 		require.True(t, claimed)
 	}
@@ -73,7 +75,7 @@ func TestARunWhoseHostDiedIsAbandonedAndItsWindowRetried(t *testing.T) {
 	st, err := a.Status(ctx, "")
 	require.NoError(t, err)
 	require.Equal(t, "running", st[0].Last.Outcome, "within its lease the run may be alive")
-	rep, err := a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	rep, err := a.execute(ctx, "stale", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.True(t, rep.Skipped)
 
@@ -84,7 +86,7 @@ func TestARunWhoseHostDiedIsAbandonedAndItsWindowRetried(t *testing.T) {
 	require.Contains(t, st[0].Last.Error, "host-dead")
 	require.NotNil(t, st[0].Last.FinishedAt)
 	require.Equal(t, clock.Now(), st[0].Next.UTC(), "the window is due again")
-	rep, err = a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	rep, err = a.execute(ctx, "stale", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.False(t, rep.Skipped, "the abandoned window is retried")
 	require.Equal(t, "ok", rep.Run.Outcome)
@@ -96,7 +98,7 @@ func TestARunWhoseHostDiedIsAbandonedAndItsWindowRetried(t *testing.T) {
 
 	clock.Advance(24 * time.Hour)
 	claim("host-a") // host-a's run whose outcome the database never got
-	rep, err = a.execute(ctx, "stale", TriggerPeriodic, RunOptions{})
+	rep, err = a.execute(ctx, "stale", TriggerPeriodic, wire.RunOptions{})
 	require.NoError(t, err)
 	require.False(t, rep.Skipped, "host-a knows it no longer works on its earlier run")
 	rows, err := e.pool.Query(ctx, `SELECT outcome FROM maintenance_runs WHERE window_start = $1 ORDER BY id`, window())

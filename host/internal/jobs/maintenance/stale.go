@@ -5,15 +5,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 )
 
 // Stale archives facts never retrieved (by a search or a get; a banner does not count) and
 // older than After (or the run's OlderThan), with reason "stale". Pinned facts, retrieved
 // facts, goals, plans and journal entries are never touched; the rule is pgstore's staleFact.
 type Stale struct {
-	Store *pgstore.Store
+	Store Store
 	After time.Duration
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -47,19 +49,19 @@ func TestStaleArchivesOnlyOldNeverRetrievedUnpinnedFacts(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	m := e.newMaintenance(t, "host-a", clock, 24*time.Hour)
 
-	rep, err := m.RunNow(ctx, "stale", RunOptions{})
+	rep, err := m.RunNow(ctx, "stale", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, rep.Result.Changed, "nothing is 90 days old yet")
 
 	clock.Advance(91 * 24 * time.Hour)
-	dry, err := m.RunNow(ctx, "stale", RunOptions{DryRun: true})
+	dry, err := m.RunNow(ctx, "stale", wire.RunOptions{DryRun: true})
 	require.NoError(t, err)
-	require.Equal(t, []Item{{ID: ids["forgotten"].String(), Action: "archive", Reason: "stale"}}, dry.Result.Items)
+	require.Equal(t, []wire.MaintenanceItem{{ID: ids["forgotten"].String(), Action: "archive", Reason: "stale"}}, dry.Result.Items)
 	got, err := e.store.Get(ctx, ids["forgotten"])
 	require.NoError(t, err)
 	require.False(t, got.Archived(), "a dry run changes nothing")
 
-	rep, err = m.RunNow(ctx, "stale", RunOptions{})
+	rep, err = m.RunNow(ctx, "stale", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), rep.Result.Changed)
 	require.Equal(t, "ok", rep.Run.Outcome)
@@ -78,7 +80,7 @@ func TestStaleArchivesOnlyOldNeverRetrievedUnpinnedFacts(t *testing.T) {
 	require.Equal(t, "maintenance:stale", last.Actor)
 	require.Equal(t, "stale", last.Detail["reason"])
 
-	again, err := m.RunNow(ctx, "stale", RunOptions{})
+	again, err := m.RunNow(ctx, "stale", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Zero(t, again.Result.Changed, "idempotent")
 
@@ -108,18 +110,18 @@ func TestStaleRespectsProjectAndBudget(t *testing.T) {
 	}}})
 	require.NoError(t, err)
 
-	rep, err := m.RunNow(ctx, "stale", RunOptions{Project: proj.Project})
+	rep, err := m.RunNow(ctx, "stale", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Equal(t, int64(2), rep.Result.Changed)
 	require.Equal(t, "partial", rep.Run.Outcome)
-	rep, err = m.RunNow(ctx, "stale", RunOptions{Project: proj.Project})
+	rep, err = m.RunNow(ctx, "stale", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), rep.Result.Changed)
 	require.Equal(t, "ok", rep.Run.Outcome)
-	rep, err = m.RunNow(ctx, "stale", RunOptions{Project: proj.Project})
+	rep, err = m.RunNow(ctx, "stale", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Zero(t, rep.Result.Changed, "the other project is not touched")
 
-	_, err = m.RunNow(ctx, "nope", RunOptions{})
+	_, err = m.RunNow(ctx, "nope", wire.RunOptions{})
 	require.ErrorIs(t, err, ErrUnknownJob)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // JobStatus is one job as `memhost maintenance status` shows it.
@@ -14,7 +14,7 @@ type JobStatus struct {
 	Enabled bool
 	Every   time.Duration
 	// Last is the latest run (any trigger), nil before the first.
-	Last *pgstore.MaintenanceRun
+	Last *store.MaintenanceRun
 	// Next is when the next periodic run is due: the start of the window after the last one
 	// run, or now when this window has not run. Nil when the job is not scheduled.
 	Next *time.Time

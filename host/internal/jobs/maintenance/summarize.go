@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/jackc/pgx/v5"
@@ -16,7 +18,6 @@ import (
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
-	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	sdkworker "github.com/memhost/memhost/sdk/worker"
 )
@@ -29,7 +30,7 @@ import (
 // stays queued for the next run; after MaxAttempts its entry keeps the metadata and says why.
 // Nothing here is on a write's path: an agent's write never waits for a worker.
 type Summarize struct {
-	Store  *pgstore.Store
+	Store  Store
 	Memory *memory.Service
 	Brain  *brain.Service
 	Tasks  Tasks
@@ -86,7 +87,7 @@ func (m *Maintenance) Declines(project string) string {
 // QueueTx implements brain.Summarizer: entry's excerpt waits in session_transcripts and the
 // summarize job is queued for its project, both in tx, the entry's own transaction.
 func (m *Maintenance) QueueTx(ctx context.Context, tx pgx.Tx, entry store.Memory, excerpt string) error {
-	err := pgstore.QueueTranscriptTx(ctx, tx, pgstore.SessionTranscript{JournalID: entry.ID, Project: entry.ScopeKey,
+	err := m.store.QueueTranscriptTx(ctx, tx, store.SessionTranscript{JournalID: entry.ID, Project: entry.ScopeKey,
 		Agent: entry.Provenance.Agent, Excerpt: excerpt, CreatedAt: entry.CreatedAt})
 	if err != nil {
 		return err
@@ -116,7 +117,7 @@ func (j Summarize) Run(ctx context.Context, r Run) (Result, error) {
 		}
 		res.Examined++
 		if r.DryRun {
-			res.add(Item{ID: t.JournalID.String(), Action: "summarize", Reason: "session ended"})
+			res.add(wire.MaintenanceItem{ID: t.JournalID.String(), Action: "summarize", Reason: "session ended"})
 			continue
 		}
 		if err := j.session(ctx, r, t, &res); err != nil {
@@ -128,7 +129,7 @@ func (j Summarize) Run(ctx context.Context, r Run) (Result, error) {
 
 // session summarises one session. Only the store failing is an error of the run; a worker
 // failing leaves the session queued (Partial) or, past MaxAttempts, journalled without summary.
-func (j Summarize) session(ctx context.Context, r Run, t pgstore.SessionTranscript, res *Result) error {
+func (j Summarize) session(ctx context.Context, r Run, t store.SessionTranscript, res *Result) error {
 	entry, err := j.Store.Get(ctx, t.JournalID)
 	if errors.Is(err, rules.ErrNotFound) {
 		// The entry was purged meanwhile: its transcript goes with it.
@@ -185,7 +186,7 @@ func (j Summarize) write(ctx context.Context, r Run, entry store.Memory, line st
 	if _, err := j.Store.SummarizeJournal(ctx, entry.ID, text, v, r.Actor); err != nil {
 		return ignoreNotFound(err)
 	}
-	res.add(Item{ID: entry.ID.String(), Action: "summarize", Reason: "session ended"})
+	res.add(wire.MaintenanceItem{ID: entry.ID.String(), Action: "summarize", Reason: "session ended"})
 	return nil
 }
 
@@ -214,7 +215,7 @@ versions as the transcript states them. Invent nothing the transcript does not s
 Answer with JSON: {"summary": "..."}.`
 
 // summarize asks the session_summary chain for the session's summary.
-func (j Summarize) summarize(ctx context.Context, t pgstore.SessionTranscript, res *Result) (string, error) {
+func (j Summarize) summarize(ctx context.Context, t store.SessionTranscript, res *Result) (string, error) {
 	var out struct {
 		Summary string `json:"summary"`
 	}
@@ -240,7 +241,7 @@ Answer with JSON: {"facts": ["...", ...]}.`
 // extract stores the durable facts the session states through the ordinary write path (fold,
 // redaction, limits), with source "extracted" and a confidence below an agent's. A failure
 // loses only the extraction: the summary is written.
-func (j Summarize) extract(ctx context.Context, acc memory.Access, t pgstore.SessionTranscript, entry store.Memory, res *Result) {
+func (j Summarize) extract(ctx context.Context, acc memory.Access, t store.SessionTranscript, entry store.Memory, res *Result) {
 	var out struct {
 		Facts []string `json:"facts"`
 	}
@@ -256,7 +257,7 @@ func (j Summarize) extract(ctx context.Context, acc memory.Access, t pgstore.Ses
 		stored, err := j.Memory.Store(ctx, acc, memory.StoreRequest{Text: f, Confidence: &conf,
 			Agent: t.Agent, Session: entry.Provenance.Session, Source: "extracted"})
 		if err == nil {
-			res.add(Item{ID: stored.ID.String(), Action: "extract", Reason: "stated in session " + entry.ID.String()})
+			res.add(wire.MaintenanceItem{ID: stored.ID.String(), Action: "extract", Reason: "stated in session " + entry.ID.String()})
 		}
 	}
 }
@@ -271,7 +272,7 @@ Answer with JSON: {"update": true|false, "plan": "...", "reason": "..."}.`
 
 // planDrift asks whether the plan drifted and files the update as a proposal in the inbox (a
 // person approves it). It never seeds a plan a project does not have.
-func (j Summarize) planDrift(ctx context.Context, acc memory.Access, t pgstore.SessionTranscript, summary string, res *Result) {
+func (j Summarize) planDrift(ctx context.Context, acc memory.Access, t store.SessionTranscript, summary string, res *Result) {
 	plan, err := j.Brain.Document(ctx, acc, store.KindPlan)
 	if err != nil || strings.TrimSpace(plan.Text) == "" {
 		return
@@ -303,7 +304,7 @@ func (j Summarize) planDrift(ctx context.Context, acc memory.Access, t pgstore.S
 	p, err := j.Brain.Propose(ctx, acc, brain.ProposeRequest{Layer: string(store.KindPlan), Text: text,
 		Reason: "plan drift: " + reason, Agent: summaryActor})
 	if err == nil && !p.Duplicate {
-		res.add(Item{ID: p.Proposal.ID.String(), Action: "propose", Reason: "plan drift"})
+		res.add(wire.MaintenanceItem{ID: p.Proposal.ID.String(), Action: "propose", Reason: "plan drift"})
 	}
 }
 

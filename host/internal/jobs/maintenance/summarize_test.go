@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/brain"
@@ -159,7 +161,7 @@ func TestASessionIsSummarisedItsFactsExtractedAndItsPlanDriftProposed(t *testing
 	require.NoError(t, s.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'maintenance.summarize' AND state = 'available'`).Scan(&jobs))
 	require.Equal(t, 1, jobs, "a burst of sessions queues one job per project")
 
-	rep, err := s.m.RunNow(ctx, "summarize", RunOptions{Project: proj.Project})
+	rep, err := s.m.RunNow(ctx, "summarize", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Equal(t, "ok", rep.Run.Outcome)
 	require.Equal(t, int64(2), rep.Result.Examined)
@@ -202,7 +204,7 @@ func TestPlanDriftNeverSeedsAnEmptyPlan(t *testing.T) {
 	s.ask.set(sdkworker.TaskExtract, `{"facts":[]}`)
 	s.ask.set(sdkworker.TaskPlanDrift, `{"update":true,"plan":"1. Invent a plan.","reason":"none yet"}`)
 	s.end(t, proj, "sess-1")
-	_, err := s.m.RunNow(ctx, "summarize", RunOptions{})
+	_, err := s.m.RunNow(ctx, "summarize", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Empty(t, s.ask.tasks(sdkworker.TaskPlanDrift))
 	inbox, err := s.brain.Inbox(ctx, proj, brain.InboxRequest{})
@@ -228,7 +230,7 @@ func TestABadWorkerNeverBlocksAndTheSessionWaitsForTheNextRun(t *testing.T) {
 	}
 	done := make(chan ran, 1)
 	go func() {
-		rep, err := s.m.RunNow(ctx, "summarize", RunOptions{})
+		rep, err := s.m.RunNow(ctx, "summarize", wire.RunOptions{})
 		done <- ran{rep, err}
 	}()
 	require.Eventually(t, func() bool { return len(s.ask.tasks(sdkworker.TaskSessionSummary)) == 1 }, 5*time.Second, 5*time.Millisecond)
@@ -241,7 +243,7 @@ func TestABadWorkerNeverBlocksAndTheSessionWaitsForTheNextRun(t *testing.T) {
 
 	for _, bad := range []string{"crash", "garbage", `{"summary":"   "}`} {
 		s.ask.set(sdkworker.TaskSessionSummary, bad)
-		rep, err := s.m.RunNow(ctx, "summarize", RunOptions{Project: proj.Project})
+		rep, err := s.m.RunNow(ctx, "summarize", wire.RunOptions{Project: proj.Project})
 		require.NoError(t, err, bad)
 		require.Equal(t, "partial", rep.Run.Outcome, bad)
 		require.Equal(t, "claude session ended after 4m with exit code 0.", s.entryText(t, entry.ID), bad)
@@ -250,13 +252,13 @@ func TestABadWorkerNeverBlocksAndTheSessionWaitsForTheNextRun(t *testing.T) {
 
 	// The other project's session is summarised by a working worker.
 	s.ask.set(sdkworker.TaskSessionSummary, `{"summary":"Fixed the login bug."}`)
-	_, err := s.m.RunNow(ctx, "summarize", RunOptions{Project: "github.com/acme/other"})
+	_, err := s.m.RunNow(ctx, "summarize", wire.RunOptions{Project: "github.com/acme/other"})
 	require.NoError(t, err)
 	require.Equal(t, 1, s.waiting(t))
 
 	// The fifth failure of proj's session is its last.
 	s.ask.set(sdkworker.TaskSessionSummary, "crash")
-	_, err = s.m.RunNow(ctx, "summarize", RunOptions{Project: proj.Project})
+	_, err = s.m.RunNow(ctx, "summarize", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Equal(t, "claude session ended after 4m with exit code 0.\nNot summarised: no worker gave a usable summary", s.entryText(t, entry.ID))
 	require.Zero(t, s.waiting(t))
@@ -287,12 +289,12 @@ func TestASummaryIsCutToTheTextLimit(t *testing.T) {
 	s := newSummaryEnv(t, true, func(j *Summarize) {
 		cfg := memory.DefaultConfig()
 		cfg.MaxTextBytes = 80
-		j.Memory = memory.New(j.Store, lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), func(s string) (string, int) { return s, 0 }, cfg)
+		j.Memory = memory.New(j.Store.(store.Store), lexical.New(), memory.Fixed(embeddertest.Launch(t, testplugins.BM25(t))), func(s string) (string, int) { return s, 0 }, cfg)
 		j.Extract, j.PlanDrift = false, false
 	})
 	s.ask.set(sdkworker.TaskSessionSummary, `{"summary":"Moved the build to pnpm 9, removed npm from CI, and rewrote the release notes for v2."}`)
 	entry := s.end(t, proj, "sess-1")
-	_, err := s.m.RunNow(context.Background(), "summarize", RunOptions{})
+	_, err := s.m.RunNow(context.Background(), "summarize", wire.RunOptions{})
 	require.NoError(t, err)
 	text := s.entryText(t, entry.ID)
 	require.Len(t, text, 80)
@@ -329,7 +331,7 @@ func TestEveryWorkerTextPassesTheWriteRules(t *testing.T) {
 	s.ask.set(sdkworker.TaskPlanDrift, `{"update":true,"plan":`+quote("1. Use "+tok+" for releases.")+`,"reason":`+quote("keys\nrotated \x1b[31m "+tok)+`}`)
 	entry := s.end(t, proj, "sess-1")
 
-	rep, err := s.m.RunNow(ctx, "summarize", RunOptions{Project: proj.Project})
+	rep, err := s.m.RunNow(ctx, "summarize", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	require.Equal(t, "ok", rep.Run.Outcome)
 	text := s.entryText(t, entry.ID)
@@ -350,7 +352,7 @@ func TestEveryWorkerTextPassesTheWriteRules(t *testing.T) {
 	require.Equal(t, "plan drift: keys rotated [31m [REDACTED:github-pat]", inbox.Proposals[0].Reason)
 
 	conflicts := &sessionScript{script: map[sdkworker.TaskKind]string{sdkworker.TaskConflicts: `{"pairs":[]}`}}
-	_, err = s.conflictsJob(t, &fakeClock{now: time.Now()}, conflicts).RunNow(ctx, "conflicts", RunOptions{Project: proj.Project})
+	_, err = s.conflictsJob(t, &fakeClock{now: time.Now()}, conflicts).RunNow(ctx, "conflicts", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)
 	input := conflicts.tasks(sdkworker.TaskConflicts)[0].Input
 	require.Contains(t, input, "Summary: Rotated the deploy token to [REDACTED:github-pat]")
@@ -371,7 +373,7 @@ func TestTimedOutCallsAreCounted(t *testing.T) {
 	s.ask.set(sdkworker.TaskSessionSummary, "timeout")
 	s.end(t, proj, "sess-1")
 	s.end(t, proj, "sess-2")
-	rep, err := s.m.RunNow(context.Background(), "summarize", RunOptions{})
+	rep, err := s.m.RunNow(context.Background(), "summarize", wire.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "partial", rep.Run.Outcome)
 	require.EqualValues(t, 2, rep.Run.LLMCalls)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -54,7 +56,7 @@ func (r *Runner) checkDaily(ctx context.Context, kind worker.TaskKind) error {
 		return err
 	}
 	if why := r.overDaily(s); why != "" {
-		return fmt.Errorf("task %s: %w (%s); it waits until the 24-hour window has room", kind, ErrWaiting, why)
+		return fmt.Errorf("%w (%s); it waits until the 24-hour window has room", ErrWaiting, why)
 	}
 	return nil
 }
@@ -70,20 +72,8 @@ func (r *Runner) overDaily(s spend) string {
 	return ""
 }
 
-// Rollup is a worker's or a task kind's last 24 hours.
-type Rollup struct {
-	Calls        int     `json:"calls"`
-	OK           int     `json:"ok"`
-	SuccessRate  float64 `json:"success_rate"`
-	P50Ms        float64 `json:"p50_ms"`
-	P95Ms        float64 `json:"p95_ms"`
-	InputTokens  int64   `json:"input_tokens"`
-	OutputTokens int64   `json:"output_tokens"`
-	TimeMs       int64   `json:"time_ms"`
-}
-
 // rollups returns the window's rollup per value of column ("worker" or "task").
-func (r *Runner) rollups(ctx context.Context, column string) (map[string]Rollup, error) {
+func (r *Runner) rollups(ctx context.Context, column string) (map[string]wire.Rollup, error) {
 	if column != "task" && column != "worker" {
 		return nil, fmt.Errorf("rollups: bad column %q", column)
 	}
@@ -95,10 +85,10 @@ func (r *Runner) rollups(ctx context.Context, column string) (map[string]Rollup,
 		return nil, fmt.Errorf("read worker calls: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]Rollup{}
+	out := map[string]wire.Rollup{}
 	for rows.Next() {
 		var key string
-		var ru Rollup
+		var ru wire.Rollup
 		if err := rows.Scan(&key, &ru.Calls, &ru.OK, &ru.P50Ms, &ru.P95Ms, &ru.InputTokens, &ru.OutputTokens, &ru.TimeMs); err != nil {
 			return nil, fmt.Errorf("read worker calls: %w", err)
 		}

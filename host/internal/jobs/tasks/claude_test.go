@@ -1,11 +1,10 @@
 package tasks_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // fakeClaude writes an executable `claude` into a new folder and returns the folder. Like
@@ -21,6 +20,6 @@ cat <<'JSON'
 {"type":"result","subtype":"success","is_error":false,"result":"","structured_output":` + structured + `,"usage":{"input_tokens":40,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":12},"modelUsage":{"claude-fake-1":{}}}
 JSON
 `
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755))
+	testplugins.WriteScript(t, filepath.Join(dir, "claude"), script)
 	return dir
 }

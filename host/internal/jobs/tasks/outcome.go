@@ -3,7 +3,9 @@ package tasks
 import (
 	"context"
 	"errors"
+	"strings"
 
+	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
@@ -11,7 +13,7 @@ import (
 // a metrics label.
 type Outcome string
 
-// The outcomes. Skipped is an Attempt's only: the worker was passed over and not called.
+// The outcomes. Skipped is an Attempt's only (wire.Attempt): the worker was passed over and not called.
 const (
 	OK           Outcome = "ok"
 	Refused      Outcome = "refused"
@@ -62,6 +64,26 @@ func (o Outcome) blamesWorker() bool {
 		return true
 	}
 	return false
+}
+
+// maxReasonBytes bounds what a reason quotes of a worker's own words.
+const maxReasonBytes = 300
+
+// reasonFor says why a call failed: what the worker said, on one bounded line (the SDK's
+// "worker Run: " label and the outcome's own words dropped, the outcome says them), else what
+// the outcome means.
+func reasonFor(o Outcome, err error) string {
+	d := strings.TrimPrefix(plugins.Diagnosis(err), "worker Run: ")
+	for _, sentinel := range []error{worker.ErrUnavailable, worker.ErrInvalidInput, worker.ErrBadAnswer, worker.ErrRefused, worker.ErrRateLimited, worker.ErrOverBudget} {
+		if rest, ok := strings.CutPrefix(d, sentinel.Error()+": "); ok {
+			d = rest
+			break
+		}
+	}
+	if d = plugins.OneLine(d, maxReasonBytes); d == "" || d == context.DeadlineExceeded.Error() {
+		return reasonOf(o)
+	}
+	return d
 }
 
 // reasonOf says in words what an outcome means for the chain.

@@ -69,9 +69,34 @@ func candidates(ws map[string]config.Worker, found []plugins.Candidate, environ 
 	return cands, missing
 }
 
+// passed are the host variables worker w is given when the host has them: its CLI's login
+// variables (agentcli), the one holding its API key, and those its env table names.
+func passed(w config.Worker) []string {
+	var pass []string
+	if w.Plugin == "agentcli" {
+		pass = slices.Clone(cliLogins[w.CLI])
+	}
+	if w.APIKeyEnv != "" {
+		pass = append(pass, w.APIKeyEnv)
+	}
+	return append(pass, w.Env...)
+}
+
+// Passed lists, sorted, the host variables the workers of cfg are given when the host has
+// them (with no worker configured, those of the agent CLIs lookPath finds): what a service
+// manager must hand the host for its workers to work as they do from a login shell.
+func Passed(cfg config.Workers, lookPath func(string) (string, error)) []string {
+	var names []string
+	for _, w := range defined(cfg, lookPath) {
+		names = append(names, passed(w)...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // workerEnv is what worker name is told: its settings (the MEMHOST_WORKER_* contract of the
-// worker plugins), the variable holding its API key, and its CLI's login variables.
-func workerEnv(name string, w config.Worker, environ func(string) (string, bool)) []string {
+// worker plugins, each from its key in [workers.NAME]) and the host variables passed to it.
+func workerEnv(name string, w config.Worker, environ func(string) (string, bool)) plugins.Configured {
 	var timeout, maxInput string
 	if w.Timeout > 0 {
 		timeout = w.Timeout.String()
@@ -79,24 +104,18 @@ func workerEnv(name string, w config.Worker, environ func(string) (string, bool)
 	if w.MaxInputBytes > 0 {
 		maxInput = strconv.Itoa(w.MaxInputBytes)
 	}
-	pass := cliLogins[w.CLI]
-	if w.Plugin != "agentcli" {
-		pass = nil
-	}
-	if w.APIKeyEnv != "" {
-		pass = append(slices.Clone(pass), w.APIKeyEnv)
-	}
-	return plugins.Settings([][2]string{
-		{"MEMHOST_WORKER_NAME", name},
-		{"MEMHOST_WORKER_MODEL", w.Model},
-		{"MEMHOST_WORKER_TIMEOUT", timeout},
-		{"MEMHOST_WORKER_MAX_INPUT_BYTES", maxInput},
-		{"MEMHOST_WORKER_BASE_URL", w.BaseURL},
-		{"MEMHOST_WORKER_API_KEY_ENV", w.APIKeyEnv},
-		{"MEMHOST_WORKER_LOCALITY", w.Locality},
-		{"MEMHOST_WORKER_CLI", w.CLI},
-		{"MEMHOST_WORKER_CLI_PATH", w.CLIPath},
-	}, pass, environ)
+	key := func(field string) string { return "workers." + name + "." + field }
+	return plugins.Settings([]plugins.Setting{
+		{Var: "MEMHOST_WORKER_NAME", Key: "[workers." + name + "]", Value: name},
+		{Var: "MEMHOST_WORKER_MODEL", Key: key("model"), Value: w.Model},
+		{Var: "MEMHOST_WORKER_TIMEOUT", Key: key("timeout"), Value: timeout},
+		{Var: "MEMHOST_WORKER_MAX_INPUT_BYTES", Key: key("max_input_bytes"), Value: maxInput},
+		{Var: "MEMHOST_WORKER_BASE_URL", Key: key("base_url"), Value: w.BaseURL},
+		{Var: "MEMHOST_WORKER_API_KEY_ENV", Key: key("api_key_env"), Value: w.APIKeyEnv},
+		{Var: "MEMHOST_WORKER_LOCALITY", Key: key("locality"), Value: w.Locality},
+		{Var: "MEMHOST_WORKER_CLI", Key: key("cli"), Value: w.CLI},
+		{Var: "MEMHOST_WORKER_CLI_PATH", Key: key("cli_path"), Value: w.CLIPath},
+	}, passed(w), environ)
 }
 
 // hostEnviron looks a variable up in the host's environment.

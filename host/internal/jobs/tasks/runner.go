@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/hashicorp/go-hclog"
@@ -66,6 +68,8 @@ type Runner struct {
 	mu       sync.Mutex
 	chains   map[worker.TaskKind][]string
 	breakers map[string]*breaker
+	// failures holds each worker's last failed call on this host, until it answers again.
+	failures map[string]wire.Failure
 }
 
 // callMargin is added to the longest task deadline for the supervisor's call ceiling, so the
@@ -91,6 +95,7 @@ func Open(ctx context.Context, o Options) (*Runner, error) {
 		defined:  defined(cfg.Workers, o.LookPath),
 		chains:   map[worker.TaskKind][]string{},
 		breakers: map[string]*breaker{},
+		failures: map[string]wire.Failure{},
 	}
 	for _, kind := range config.TaskKinds {
 		chain, ok := cfg.Workers.Chains[kind]
@@ -171,26 +176,21 @@ type Call struct {
 	BytesOut     int           `json:"bytes_out"`
 }
 
-// Attempt is what happened with one worker of a chain: a call, or why it was passed over.
-type Attempt struct {
-	Worker string `json:"worker"`
-	// Outcome is the call's outcome, or "skipped".
-	Outcome Outcome `json:"outcome"`
-	// Reason says why a worker was skipped or failed, in words safe to show an operator.
-	Reason string `json:"reason,omitempty"`
-}
-
 // Run runs task t of kind through kind's chain and returns the first answer, checked against
 // the task by the worker handle, and the call that produced it. The task's token budget and
 // deadline are capped by [tasks]; a kind over its daily budget fails with ErrWaiting, a chain
 // where no worker answered with ErrNoAnswer naming what happened with each.
 func (r *Runner) Run(ctx context.Context, kind worker.TaskKind, t worker.Task) (worker.Answer, Call, error) {
 	a, c, _, err := r.run(ctx, kind, t, r.Chain(kind), false)
-	return a, c, err
+	if err != nil {
+		return a, c, fmt.Errorf("task %s: %w", kind, err)
+	}
+	return a, c, nil
 }
 
-// run is Run over chain; probe (an operator's try of one worker) bypasses the breaker.
-func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, chain []string, probe bool) (worker.Answer, Call, []Attempt, error) {
+// run is Run over chain; probe (an operator's try of one worker) bypasses the breaker. Its
+// errors do not name the task kind: Run and Try do.
+func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, chain []string, probe bool) (worker.Answer, Call, []wire.Attempt, error) {
 	if len(r.defined) == 0 {
 		return worker.Answer{}, Call{}, nil, ErrNoWorker
 	}
@@ -206,9 +206,9 @@ func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, c
 	if err := r.checkDaily(ctx, kind); err != nil {
 		return worker.Answer{}, Call{}, nil, err
 	}
-	var attempts []Attempt
+	var attempts []wire.Attempt
 	skip := func(name, reason string) {
-		attempts = append(attempts, Attempt{Worker: name, Outcome: Skipped, Reason: reason})
+		attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(Skipped), Reason: reason})
 	}
 	for _, name := range chain {
 		if ctx.Err() != nil {
@@ -221,15 +221,15 @@ func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, c
 		}
 		a, call, err := r.call(ctx, h, name, t)
 		if err == nil {
-			attempts = append(attempts, Attempt{Worker: name, Outcome: OK})
+			attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(OK)})
 			return a, call, attempts, nil
 		}
-		attempts = append(attempts, Attempt{Worker: name, Outcome: call.Outcome, Reason: reasonOf(call.Outcome)})
+		attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(call.Outcome), Reason: r.lastFailure(name).Reason})
 	}
 	if err := ctx.Err(); err != nil {
-		return worker.Answer{}, Call{}, attempts, fmt.Errorf("task %s: %w: %s", kind, err, describe(attempts))
+		return worker.Answer{}, Call{}, attempts, fmt.Errorf("%w: %s", err, describe(attempts))
 	}
-	return worker.Answer{}, Call{}, attempts, fmt.Errorf("task %s: %w: %s", kind, ErrNoAnswer, describe(attempts))
+	return worker.Answer{}, Call{}, attempts, fmt.Errorf("%w: %s", ErrNoAnswer, describe(attempts))
 }
 
 // usable returns the handle of worker name when it can take a task of kind now, else why not.
@@ -294,10 +294,33 @@ func (r *Runner) call(ctx context.Context, h *workers.Handle, name string, t wor
 	if rerr := r.record(context.WithoutCancel(ctx), c); rerr != nil {
 		r.log.Warn("worker call not recorded", "task", c.Task, "worker", name, "err", rerr)
 	}
-	if err != nil {
-		r.log.Warn("worker call failed", "task", c.Task, "worker", name, "outcome", c.Outcome, "err", err)
+	switch {
+	case err == nil:
+		r.setFailure(name, nil)
+	case c.Outcome != Canceled:
+		f := wire.Failure{At: start, Task: c.Task, Outcome: string(c.Outcome), Reason: reasonFor(c.Outcome, err)}
+		r.setFailure(name, &f)
+		r.log.Warn("worker call failed", "task", c.Task, "worker", name, "outcome", c.Outcome, "reason", f.Reason)
 	}
 	return a, c, err
+}
+
+// setFailure records worker name's last failed call, or clears it (nil) when it answered.
+func (r *Runner) setFailure(name string, f *wire.Failure) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f == nil {
+		delete(r.failures, name)
+		return
+	}
+	r.failures[name] = *f
+}
+
+// lastFailure is worker name's last failed call since it last answered; zero when none.
+func (r *Runner) lastFailure(name string) wire.Failure {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[name]
 }
 
 func (r *Runner) breaker(name string) *breaker {
@@ -314,7 +337,7 @@ func (r *Runner) breaker(name string) *breaker {
 // Workers are the names of the workers, configured or default, sorted.
 func (r *Runner) Workers() []string { return slices.Sorted(maps.Keys(r.defined)) }
 
-func describe(attempts []Attempt) string {
+func describe(attempts []wire.Attempt) string {
 	if len(attempts) == 0 {
 		return "no worker tried"
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -131,7 +133,7 @@ func TestChainFallsBackToTheNextWorker(t *testing.T) {
 	require.Equal(t, "local", st.Workers[1].Name)
 	require.Equal(t, "ready", st.Workers[1].State)
 	require.Equal(t, "local", st.Workers[1].Locality)
-	require.Equal(t, tasks.Rollup{Calls: 4, OK: 4, SuccessRate: 1, P50Ms: st.Workers[1].Day.P50Ms, P95Ms: st.Workers[1].Day.P95Ms,
+	require.Equal(t, wire.Rollup{Calls: 4, OK: 4, SuccessRate: 1, P50Ms: st.Workers[1].Day.P50Ms, P95Ms: st.Workers[1].Day.P95Ms,
 		InputTokens: 480, OutputTokens: 36, TimeMs: st.Workers[1].Day.TimeMs}, st.Workers[1].Day)
 	require.Equal(t, []string{"gone", "local"}, st.Tasks[0].Chain)
 
@@ -280,7 +282,7 @@ func TestWorkerDailyBudgetPassesItOver(t *testing.T) {
 	require.Len(t, calls(t, pool), 2)
 	res, err := r.Try(t.Context(), "merge", "capped")
 	require.NoError(t, err)
-	require.Equal(t, []tasks.Attempt{{Worker: "capped", Outcome: tasks.Skipped, Reason: "over its daily budget of 100 tokens"}}, res.Attempts)
+	require.Equal(t, []wire.Attempt{{Worker: "capped", Outcome: string(tasks.Skipped), Reason: "over its daily budget of 100 tokens"}}, res.Attempts)
 }
 
 // TestRunTimeoutEndsASlowWorker: one run may not outlast tasks.run_timeout, whatever the
@@ -288,7 +290,7 @@ func TestWorkerDailyBudgetPassesItOver(t *testing.T) {
 func TestRunTimeoutEndsASlowWorker(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "claude"), []byte("#!/bin/sh\nexec sleep 30\n"), 0o755))
+	testplugins.WriteScript(t, filepath.Join(dir, "claude"), "#!/bin/sh\nexec sleep 30\n")
 	r, pool, _ := open(t, func(c *config.Config) {
 		c.Workers.Defined = map[string]config.Worker{"slow": {Plugin: "agentcli", CLI: "claude", CLIPath: filepath.Join(dir, "claude"), Timeout: time.Minute}}
 		c.Tasks.RunTimeout = time.Second

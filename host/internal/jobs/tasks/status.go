@@ -4,48 +4,17 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
+
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/workers"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
-// Status is what `memhost workers` and GET /api/v1/workers show.
-type Status struct {
-	// Skipped, when set, says why LLM tasks are not run at all.
-	Skipped string         `json:"skipped,omitempty"`
-	Workers []WorkerStatus `json:"workers"`
-	Tasks   []TaskStatus   `json:"tasks"`
-}
-
-// WorkerStatus is one worker's state and its last 24 hours.
-type WorkerStatus struct {
-	Name     string `json:"name"`
-	Plugin   string `json:"plugin"`
-	Model    string `json:"model,omitempty"`
-	Locality string `json:"locality,omitempty"`
-	// State is the plugin process's state (ready, unhealthy, restarting, failed), or
-	// "missing" when its plugin binary was not found.
-	State     string `json:"state"`
-	LastError string `json:"last_error,omitempty"`
-	// BackedOffUntil is set while the circuit breaker passes the worker over.
-	BackedOffUntil *time.Time `json:"backed_off_until,omitempty"`
-	DailyTokens    int        `json:"daily_tokens,omitempty"`
-	Day            Rollup     `json:"last_24h"`
-}
-
-// TaskStatus is one task kind's chain and budget.
-type TaskStatus struct {
-	Task  string   `json:"task"`
-	Chain []string `json:"chain"`
-	Day   Rollup   `json:"last_24h"`
-	// Waiting, when set, says which daily budget the kind has spent: its tasks wait.
-	Waiting string `json:"waiting,omitempty"`
-}
-
 // Status reports every worker and task kind.
-func (r *Runner) Status(ctx context.Context) (Status, error) {
-	s := Status{Workers: []WorkerStatus{}, Tasks: []TaskStatus{}}
+func (r *Runner) Status(ctx context.Context) (wire.WorkersStatus, error) {
+	s := wire.WorkersStatus{Workers: []wire.WorkerStatus{}, Tasks: []wire.TaskStatus{}}
 	if len(r.defined) == 0 {
 		s.Skipped = "no LLM worker: none is configured ([workers.NAME]) and no agent CLI (claude, gemini, codex) is on the host's PATH; LLM tasks are skipped, deterministic maintenance still runs"
 	}
@@ -60,7 +29,7 @@ func (r *Runner) Status(ctx context.Context) (Status, error) {
 	now := r.now()
 	for _, name := range r.Workers() {
 		w := r.defined[name]
-		ws := WorkerStatus{Name: name, Plugin: w.Plugin, Model: w.Model, DailyTokens: w.DailyTokens, Day: byWorker[name]}
+		ws := wire.WorkerStatus{Name: name, Plugin: w.Plugin, Model: w.Model, DailyTokens: w.DailyTokens, Day: byWorker[name]}
 		if why, ok := r.missing[name]; ok {
 			ws.State, ws.LastError = "missing", why
 		} else if h, err := workers.Find(r.sup, name); err != nil {
@@ -76,13 +45,16 @@ func (r *Runner) Status(ctx context.Context) (Status, error) {
 				ws.Locality = info.Locality.String()
 			}
 		}
+		if f := r.lastFailure(name); !f.At.IsZero() {
+			ws.LastFailure = &f
+		}
 		if until := r.breaker(name).until(now); !until.IsZero() {
 			ws.BackedOffUntil = &until
 		}
 		s.Workers = append(s.Workers, ws)
 	}
 	for _, kind := range config.TaskKinds {
-		ts := TaskStatus{Task: kind, Chain: r.Chain(worker.TaskKind(kind)), Day: byTask[kind]}
+		ts := wire.TaskStatus{Task: kind, Chain: r.Chain(worker.TaskKind(kind)), Day: byTask[kind]}
 		ts.Waiting = r.overDaily(spend{tokens: ts.Day.InputTokens + ts.Day.OutputTokens, time: time.Duration(ts.Day.TimeMs) * time.Millisecond})
 		s.Tasks = append(s.Tasks, ts)
 	}

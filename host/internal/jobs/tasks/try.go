@@ -2,12 +2,13 @@ package tasks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memhost/memhost/host/internal/wire"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
 
@@ -40,40 +41,26 @@ var samples = map[worker.TaskKind]sample{
 		`{"type":"object","required":["keep"],"properties":{"keep":{"type":"boolean"},"reason":{"type":"string"}}}`},
 }
 
-// TryResult is what one sample task did.
-type TryResult struct {
-	Task string `json:"task"`
-	// Worker is the worker that answered; empty when none did (Error says why).
-	Worker       string          `json:"worker,omitempty"`
-	Model        string          `json:"model,omitempty"`
-	LatencyMs    int64           `json:"latency_ms"`
-	InputTokens  int             `json:"input_tokens"`
-	OutputTokens int             `json:"output_tokens"`
-	Result       json.RawMessage `json:"result,omitempty"`
-	Error        string          `json:"error,omitempty"`
-	Attempts     []Attempt       `json:"attempts"`
-}
-
 // Try runs kind's sample task through its chain, or through worker alone (its breaker
 // bypassed: the operator asked for it), and reports what happened. A failed run is a result,
 // not an error: the operator is shown each worker's outcome.
-func (r *Runner) Try(ctx context.Context, kind, name string) (TryResult, error) {
+func (r *Runner) Try(ctx context.Context, kind, name string) (wire.TryResult, error) {
 	s, ok := samples[worker.TaskKind(kind)]
 	if !ok {
-		return TryResult{}, &rules.FieldError{Field: "task", Message: fmt.Sprintf("%q is not a task kind (valid: %s)", kind, strings.Join(config.TaskKinds, ", "))}
+		return wire.TryResult{}, &rules.FieldError{Field: "task", Message: fmt.Sprintf("%q is not a task kind (valid: %s)", kind, strings.Join(config.TaskKinds, ", "))}
 	}
 	chain, probe := r.Chain(worker.TaskKind(kind)), false
 	if name != "" {
 		if !slices.Contains(r.Workers(), name) {
-			return TryResult{}, &rules.FieldError{Field: "worker", Message: fmt.Sprintf("%q is not a worker (workers: %s)", name, strings.Join(r.Workers(), ", "))}
+			return wire.TryResult{}, &rules.FieldError{Field: "worker", Message: fmt.Sprintf("%q is not a worker (workers: %s)", name, strings.Join(r.Workers(), ", "))}
 		}
 		chain, probe = []string{name}, true
 	}
 	t := worker.Task{Instructions: s.instructions, Input: s.input, Schema: s.schema}
 	a, call, attempts, err := r.run(ctx, worker.TaskKind(kind), t, chain, probe)
-	res := TryResult{Task: kind, Attempts: attempts}
+	res := wire.TryResult{Task: kind, Attempts: attempts}
 	if res.Attempts == nil {
-		res.Attempts = []Attempt{}
+		res.Attempts = []wire.Attempt{}
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

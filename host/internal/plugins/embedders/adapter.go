@@ -53,12 +53,14 @@ func (Adapter) Health(ctx context.Context, raw any) error {
 	return e.Health(ctx)
 }
 
-// Classify maps the SDK's embedder errors to outcomes. Anything else (a
-// plugin's own error, an answer the SDK client refused) is a failure of the
-// plugin.
+// Classify maps the SDK's embedder errors to outcomes. A plugin whose own
+// deadline passed (its model did not answer in time) is unavailable for now,
+// like one whose model cannot be reached: the health loop, not the next
+// write, tells when it answers again. Anything else (a plugin's own error,
+// an answer the SDK client refused) is a failure of the plugin.
 func (Adapter) Classify(err error) plugins.Outcome {
 	switch {
-	case errors.Is(err, embedder.ErrUnavailable):
+	case errors.Is(err, embedder.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return plugins.Unavailable
 	case errors.Is(err, embedder.ErrInvalidInput):
 		return plugins.Rejected

@@ -42,6 +42,9 @@ const (
 	// Refused closes the listening socket: connections are refused until
 	// SetOutage(Up) listens again on the same address.
 	Refused
+	// Stalled accepts requests and answers none until the outage ends (then
+	// they are served) or the client gives up: a wedged model server.
+	Stalled
 )
 
 // Options configure the fake.
@@ -76,6 +79,13 @@ type Options struct {
 	// common direction, as real models' do (anisotropy; a modest sentence encoder puts unrelated
 	// texts near .3, a word-vector model near .9). 0 leaves unrelated texts orthogonal.
 	Shared float64
+	// LatencyPerInput delays an embeddings answer this long for each input it
+	// holds: a model on a CPU, whose cost grows with the batch.
+	LatencyPerInput time.Duration
+	// Serial answers one embeddings request at a time, the others waiting
+	// their turn, as a runtime with one model instance on one thread does
+	// (a request's latency counts from its turn).
+	Serial bool
 	// RetryAfter is the Retry-After of 429 and 503 answers, "1" when
 	// empty.
 	RetryAfter string
@@ -100,13 +110,17 @@ type Server struct {
 	opts Options
 	addr string
 
-	mu        sync.Mutex
-	srv       *http.Server
-	serving   sync.WaitGroup
-	outage    Outage
-	rateLimit int // how many coming embeddings requests answer 429
-	reqs      []Request
-	closed    bool
+	// turn is held by the embeddings request being answered (Options.Serial).
+	turn    sync.Mutex
+	mu      sync.Mutex
+	srv     *http.Server
+	serving sync.WaitGroup
+	outage  Outage
+	// outageEnds is closed when a Stalled outage ends.
+	outageEnds chan struct{}
+	rateLimit  int // how many coming embeddings requests answer 429
+	reqs       []Request
+	closed     bool
 }
 
 // New starts a fake runtime on a loopback port; Close stops it. It panics
@@ -185,6 +199,11 @@ func (s *Server) SetOutage(o Outage) {
 		}
 		s.serve(ln)
 	}
+	if o == Stalled {
+		s.outageEnds = make(chan struct{})
+	} else if s.outage == Stalled {
+		close(s.outageEnds)
+	}
 	s.outage = o
 }
 
@@ -235,6 +254,16 @@ func (s *Server) Embed(text string) []float32 {
 // gate answers the request itself when the fake is unavailable or rate
 // limited, or when the credentials are wrong; false means it did.
 func (s *Server) gate(w http.ResponseWriter, r *http.Request, embeddings bool) bool {
+	s.mu.Lock()
+	outage, ends := s.outage, s.outageEnds
+	s.mu.Unlock()
+	if outage == Stalled {
+		select {
+		case <-ends:
+		case <-r.Context().Done():
+			return false
+		}
+	}
 	s.mu.Lock()
 	outage, limited := s.outage, embeddings && s.rateLimit > 0
 	if limited {
@@ -305,9 +334,13 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	if !s.gate(w, r, true) {
 		return
 	}
-	if s.opts.Latency > 0 {
+	if s.opts.Serial {
+		s.turn.Lock()
+		defer s.turn.Unlock()
+	}
+	if d := s.opts.Latency + time.Duration(len(inputs))*s.opts.LatencyPerInput; d > 0 {
 		select {
-		case <-time.After(s.opts.Latency):
+		case <-time.After(d):
 		case <-r.Context().Done():
 			return
 		}

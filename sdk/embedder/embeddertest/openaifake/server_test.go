@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -160,4 +161,55 @@ func TestKeyAndModel(t *testing.T) {
 	s := openaifake.Start(t, openaifake.Options{Key: "k", Model: "nomic-embed-text"})
 	resp, _ := post(t, s, map[string]any{"model": "nomic-embed-text", "input": "x"})
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+}
+
+// TestSerialCPUModel: with LatencyPerInput and Serial the fake is a model on one CPU thread: a
+// batch costs its inputs' time, and a request waits for the one being answered.
+func TestSerialCPUModel(t *testing.T) {
+	t.Parallel()
+	s := openaifake.Start(t, openaifake.Options{LatencyPerInput: 40 * time.Millisecond, Serial: true})
+	start := time.Now()
+	body := `{"model":"` + openaifake.DefaultModel + `","input":["a","b","c"]}`
+	done := make(chan time.Duration, 2)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			resp, err := oneShot.Post(s.URL()+"/embeddings", "application/json", strings.NewReader(body))
+			if err == nil {
+				err = resp.Body.Close()
+			}
+			errs <- err
+			done <- time.Since(start)
+		}()
+	}
+	first, second := <-done, <-done
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	require.GreaterOrEqual(t, first, 120*time.Millisecond, "three inputs cost three times one")
+	require.GreaterOrEqual(t, second, 240*time.Millisecond, "the second request waited for the first")
+}
+
+// TestStalled: a stalled fake answers nothing until the outage ends, then serves what waited;
+// a client that gives up meanwhile gets no answer.
+func TestStalled(t *testing.T) {
+	t.Parallel()
+	s := openaifake.Start(t, openaifake.Options{})
+	s.SetOutage(openaifake.Stalled)
+	impatient := &http.Client{Timeout: 100 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+	body := `{"model":"` + openaifake.DefaultModel + `","input":["a"]}`
+	_, err := impatient.Post(s.URL()+"/embeddings", "application/json", strings.NewReader(body))
+	require.Error(t, err, "no answer while stalled")
+	done := make(chan int, 1)
+	go func() {
+		resp, err := oneShot.Post(s.URL()+"/embeddings", "application/json", strings.NewReader(body))
+		if err != nil {
+			done <- 0
+			return
+		}
+		_ = resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	time.Sleep(50 * time.Millisecond)
+	s.SetOutage(openaifake.Up)
+	require.Equal(t, http.StatusOK, <-done, "what waited is served once the outage ends")
 }

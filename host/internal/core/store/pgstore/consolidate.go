@@ -15,14 +15,6 @@ import (
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
-// ConsolidationFact is a live fact as consolidation reads it: the row and its vector of the
-// embedder asked for, nil while the memory holds none (the re-embed job has yet to reach it).
-type ConsolidationFact struct {
-	store.Memory
-	Vector   []float32
-	VectorOf string // the embedder whose vector Vector is
-}
-
 // ProjectsWithFacts returns the projects with at least two live facts (what consolidation and
 // the conflicts job look at), in key order; project "" means every project, else that one (if
 // it has two).
@@ -44,7 +36,7 @@ func (s *Store) ProjectsWithFacts(ctx context.Context, project string) ([]string
 // embedder (only one embedder's: vectors of two are never compared), the most recently changed
 // first: a run bounded by its row budget compares what changed since the last, where new
 // duplicates are.
-func (s *Store) ConsolidationFacts(ctx context.Context, project, embedder string, limit int) ([]ConsolidationFact, error) {
+func (s *Store) ConsolidationFacts(ctx context.Context, project, embedder string, limit int) ([]store.ConsolidationFact, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+qualifiedMemoryColumns+`, v.embedding::text
 		FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.embedder = $3
 		WHERE m.scope = 'project' AND m.scope_key = $1 AND m.archived_at IS NULL AND m.`+factKinds+`
@@ -53,14 +45,14 @@ func (s *Store) ConsolidationFacts(ctx context.Context, project, embedder string
 		return nil, fmt.Errorf("read facts of %q: %w", project, err)
 	}
 	defer rows.Close()
-	var out []ConsolidationFact
+	var out []store.ConsolidationFact
 	for rows.Next() {
 		var vec *string
 		m, err := scanMemory(rows, &vec)
 		if err != nil {
 			return nil, fmt.Errorf("read facts of %q: %w", project, err)
 		}
-		f := ConsolidationFact{Memory: m}
+		f := store.ConsolidationFact{Memory: m}
 		if vec != nil {
 			f.VectorOf = embedder
 			if f.Vector, err = parseVector(*vec); err != nil {

@@ -8,34 +8,15 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-)
 
-// MaintenanceRun is one row of maintenance_runs: a job's run, periodic, by hand or on an event.
-type MaintenanceRun struct {
-	ID          int64
-	Job         string
-	Trigger     string // periodic, manual or event
-	WindowStart *time.Time
-	Project     string
-	DryRun      bool
-	Host        string
-	StartedAt   time.Time
-	FinishedAt  *time.Time
-	// Outcome is running, ok, partial (a budget stopped it), failed, or abandoned (its host
-	// stopped renewing its lease: killed, or cut off from the database).
-	Outcome  string
-	Error    string
-	Examined int64
-	Changed  int64
-	LLMCalls int64
-	Tokens   int64
-}
+	"github.com/memhost/memhost/host/internal/core/store"
+)
 
 // StartRun records a run as running and returns its id. A periodic run claims its window:
 // when another host already ran (or is running) the same job for the same window, claimed is
 // false and nothing is recorded. First, the runs no host works on any more are marked
 // abandoned (AbandonRuns with live), so a window whose runner died is claimed again.
-func (s *Store) StartRun(ctx context.Context, r MaintenanceRun, live LiveRuns) (id int64, claimed bool, err error) {
+func (s *Store) StartRun(ctx context.Context, r store.MaintenanceRun, live store.LiveRuns) (id int64, claimed bool, err error) {
 	if _, err := s.AbandonRuns(ctx, live, r.StartedAt); err != nil {
 		return 0, false, err
 	}
@@ -60,19 +41,10 @@ func (s *Store) Heartbeat(ctx context.Context, id int64, at time.Time) error {
 	return nil
 }
 
-// LiveRuns says which running runs still have a host working on them: those whose lease was
-// renewed at or after Since (Heartbeat), and of Host's own runs only those it lists in Active
-// (a run it lost the database under, and will never finish, is not).
-type LiveRuns struct {
-	Since  time.Time
-	Host   string
-	Active []int64
-}
-
 // AbandonRuns marks abandoned, finished at at, every running run that live does not hold
 // live: its host was killed or lost the database mid-run and will never record an outcome.
 // It returns how many it marked.
-func (s *Store) AbandonRuns(ctx context.Context, live LiveRuns, at time.Time) (int64, error) {
+func (s *Store) AbandonRuns(ctx context.Context, live store.LiveRuns, at time.Time) (int64, error) {
 	active := live.Active
 	if active == nil {
 		active = []int64{}
@@ -89,7 +61,7 @@ func (s *Store) AbandonRuns(ctx context.Context, live LiveRuns, at time.Time) (i
 // FinishRun records a run's outcome and counts. A run marked abandoned meanwhile (its lease
 // lapsed while it still ran) keeps that outcome, since its window may have been claimed again;
 // its counts are recorded.
-func (s *Store) FinishRun(ctx context.Context, r MaintenanceRun) error {
+func (s *Store) FinishRun(ctx context.Context, r store.MaintenanceRun) error {
 	_, err := s.pool.Exec(ctx, `UPDATE maintenance_runs SET finished_at = $2,
 		outcome = CASE WHEN outcome = 'abandoned' THEN outcome ELSE $3 END,
 		error = CASE WHEN outcome = 'abandoned' THEN error ELSE $4 END,
@@ -103,7 +75,7 @@ func (s *Store) FinishRun(ctx context.Context, r MaintenanceRun) error {
 
 // LastRuns returns each job's latest run, keyed by job: of every run when project is "",
 // else of the runs over that project alone.
-func (s *Store) LastRuns(ctx context.Context, project string) (map[string]MaintenanceRun, error) {
+func (s *Store) LastRuns(ctx context.Context, project string) (map[string]store.MaintenanceRun, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (job) id, job, trigger, window_start, project, dry_run, host,
 		started_at, finished_at, outcome, error, examined, changed, llm_calls, tokens
 		FROM maintenance_runs WHERE $1 = '' OR project = $1 ORDER BY job, id DESC`, project)
@@ -111,9 +83,9 @@ func (s *Store) LastRuns(ctx context.Context, project string) (map[string]Mainte
 		return nil, fmt.Errorf("read maintenance runs: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]MaintenanceRun{}
+	out := map[string]store.MaintenanceRun{}
 	for rows.Next() {
-		var r MaintenanceRun
+		var r store.MaintenanceRun
 		if err := rows.Scan(&r.ID, &r.Job, &r.Trigger, &r.WindowStart, &r.Project, &r.DryRun, &r.Host,
 			&r.StartedAt, &r.FinishedAt, &r.Outcome, &r.Error, &r.Examined, &r.Changed, &r.LLMCalls, &r.Tokens); err != nil {
 			return nil, fmt.Errorf("read maintenance runs: %w", err)

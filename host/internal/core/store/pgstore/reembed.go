@@ -12,16 +12,10 @@ import (
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
-// VectorCoverage is how many memories hold a vector of one embedder.
-type VectorCoverage struct {
-	Total   int64 // memories, archived included
-	Missing int64 // of them, those without a vector of the embedder
-}
-
 // VectorCoverage counts the memories lacking a vector of embedder: the re-embed job's work
 // left. Every vector belongs to a memory (a foreign key), so the difference is exact.
-func (s *Store) VectorCoverage(ctx context.Context, embedder string) (VectorCoverage, error) {
-	var c VectorCoverage
+func (s *Store) VectorCoverage(ctx context.Context, embedder string) (store.VectorCoverage, error) {
+	var c store.VectorCoverage
 	var have int64
 	if err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_vectors WHERE embedder = $1)`,
 		embedder).Scan(&c.Total, &have); err != nil {
@@ -31,17 +25,10 @@ func (s *Store) VectorCoverage(ctx context.Context, embedder string) (VectorCove
 	return c, nil
 }
 
-// Unembedded is a memory's text waiting for a vector.
-type Unembedded struct {
-	ID   uuid.UUID
-	Text string
-	Hash []byte // the text's hash, which PutVectors checks is still the memory's
-}
-
 // Unembedded returns up to limit memories after id after (uuid.Nil: from the start), in id
 // order, that hold no vector of embedder; project, when not "", keeps that project's alone.
 // Paging by id lets a run step past a text the embedder refuses.
-func (s *Store) Unembedded(ctx context.Context, embedder, project string, after uuid.UUID, limit int) ([]Unembedded, error) {
+func (s *Store) Unembedded(ctx context.Context, embedder, project string, after uuid.UUID, limit int) ([]store.Unembedded, error) {
 	if limit <= 0 {
 		return nil, fmt.Errorf("unembedded memories: limit %d must be positive", limit)
 	}
@@ -52,8 +39,8 @@ func (s *Store) Unembedded(ctx context.Context, embedder, project string, after 
 	if err != nil {
 		return nil, fmt.Errorf("unembedded memories: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Unembedded, error) {
-		var u Unembedded
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Unembedded, error) {
+		var u store.Unembedded
 		err := row.Scan(&u.ID, &u.Text, &u.Hash)
 		return u, err
 	})
@@ -63,15 +50,12 @@ func (s *Store) Unembedded(ctx context.Context, embedder, project string, after 
 	return out, nil
 }
 
-// Embedded is the vector of an Unembedded text.
-type Embedded = store.TextVector
-
 // PutVectors stores vectors of one embedder for memories whose text is still the one embedded
 // (its hash), in one transaction, and returns how many it stored. A memory whose text changed
 // meanwhile, or that a write gave a vector of the embedder meanwhile, is left as it is. The
 // scopes' write locks are held for the insert, so no fold changes a text between the check and
 // the commit.
-func (s *Store) PutVectors(ctx context.Context, embedder string, items []Embedded) (int, error) {
+func (s *Store) PutVectors(ctx context.Context, embedder string, items []store.Embedded) (int, error) {
 	if len(items) == 0 {
 		return 0, nil
 	}
@@ -154,18 +138,15 @@ func (s *Store) WithExclusive(ctx context.Context, name string, fn func() error)
 	return true, fn()
 }
 
-// JobThroughput sums what the finished runs of job started since since changed, and returns
-// when the first of them started (zero when none did): a rate over wall time, idle periods
-// between runs included, for progress reports.
-func (s *Store) JobThroughput(ctx context.Context, job string, since time.Time) (changed int64, first time.Time, err error) {
-	var start *time.Time
-	err = s.pool.QueryRow(ctx, `SELECT coalesce(sum(changed), 0), min(started_at)
-		FROM maintenance_runs WHERE job = $1 AND started_at >= $2 AND finished_at IS NOT NULL AND NOT dry_run`, job, since).Scan(&changed, &start)
+// JobThroughput sums what the finished runs of job started since since changed, and how long
+// those runs took: a rate over the time the job worked, for progress reports. Runs that
+// changed nothing (an idle run at boot, one that waited out an outage) count for neither.
+func (s *Store) JobThroughput(ctx context.Context, job string, since time.Time) (changed int64, busy time.Duration, err error) {
+	var seconds float64
+	err = s.pool.QueryRow(ctx, `SELECT coalesce(sum(changed), 0), coalesce(sum(extract(epoch FROM finished_at - started_at)), 0)::float8
+		FROM maintenance_runs WHERE job = $1 AND started_at >= $2 AND finished_at IS NOT NULL AND NOT dry_run AND changed > 0`, job, since).Scan(&changed, &seconds)
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("throughput of %s: %w", job, err)
+		return 0, 0, fmt.Errorf("throughput of %s: %w", job, err)
 	}
-	if start != nil {
-		first = *start
-	}
-	return changed, first, nil
+	return changed, time.Duration(seconds * float64(time.Second)), nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memhost/memhost/host/internal/core/store"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/daemon/migrate"
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
@@ -34,8 +35,8 @@ func TestMigration0013FreesWindowsStuckBeforeIt(t *testing.T) {
 
 	st := pgstore.New(pool)
 	now := window.Add(5 * time.Hour)
-	_, claimed, err := st.StartRun(ctx, pgstore.MaintenanceRun{Job: "stale", Trigger: "periodic", WindowStart: &window, Host: "host-b", StartedAt: now},
-		pgstore.LiveRuns{Since: now.Add(-2 * time.Minute), Host: "host-b"})
+	_, claimed, err := st.StartRun(ctx, store.MaintenanceRun{Job: "stale", Trigger: "periodic", WindowStart: &window, Host: "host-b", StartedAt: now},
+		store.LiveRuns{Since: now.Add(-2 * time.Minute), Host: "host-b"})
 	require.NoError(t, err)
 	require.True(t, claimed, "the stuck window is claimed again")
 	rows, err := pool.Query(ctx, `SELECT host || ' ' || outcome FROM maintenance_runs ORDER BY id`)

@@ -14,19 +14,8 @@ import (
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
-// SessionTranscript is a session's excerpt waiting for its summary (session_transcripts).
-type SessionTranscript struct {
-	JournalID uuid.UUID
-	Project   string
-	Agent     string
-	Excerpt   string
-	CreatedAt time.Time
-	Attempts  int
-	LastError string
-}
-
 // QueueTranscriptTx records t in tx, the transaction of its journal entry.
-func QueueTranscriptTx(ctx context.Context, tx pgx.Tx, t SessionTranscript) error {
+func (s *Store) QueueTranscriptTx(ctx context.Context, tx pgx.Tx, t store.SessionTranscript) error {
 	_, err := tx.Exec(ctx, `INSERT INTO session_transcripts (journal_id, scope_key, agent, excerpt, created_at)
 		VALUES ($1, $2, $3, $4, $5)`, t.JournalID, t.Project, t.Agent, t.Excerpt, t.CreatedAt)
 	if err != nil {
@@ -37,14 +26,14 @@ func QueueTranscriptTx(ctx context.Context, tx pgx.Tx, t SessionTranscript) erro
 
 // PendingTranscripts returns up to limit transcripts waiting for a summary, oldest first, of
 // project ("" for every project).
-func (s *Store) PendingTranscripts(ctx context.Context, project string, limit int) ([]SessionTranscript, error) {
+func (s *Store) PendingTranscripts(ctx context.Context, project string, limit int) ([]store.SessionTranscript, error) {
 	rows, err := s.pool.Query(ctx, `SELECT journal_id, scope_key, agent, excerpt, created_at, attempts, last_error
 		FROM session_transcripts WHERE $1 = '' OR scope_key = $1 ORDER BY created_at, journal_id LIMIT $2`, project, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list pending transcripts: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SessionTranscript, error) {
-		var t SessionTranscript
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.SessionTranscript, error) {
+		var t store.SessionTranscript
 		err := r.Scan(&t.JournalID, &t.Project, &t.Agent, &t.Excerpt, &t.CreatedAt, &t.Attempts, &t.LastError)
 		return t, err
 	})

@@ -27,9 +27,9 @@ func otherVec(values ...float32) store.Vector {
 // putOther gives the memories vectors of the other embedder, as the re-embed job does.
 func putOther(t *testing.T, s *pgstore.Store, ms []store.Memory, vecs []store.Vector) int {
 	t.Helper()
-	items := make([]pgstore.Embedded, len(ms))
+	items := make([]store.Embedded, len(ms))
 	for i, m := range ms {
-		items[i] = pgstore.Embedded{ID: m.ID, Hash: pgstore.TextHash(m.Text), Vector: vecs[i]}
+		items[i] = store.Embedded{ID: m.ID, Hash: pgstore.TextHash(m.Text), Vector: vecs[i]}
 	}
 	n, err := s.PutVectors(context.Background(), other, items)
 	require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestVectorsOfSeveralEmbeddersSideBySide(t *testing.T) {
 	require.Equal(t, []string{storetest.Embedder}, names)
 	cov, err := s.VectorCoverage(ctx, other)
 	require.NoError(t, err)
-	require.Equal(t, pgstore.VectorCoverage{Total: 3, Missing: 3}, cov)
+	require.Equal(t, store.VectorCoverage{Total: 3, Missing: 3}, cov)
 
 	// The other embedder converges on two of the three.
 	require.Equal(t, 2, putOther(t, s, ms[:2], []store.Vector{otherVec(1, 0, 0, 0), otherVec(0, 1, 0, 0)}))
@@ -150,9 +150,9 @@ func TestVectorsOfSeveralEmbeddersSideBySide(t *testing.T) {
 	require.ErrorContains(t, err, "memory "+ms[2].ID.String()+" holds no vector to export", "no memory is left out silently")
 
 	// Bad input names the embedder and changes nothing.
-	_, err = s.PutVectors(ctx, other, []pgstore.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: storetest.Vec(0, 0)}})
+	_, err = s.PutVectors(ctx, other, []store.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: storetest.Vec(0, 0)}})
 	require.ErrorContains(t, err, "has a vector of "+storetest.Embedder)
-	_, err = s.PutVectors(ctx, other, []pgstore.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: otherVec(1, 0)}})
+	_, err = s.PutVectors(ctx, other, []store.Embedded{{ID: ms[2].ID, Hash: pgstore.TextHash(ms[2].Text), Vector: otherVec(1, 0)}})
 	require.ErrorContains(t, err, "vector has 2 values, want 4")
 }
 
