@@ -111,23 +111,26 @@ type Report struct {
 	Peers *Peers
 	// Slow is a real CPU model on the write path against the floor; nil when skipped.
 	Slow *SlowModel
+	// LoadAvg is /proc/loadavg at the run's start and end: the machine is shared.
+	LoadAvg [2]string
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
 const roundTripCalls = 2000
 
 // Run measures everything Config asks for against a real plugin process and database.
-func Run(ctx context.Context, cfg Config) (Report, error) {
+func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
 	if cfg.ImportBatch <= 0 || cfg.ImportWorkers <= 0 {
 		return Report{}, errors.New("bench: ImportBatch and ImportWorkers must be positive")
 	}
-	rep := Report{Started: time.Now(), Config: cfg}
+	rep = Report{Started: time.Now(), Config: cfg}
+	rep.LoadAvg[0] = loadAvg()
+	defer func() { rep.LoadAvg[1] = loadAvg() }()
 	p := progress{w: cfg.Progress, start: rep.Started}
 
-	var err error
 	if rep.Machine, err = describeMachine(ctx, cfg.DatabaseURL); err != nil {
 		return rep, err
 	}

@@ -183,6 +183,7 @@ func Render(r Report) string {
 	w("| embedder | %s (%d dims, fold threshold %.2f), plugin start %s |\n", r.Embedder.Name, r.Embedder.Dimensions, r.Embedder.SuggestedFoldThreshold, ms(r.PluginStart))
 	w("| redactor | %s |\n", r.Config.RedactNote)
 	w("| sizes | %s |\n| seed | %d |\n| total run time | %s |\n", joinInts(r.Config.Sizes), r.Config.Seed, r.Elapsed.Round(time.Second))
+	w("| machine load (1/5/15-min load average) at the start / the end | %s / %s |\n", r.LoadAvg[0], r.LoadAvg[1])
 
 	b.WriteString(whereTimeGoes)
 	w("\n## Plugin round trip\n\n| metric | target | measured | |\n| --- | --- | --- | --- |\n")
@@ -270,6 +271,7 @@ func renderScale(b *strings.Builder, s Scale, dims int, note func(string, ...any
 		w("| - at hnsw.ef_search %d: recall@10 / Nearest p50 / p99 | | %.3f / %s / %s | |\n", e.EfSearch, e.Recall, ms(e.Latency.P50), ms(e.Latency.P99))
 	}
 	w("| BM25 index load from the change feed (boot) | | %s | |\n", s.LexicalLoad.Round(time.Millisecond))
+	w("| machine load (1/5/15-min load average) before the stores / after the searches | | %s / %s | |\n", s.LoadAvg[0], s.LoadAvg[1])
 	renderBanner(b, s.N, s.Banner, note)
 	if s.HitErrors > 0 {
 		w("| background hit-recording errors | 0 | %d | **MISS** |\n", s.HitErrors)

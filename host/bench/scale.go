@@ -55,6 +55,7 @@ type Scale struct {
 	RecallQueries int
 	HitErrors     int // background hit recording failures
 	Banner        BannerBench
+	LoadAvg       [2]string // /proc/loadavg before the timed stores and after the timed searches
 }
 
 func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, n int, p progress) (Scale, error) {
@@ -137,6 +138,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 		stopRecorder()
 		return s, err
 	}
+	s.LoadAvg[0] = loadAvg()
 	if err := measureStore(ctx, svc, a, corpus, facts, r, &s); err != nil {
 		stopRecorder()
 		return s, err
@@ -146,6 +148,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 		stopRecorder()
 		return s, err
 	}
+	s.LoadAvg[1] = loadAvg()
 	p.logf("N=%d: search p50 %s p99 %s", n, s.Search.P50, s.Search.P99)
 	if s.Banner, err = measureBanner(ctx, st, svc, project); err != nil {
 		stopRecorder()
