@@ -24,15 +24,19 @@ import (
 // same questions, one call each in turn, so both meet the same machine at the same moment:
 // on 2 shared cores a comparison of two runs minutes apart measures the neighbours' builds.
 // memhost is reached twice: over streamable HTTP, as `memhost run` gives a CLI its tools, and
-// through `memhost mcp`, the stdio forwarder `memhost connect` registers in each CLI.
+// through `memhost mcp`, the stdio forwarder `memhost connect` registers in each CLI. A second
+// host, configured with memory.flush_writes = false (the durability an operator may trade
+// away, which the peer's SQLite in WAL mode with synchronous=NORMAL matches), gets the same
+// calls over HTTP, so the comparison is made both ways.
 
 // Peers is what the peers round measured.
 type Peers struct {
-	Peer       string // the peer's name and version
-	Preloaded  int    // facts each side held before the timed calls
-	Sides      []PeerSide
-	Rejected   int       // timed writes the peer refused: duplicates (it does not fold), texts it calls generic
-	LoadAvg    [2]string // /proc/loadavg before and after the timed calls
+	Peer       string     // the peer's name and version
+	Preloaded  int        // facts each side held before the timed calls
+	Sides      []PeerSide // memhost's default (both surfaces, then each), its opt-in, the peer
+	OptIn      int        // the index in Sides of the host with memory.flush_writes = false
+	Rejected   int        // timed writes the peer refused: duplicates (it does not fold), texts it calls generic
+	LoadAvg    [2]string  // /proc/loadavg before and after the timed calls
 	StoreSvc   ServerTime
 	SearchSvc  ServerTime
 	Paraphrase int // restatements among the timed writes
@@ -113,6 +117,13 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 		return res, err
 	}
 	httpSide := memhostSide("memhost (streamable HTTP, as memhost run)", host.session)
+	optIn, dropOptIn, err := startOptIn(ctx, cfg, dir)
+	if err != nil {
+		return res, err
+	}
+	defer dropOptIn()
+	defer optIn.stop()
+	optInSide := memhostSide("memhost with memory.flush_writes = false (streamable HTTP)", optIn.session)
 	stdioSession, err := connectStdio(ctx, exec.Command(cfg.HostPath, "mcp", "--config", filepath.Join(dir, "memhost.toml"), "--project", peersProject), dir)
 	if err != nil {
 		return res, fmt.Errorf("memhost mcp: %w", err)
@@ -125,13 +136,16 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	}
 	defer peer.session.Close()
 	res.Peer = peerName(cfg.PeerCommand)
-	sides := []*peerSide{httpSide, stdioSide, peer}
+	sides := []*peerSide{httpSide, stdioSide, optInSide, peer}
 
 	// Both servers get the same preload through their tools (the peer has no bulk import);
 	// memhost's two sides share one host and one project, so it is stored once.
 	p.logf("peers: preloading %d facts into memhost and %s", len(preload), res.Peer)
 	for _, f := range preload {
 		if _, err := httpSide.store(ctx, f); err != nil {
+			return res, err
+		}
+		if _, err := optInSide.store(ctx, f); err != nil {
 			return res, err
 		}
 		if _, err := peer.store(ctx, f); err != nil && !isPeerRefusal(err) {
@@ -155,7 +169,8 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	res.LoadAvg[0] = loadAvg()
 	p.logf("peers: timing %d stores and %d searches on each of %d servers", cfg.PeerOps, cfg.PeerOps, len(sides))
 	// Each write goes to memhost over one of its two surfaces (in turn: one host holds one
-	// copy) and to the peer, in an order that alternates (inTurn), so neither always runs second.
+	// copy), to the opt-in host and to the peer, in an order that rotates (inTurn), so none
+	// always runs last.
 	for i, f := range fresh {
 		restatement := r.IntN(7) == 0
 		if restatement {
@@ -163,7 +178,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 			f.Text = f.Paraphrase
 			res.Paraphrase++
 		}
-		for _, s := range inTurn(i, sides[i%2], peer) {
+		for _, s := range inTurn(i, sides[i%2], optInSide, peer) {
 			t := time.Now()
 			folded, err := s.store(ctx, f)
 			s.stores = append(s.stores, time.Since(t))
@@ -172,7 +187,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 				res.Rejected++
 			case err != nil:
 				return res, err
-			case folded && restatement:
+			case folded && restatement && s != optInSide:
 				res.Folded++
 			}
 		}
@@ -184,7 +199,7 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	all := append(append([]Fact(nil), preload...), fresh...)
 	for i := range cfg.PeerOps {
 		f := all[r.IntN(len(all))]
-		for _, s := range inTurn(i, sides[i%2], peer) {
+		for _, s := range inTurn(i, sides[i%2], optInSide, peer) {
 			t := time.Now()
 			hit, err := s.search(ctx, f)
 			s.queries = append(s.queries, time.Since(t))
@@ -206,21 +221,56 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	// The two memhost surfaces reach one host; together they are memhost's row.
 	both := &peerSide{name: "memhost, both surfaces", stores: append(append([]time.Duration(nil), httpSide.stores...), stdioSide.stores...),
 		queries: append(append([]time.Duration(nil), httpSide.queries...), stdioSide.queries...), selfHit: httpSide.selfHit + stdioSide.selfHit}
-	for _, s := range []*peerSide{both, httpSide, stdioSide, peer} {
+	res.OptIn = 3
+	for _, s := range []*peerSide{both, httpSide, stdioSide, optInSide, peer} {
 		res.Sides = append(res.Sides, PeerSide{Name: s.name, Store: summarize(s.stores), Search: summarize(s.queries), SelfHit: s.selfHit})
 	}
-	m, pe := res.Sides[0], res.Sides[3]
-	p.logf("peers: store p50 %s vs %s (%.2fx), p99 %s vs %s; search p50 %s vs %s (%.2fx)", m.Store.P50, pe.Store.P50,
-		ratio(m.Store.P50, pe.Store.P50), m.Store.P99, pe.Store.P99, m.Search.P50, pe.Search.P50, ratio(m.Search.P50, pe.Search.P50))
+	m, o, pe := res.Sides[0], res.Sides[res.OptIn], res.Sides[len(res.Sides)-1]
+	p.logf("peers: store p50 %s (flush_writes = false: %s) vs %s (%.2fx, %.2fx), p99 %s vs %s; search p50 %s vs %s (%.2fx)", m.Store.P50, o.Store.P50, pe.Store.P50,
+		ratio(m.Store.P50, pe.Store.P50), ratio(o.Store.P50, pe.Store.P50), m.Store.P99, pe.Store.P99, m.Search.P50, pe.Search.P50, ratio(m.Search.P50, pe.Search.P50))
 	return res, nil
 }
 
-// inTurn is the order of call i's two sides: each goes first in half the calls.
-func inTurn(i int, memhost, peer *peerSide) []*peerSide {
-	if i%4 >= 2 {
-		return []*peerSide{peer, memhost}
+// startOptIn starts the round's second memhost host, on a schema of its own, configured with
+// memory.flush_writes = false, and connects to it over streamable HTTP. drop removes the
+// schema once the host has stopped.
+func startOptIn(ctx context.Context, cfg Config, dir string) (host *benchHost, drop func(), err error) {
+	const schema = "bench_peers_unflushed"
+	pool, drop, err := freshSchema(ctx, cfg.DatabaseURL, schema)
+	if err != nil {
+		return nil, nil, err
 	}
-	return []*peerSide{memhost, peer}
+	defer func() {
+		if err != nil {
+			drop()
+		}
+	}()
+	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create token: %w", err)
+	}
+	hdir := filepath.Join(dir, "flush-writes-false")
+	if err = os.MkdirAll(hdir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	if host, err = startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, schema), filepath.Dir(cfg.PluginPath), hdir, "[memory]\nflush_writes = false\n"); err != nil {
+		return nil, nil, fmt.Errorf("memhost with flush_writes = false: %w", err)
+	}
+	if err = host.connect(ctx, token); err != nil {
+		host.stop()
+		return nil, nil, err
+	}
+	return host, drop, nil
+}
+
+// inTurn is the order of call i's sides: the first side of one call is the last of the next,
+// so each goes first, in the middle and last equally often.
+func inTurn(i int, sides ...*peerSide) []*peerSide {
+	out := make([]*peerSide, len(sides))
+	for j := range sides {
+		out[j] = sides[(i+j)%len(sides)]
+	}
+	return out
 }
 
 // memhostSide calls memhost's tools on session.

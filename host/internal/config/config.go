@@ -102,9 +102,10 @@ type Memory struct {
 	// IndexMaxWait bounds that wait: a host whose calls never pause that long starts moving
 	// rows after it anyway, in small steps that leave the calls most of the CPU.
 	IndexMaxWait time.Duration `koanf:"index_max_wait"`
-	// FlushWrites makes a memory write's commit wait until Postgres has flushed it to disk.
-	// Off (the default), a write is acknowledged once Postgres holds it: it survives a kill of
-	// the host, not a crash of Postgres or the machine within the next 0.6 s.
+	// FlushWrites makes a memory write's commit wait until Postgres has flushed it to disk (the
+	// default: every acknowledged write survives a crash). Off, an operator's opt-in trade, a
+	// write is acknowledged once Postgres holds it: it survives a kill of the host, not a crash
+	// of Postgres or the machine within the next 3 x wal_writer_delay (0.6 s by default).
 	FlushWrites bool `koanf:"flush_writes"`
 	// EmbedWait is how long a write waits for its vector before it is stored without it (the
 	// vector follows within seconds); 0 waits as long as the embedder takes.
@@ -209,6 +210,7 @@ func Default() *Config {
 			GraphMinRows:   1000,
 			IndexQuiet:     250 * time.Millisecond,
 			IndexMaxWait:   10 * time.Second,
+			FlushWrites:    true,
 			EmbedWait:      10 * time.Millisecond, // memory.DefaultEmbedWait
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{

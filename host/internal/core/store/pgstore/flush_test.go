@@ -13,12 +13,13 @@ import (
 	"github.com/memhost/memhost/host/internal/testkit/testdb"
 )
 
-// TestAWriteCommitsWithoutWaitingForTheFlushUnlessAsked: a memory write's transaction runs
-// with synchronous_commit off (acknowledged once Postgres holds it, which a kill of the host
-// does not undo), set by the statement that takes the lock; WithFlushedWrites keeps the
-// session's setting, so the commit waits for the disk. The connection's own setting is left as
-// it was either way.
-func TestAWriteCommitsWithoutWaitingForTheFlushUnlessAsked(t *testing.T) {
+// TestAWriteWaitsForTheFlushUnlessTradedAway: by default a memory write's transaction keeps
+// the session's synchronous_commit, so its commit waits for the disk and an acknowledged write
+// survives a crash of Postgres or the machine; WithFlushedWrites(false), the operator's opt-in,
+// runs it with synchronous_commit off (acknowledged once Postgres holds it, which a kill of the
+// host does not undo), set by the statement that takes the lock. The connection's own setting
+// is left as it was either way.
+func TestAWriteWaitsForTheFlushUnlessTradedAway(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, dsn := testdb.Migrated(t)
@@ -27,8 +28,8 @@ func TestAWriteCommitsWithoutWaitingForTheFlushUnlessAsked(t *testing.T) {
 		opts []pgstore.Option
 		want string
 	}{
-		{"default", nil, "off"},
-		{"flushed", []pgstore.Option{pgstore.WithFlushedWrites(true)}, "on"},
+		{"default", nil, "on"},
+		{"unflushed", []pgstore.Option{pgstore.WithFlushedWrites(false)}, "off"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := pgxpool.ParseConfig(dsn)

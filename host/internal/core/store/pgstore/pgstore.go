@@ -45,19 +45,21 @@ func WithEfSearch(n int) Option {
 	}
 }
 
-// WithFlushedWrites makes every memory write (WithScopeLock, InsertWith) wait at its commit
-// until Postgres has flushed the commit to disk, as the session's synchronous_commit says.
-// Without it a write commits with synchronous_commit off: it is acknowledged once Postgres
-// holds it, which survives a kill of the host (Postgres flushes it within
+// WithFlushedWrites says whether a memory write (WithScopeLock, InsertWith) waits at its
+// commit until Postgres has flushed the commit to disk, as the session's synchronous_commit
+// says. It does by default: every acknowledged write survives a crash of the host, of
+// Postgres or of the machine (the project's standard). WithFlushedWrites(false) is an
+// operator's opt-in trade: a write commits with synchronous_commit off, acknowledged once
+// Postgres holds it, which survives a kill of the host (Postgres flushes it within
 // 3 x wal_writer_delay, 0.6 s by default) but not a crash of Postgres or of the machine in
-// that window — what an SQLite memory in WAL mode with synchronous=NORMAL promises, and the
+// that window — what an SQLite memory in WAL mode with synchronous=NORMAL promises — for the
 // difference between a 1 ms and a 3-10 ms write on a shared virtual disk (docs/benchmarks.md,
 // "Where the time goes"). Other changes (edits, maintenance) keep the session's setting.
 func WithFlushedWrites(flush bool) Option { return func(s *Store) { s.flushWrites = flush } }
 
 // New wraps a pool whose schema has been migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, efSearch: DefaultEfSearch, graphMinRows: DefaultGraphMinRows}
+	s := &Store{pool: pool, efSearch: DefaultEfSearch, graphMinRows: DefaultGraphMinRows, flushWrites: true}
 	for _, o := range opts {
 		o(s)
 	}

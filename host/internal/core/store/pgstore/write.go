@@ -36,12 +36,12 @@ const scopeLockSQL = `SELECT ` + scopeLock
 const writeLockSQL = `SELECT ` + scopeLock + `, ` + genericPlans
 
 // unflushed ends a lock statement so that the transaction commits without waiting for its WAL
-// flush (WithFlushedWrites says when and why): set in the statement the write sends anyway,
-// it costs no round trip.
+// flush (WithFlushedWrites(false) says when and why): set in the statement the write sends
+// anyway, it costs no round trip.
 const unflushed = `, set_config('synchronous_commit', 'off', true)`
 
 // lockSQL is the statement that takes a write's scope lock: lock (writeLockSQL or
-// scopeLockSQL), unflushed unless the store flushes writes.
+// scopeLockSQL), unflushed when the operator traded the flush away.
 func (s *Store) lockSQL(lock string) string {
 	if s.flushWrites {
 		return lock
