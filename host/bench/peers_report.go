@@ -13,7 +13,7 @@ const targetPeerStoreRatio = 1.5
 const peersMethod = `memhost and [@ai-devkit/memory](https://www.npmjs.com/package/@ai-devkit/memory) (SQLite with
 FTS5, an MCP server over stdio; pinned in host/bench/peers, installed by ` + "`npm ci`" + `) get the
 same writes and the same questions through their MCP servers, from one client process, one call
-on each in turn (the side that goes first alternates), so both meet the machine at the same
+on each in turn (the order rotates, so no side always goes first), so all meet the machine at the same
 moment. memhost is a real ` + "`memhost serve`" + ` with the BM25 plugin, reached over streamable HTTP (as
 ` + "`memhost run`" + ` gives a CLI its tools) and through ` + "`memhost mcp`" + ` (the stdio forwarder ` + "`memhost connect`" + `
 registers), the two alternating on one host and one project. The texts are the shared round's

@@ -50,6 +50,8 @@ type Scale struct {
 	SearchSelfHit   int     // searches whose generating fact came back in the top 10
 	Recall          float64 // ANN top-10 vs exact, counting ties at the 10th distance as found
 	RecallStrict    float64 // same, by id only
+	// EfSearch is the walk width the store gives the project's graph (pgstore: wider in larger graphs).
+	EfSearch int
 	// RecallByEf is recall and Nearest latency at other hnsw.ef_search settings.
 	RecallByEf    []EfRecall
 	RecallQueries int
@@ -246,7 +248,7 @@ func measureSearch(ctx context.Context, svc *memory.Service, a memory.Access, fa
 
 // measureRecall compares the store's ANN path (store.Nearest: HNSW with iterative scan) with an
 // exact top-10 from a sequential scan running the same SQL with index scans disabled.
-func measureRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, emb embedder.Embedder, info embedder.Info, project string, facts []Fact, r *rand.Rand, s *Scale) error {
+func measureRecall(ctx context.Context, pool *pgxpool.Pool, st *pgstore.Store, emb embedder.Embedder, info embedder.Info, project string, facts []Fact, r *rand.Rand, s *Scale) error {
 	texts := make([]string, recallQueries)
 	for i := range texts {
 		texts[i] = facts[r.IntN(len(facts))].Query
@@ -273,6 +275,9 @@ func measureRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, emb 
 		f, fs := recallAt(ann, exacts[i], recallK)
 		found += f
 		foundStrict += fs
+	}
+	if s.EfSearch, err = st.EfSearch(ctx, queries[0]); err != nil {
+		return err
 	}
 	s.RecallQueries = len(vecs)
 	s.Recall = found / float64(len(vecs))

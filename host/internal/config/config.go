@@ -90,8 +90,9 @@ type Memory struct {
 	SearchDefaultK int `koanf:"search_default_k"`
 	SearchMaxK     int `koanf:"search_max_k"`
 	CandidatePool  int `koanf:"candidate_pool"`
-	// ANNEfSearch is the HNSW walk width of searches (pgvector's hnsw.ef_search): higher finds
-	// more of the exact nearest neighbours at some latency.
+	// ANNEfSearch is the HNSW walk width of searches (pgvector's hnsw.ef_search) in graphs of
+	// up to 16K memories: higher finds more of the exact nearest neighbours at some latency. A
+	// larger graph is walked wider, its rows / 160 (at most 1000), so recall holds as it grows.
 	ANNEfSearch int `koanf:"ann_ef_search"`
 	// GraphMinRows is how many memories a project holds before it gets an HNSW graph of its
 	// own; smaller projects are searched by an exact scan of their rows.

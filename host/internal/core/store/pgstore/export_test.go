@@ -7,7 +7,10 @@ import (
 )
 
 // NearestSettingsSQL exposes the settings Nearest pipelines before its query.
-const NearestSettingsSQL = nearestSettingsSQL
+var NearestSettingsSQL = nearestSettingsSQL
+
+// NearestGraphNames exposes the graphs Nearest sizes its walk by.
+var NearestGraphNames = graphNames
 
 // ProjectsSQL exposes the projects listing's query, whose plan a test checks.
 const ProjectsSQL = projectsSQL
