@@ -283,7 +283,7 @@ func measureRecall(ctx context.Context, pool *pgxpool.Pool, st *pgstore.Store, e
 	s.Recall = found / float64(len(vecs))
 	s.RecallStrict = foundStrict / float64(len(vecs))
 	for _, ef := range efSweep {
-		alt := pgstore.New(pool, pgstore.WithEfSearch(ef))
+		alt := pgstore.New(pool, pgstore.WithEfSearch(ef), pgstore.WithFixedEfSearch())
 		row := EfRecall{EfSearch: ef}
 		var durs []time.Duration
 		for i, q := range queries {

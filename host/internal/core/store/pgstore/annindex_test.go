@@ -433,7 +433,7 @@ func TestLargerGraphsAreWalkedWider(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, annIndexes(t, b.pool), graphOf(big))
 	q := store.VectorQuery{Vector: storetest.Vec(1, 0), Scopes: []store.ScopeRef{big, small}}
-	require.Equal(t, []string{graphOf(big), graphOf(small)}, pgstore.NearestGraphNames(q))
+	require.Equal(t, []string{graphOf(big), graphOf(small)}, pgstore.NearestGraphNames(b.store, q))
 
 	for _, c := range []struct {
 		rows       int // the big graph's size in the catalog; 0 keeps the build's count
@@ -441,11 +441,11 @@ func TestLargerGraphsAreWalkedWider(t *testing.T) {
 		names      []string
 		want       string
 	}{
-		{0, 100, pgstore.NearestGraphNames(q), "100"},
-		{0, 40, pgstore.NearestGraphNames(q), "40"},
-		{100000, 100, pgstore.NearestGraphNames(q), "625"},
-		{100000, 800, pgstore.NearestGraphNames(q), "800"},
-		{5000000, 100, pgstore.NearestGraphNames(q), "1000"},
+		{0, 100, pgstore.NearestGraphNames(b.store, q), "100"},
+		{0, 40, pgstore.NearestGraphNames(b.store, q), "40"},
+		{100000, 100, pgstore.NearestGraphNames(b.store, q), "625"},
+		{100000, 800, pgstore.NearestGraphNames(b.store, q), "800"},
+		{5000000, 100, pgstore.NearestGraphNames(b.store, q), "1000"},
 		{100000, 100, []string{graphOf(small)}, "100"},
 	} {
 		// The size is set inside a transaction that is rolled back, so no ANALYZE races it.
@@ -462,6 +462,7 @@ func TestLargerGraphsAreWalkedWider(t *testing.T) {
 		require.NoError(t, tx.Rollback(ctx))
 		require.Equal(t, c.want, ef, "graph of %d rows, configured %d, graphs %v", c.rows, c.configured, c.names)
 	}
+	require.Empty(t, pgstore.NearestGraphNames(pgstore.New(b.pool, pgstore.WithFixedEfSearch()), q), "a fixed width sizes by no graph")
 	// The search itself runs with the wider walk and finds the big scope's rows.
 	hits, err := b.store.Nearest(ctx, store.VectorQuery{Vector: q.Vector, Scopes: []store.ScopeRef{big}, Limit: 5})
 	require.NoError(t, err)

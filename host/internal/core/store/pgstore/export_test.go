@@ -10,7 +10,7 @@ import (
 var NearestSettingsSQL = nearestSettingsSQL
 
 // NearestGraphNames exposes the graphs Nearest sizes its walk by.
-var NearestGraphNames = graphNames
+func NearestGraphNames(s *Store, q store.VectorQuery) []string { return s.graphNames(q) }
 
 // ProjectsSQL exposes the projects listing's query, whose plan a test checks.
 const ProjectsSQL = projectsSQL

@@ -24,6 +24,8 @@ import (
 type Store struct {
 	pool     *pgxpool.Pool
 	efSearch int
+	// fixedEf keeps every walk at efSearch, however large the graph (WithFixedEfSearch).
+	fixedEf bool
 	// flushWrites makes a memory write's commit wait for its WAL flush (WithFlushedWrites).
 	flushWrites bool
 	// graphMinRows and graphEmbedders say which scopes IndexScopes gives graphs (annindex.go).
@@ -44,6 +46,10 @@ func WithEfSearch(n int) Option {
 		}
 	}
 }
+
+// WithFixedEfSearch walks every graph at the WithEfSearch width, however large: the benchmark's
+// sweep of widths measures each as set. Without it a large graph is walked wider (vector.go).
+func WithFixedEfSearch() Option { return func(s *Store) { s.fixedEf = true } }
 
 // WithFlushedWrites says whether a memory write (WithScopeLock, InsertWith) waits at its
 // commit until Postgres has flushed the commit to disk, as the session's synchronous_commit

@@ -137,8 +137,12 @@ var nearestSettingsSQL = fmt.Sprintf(`SELECT `+genericPlans+`,
 	set_config('hnsw.ef_search', greatest($1::int, least(%d, (SELECT coalesce(max(c.reltuples), 0)
 		FROM unnest($2::text[]) g JOIN pg_class c ON c.oid = to_regclass(g))::int / %d))::text, true)`, maxEfSearch, efRowsPerCandidate)
 
-// graphNames are the graphs a query of q may walk, one per scope, whether or not it exists.
-func graphNames(q store.VectorQuery) []string {
+// graphNames are the graphs a query of q may walk, one per scope, whether or not it exists:
+// the ones its walk width is sized by; none when the store's width is fixed.
+func (s *Store) graphNames(q store.VectorQuery) []string {
+	if s.fixedEf {
+		return []string{}
+	}
 	names := make([]string, len(q.Scopes))
 	for i, ref := range q.Scopes {
 		names[i] = GraphName(q.Vector.Embedder, ref)
@@ -158,7 +162,7 @@ func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.Vecto
 	}
 	var hits []store.VectorHit
 	var b pgx.Batch
-	b.Queue(nearestSettingsSQL, s.efSearch, graphNames(q))
+	b.Queue(nearestSettingsSQL, s.efSearch, s.graphNames(q))
 	sql, args := NearestSQL(q)
 	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		var err error
@@ -180,7 +184,7 @@ func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.Vecto
 func (s *Store) EfSearch(ctx context.Context, q store.VectorQuery) (int, error) {
 	var ef int
 	var b pgx.Batch
-	b.Queue(nearestSettingsSQL, s.efSearch, graphNames(q))
+	b.Queue(nearestSettingsSQL, s.efSearch, s.graphNames(q))
 	b.Queue(`SELECT current_setting('hnsw.ef_search')::int`).QueryRow(func(row pgx.Row) error { return row.Scan(&ef) })
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return 0, fmt.Errorf("walk width: %w", err)
