@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/api/mcpserver"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/wire"
@@ -104,9 +103,9 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 		return res, err
 	}
 	defer os.RemoveAll(dir)
-	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	token, err := agentToken(ctx, pool)
 	if err != nil {
-		return res, fmt.Errorf("create token: %w", err)
+		return res, err
 	}
 	host, err := startHost(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_peers"), filepath.Dir(cfg.PluginPath), dir)
 	if err != nil {
@@ -245,9 +244,9 @@ func startOptIn(ctx context.Context, cfg Config, dir string) (host *benchHost, d
 			drop()
 		}
 	}()
-	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	token, err := agentToken(ctx, pool)
 	if err != nil {
-		return nil, nil, fmt.Errorf("create token: %w", err)
+		return nil, nil, err
 	}
 	hdir := filepath.Join(dir, "flush-writes-false")
 	if err = os.MkdirAll(hdir, 0o700); err != nil {

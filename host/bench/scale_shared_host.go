@@ -19,8 +19,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/wire"
 )
 
@@ -40,6 +42,16 @@ type benchHost struct {
 // the lexical index rebuilt from the change feed.
 func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHost, error) {
 	return startHostWith(ctx, bin, dbURL, pluginDir, dir, "")
+}
+
+// agentToken mints the read and write token the bench's MCP client calls a host with, as an
+// agent's would be.
+func agentToken(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	if err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	return token, nil
 }
 
 // startHostWith is startHost with more configuration (TOML tables after the bench's own).

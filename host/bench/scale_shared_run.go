@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/api/mcpserver"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -144,9 +143,9 @@ func measureSharedThen(ctx context.Context, cfg Config, emb embedder.Embedder, i
 		return res, err
 	}
 	defer os.RemoveAll(dir)
-	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	token, err := agentToken(ctx, pool)
 	if err != nil {
-		return res, fmt.Errorf("create token: %w", err)
+		return res, err
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0xc1a55))
 	dbURL := withSearchPath(cfg.DatabaseURL, "bench_shared")

@@ -15,7 +15,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/api/mcpserver"
 	"github.com/memhost/memhost/host/internal/core/memory"
 )
@@ -97,9 +96,9 @@ func measureSlowModel(ctx context.Context, cfg Config, p progress) (SlowModel, e
 		}
 		defer drop()
 		pools[i] = pool
-		token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+		token, err := agentToken(ctx, pool)
 		if err != nil {
-			return res, fmt.Errorf("create token: %w", err)
+			return res, err
 		}
 		hdir := filepath.Join(dir, schema)
 		if err := os.MkdirAll(hdir, 0o700); err != nil {
