@@ -21,6 +21,9 @@ const (
 // keeps climbing the backoff so a crash loop does not burn the CPU.
 const stableRun = time.Minute
 
+// minHealthTimeout is the least time a health probe is given, whatever the interval.
+const minHealthTimeout = time.Second
+
 // healthTimeoutsBeforeRestart is how many consecutive Health calls may time
 // out before a process that is alive but wedged is restarted.
 const healthTimeoutsBeforeRestart = 3

@@ -11,6 +11,9 @@
 //   - chatty: writes plain text, non-hclog JSON and hclog JSON with a millisecond timestamp
 //     to stderr at start, and plain text through os.Stderr (carried by go-plugin over gRPC)
 //     and straight to the stderr descriptor on every Embed;
+//   - slowhealth: while the file beside the binary named slow.<binary> holds a number N > 0,
+//     each Health call decrements it and answers after 300 ms, as a busy process on a loaded
+//     machine does;
 //   - anything else: a well-behaved embedder.
 //
 // In every mode a text containing "reject" is refused as invalid input with a two-line
@@ -24,7 +27,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/sdk/embedder"
@@ -108,4 +113,26 @@ func (m misbehaving) Embed(_ context.Context, _ embedder.Purpose, texts []string
 	return out, nil
 }
 
-func (misbehaving) Health(context.Context) error { return nil }
+func (m misbehaving) Health(ctx context.Context) error {
+	if m.mode != "slowhealth" {
+		return nil
+	}
+	slow := filepath.Join(filepath.Dir(os.Args[0]), "slow."+filepath.Base(os.Args[0]))
+	b, err := os.ReadFile(slow)
+	if err != nil {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n <= 0 {
+		return nil
+	}
+	if err := os.WriteFile(slow, []byte(strconv.Itoa(n-1)), 0o600); err != nil {
+		return fmt.Errorf("misbehave: %w", err)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(300 * time.Millisecond):
+		return nil
+	}
+}
