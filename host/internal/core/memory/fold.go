@@ -139,7 +139,7 @@ func foldTarget(neighbours []store.Neighbour, text string, threshold float64, pe
 		if !pending && n.Similarity < threshold {
 			break
 		}
-		if SameFact(n.Text, text, n.Similarity, threshold) {
+		if pending && SameStatement(n.Text, text) || SameFact(n.Text, text, n.Similarity, threshold) {
 			return n, true
 		}
 	}
