@@ -15,7 +15,8 @@
 //     host can (PutMap, Map); package projectmap computes them.
 //   - The spawn banner: one project's goal, plan, map summary, ranked facts, newest facts and
 //     journal, read in one round trip and rendered by package banner (Banner).
-//   - The health snapshot (Health) and the import of the agent CLIs' file memory (ImportCLI).
+//   - The health snapshot (Health) and the import of the agent CLIs' file memory: read where
+//     the CLIs keep it (ReadCLIFiles, on the CLI's machine), stored by the host (ImportCLI).
 //
 // It ranks through package rank (via memory.Service) and never with a formula of its own, and
 // it reads and writes one project per call: nothing of project A reaches project B.
