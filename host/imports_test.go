@@ -30,7 +30,7 @@ var wingRules = map[string][]string{
 	"client":  {"core", "config", "plugins", "wire"},
 	"daemon":  {"core", "brain", "config", "plugins", "wire", "jobs", "api"},
 	"testkit": {"core", "brain", "config", "plugins", "wire", "jobs", "api", "daemon", "client"},
-	"bench":   {"core", "brain", "config", "plugins", "wire", "jobs", "api", "daemon", "client"},
+	"bench":   {"core", "brain", "config", "plugins", "wire", "jobs", "api", "daemon", "client", "testkit"},
 	"cmd":     {"core", "brain", "config", "plugins", "wire", "jobs", "api", "daemon", "client", "bench"},
 	"e2e":     {"core", "brain", "config", "plugins", "wire", "jobs", "api", "daemon", "client", "testkit"},
 }

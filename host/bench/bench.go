@@ -52,6 +52,12 @@ type Config struct {
 	// with RetrievalFiller synthetic memories per project; "" skips it.
 	RetrievalDir    string
 	RetrievalFiller int
+	// SelectionFiller is the synthetic memories per project of the banner-selection round
+	// (selection.go, on the retrieval set); negative skips it.
+	SelectionFiller int
+	// ValueClaude is the Claude Code binary of the value A/B round (valueab.go), run with
+	// HostPath and the providers beside PluginPath; "" skips it.
+	ValueClaude string
 	// SpawnRuns times `memhost run` (spawn.go) that many times with HostPath and the provider
 	// plugins beside PluginPath; 0 skips it.
 	SpawnRuns int
@@ -85,6 +91,10 @@ type Report struct {
 	Shared      *Shared // nil when the shared-database round was skipped
 	// Retrieval is the retrieval benchmark at each filler size.
 	Retrieval []RetrievalResult
+	// Selection is the banner-selection benchmark; nil when skipped.
+	Selection *SelectionResult
+	// ValueAB is the value A/B round; nil when skipped.
+	ValueAB *ValueAB
 	// Spawn is memhost run's overhead; nil when skipped.
 	Spawn *SpawnBench
 	// Workers is what a worker call costs without the model; nil when skipped.
@@ -199,6 +209,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	p.logf("quality: recall@5 %.3f recall@10 %.3f MRR %.3f", rep.Quality.RecallAt5, rep.Quality.RecallAt10, rep.Quality.MRR)
 	if rep.Retrieval, err = measureRetrieval(ctx, cfg, emb, p); err != nil {
+		return rep, err
+	}
+	if rep.Selection, err = measureSelection(ctx, cfg, emb, p); err != nil {
+		return rep, err
+	}
+	if rep.ValueAB, err = measureValueAB(ctx, cfg); err != nil {
 		return rep, err
 	}
 	if cfg.SpawnRuns > 0 {

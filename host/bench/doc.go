@@ -7,7 +7,10 @@
 // corpus size, bulk import rate, memory_store and memory_search latency and ANN recall against
 // an exact scan; fold calibration on labelled pairs (sdk/embedder/calibration); and retrieval
 // quality (recall@5, recall@10, MRR) on a labelled project in testdata/quality.json; the
-// retrieval benchmark against plain BM25 (testdata/retrieval); spawn overhead; and a database
+// retrieval benchmark against plain BM25 (testdata/retrieval); banner selection (does the fact
+// a task needs reach the CLI, query-less against task-scoped, over a sweep of the score floor;
+// selection.go); the value A/B (the same tasks on the real Claude Code with memory and without;
+// valueab.go); spawn overhead; and a database
 // shared by 101 projects, timed at an MCP client of a real `memhost serve`. Render writes the
 // results as docs/benchmarks.md. With Config.OnlyShared it runs the shared round alone, as
 // `make bench-1m` does at 1M memories for docs/benchmarks-1m.md. CalibrateEmbedder

@@ -83,7 +83,7 @@ installed and nothing else (no root):
   project and paraphrased questions labelled with the facts that answer them), stored through
   ` + "`memory.Service.Store`" + ` next to synthetic distractors, searched top 10. The same set without
   distractors is a test (` + "`TestRetrievalQualityFloor`" + `), so ranking regressions fail ` + "`make test`" + `.
-` + retrievalHeader + `
+` + retrievalHeader + selectionHeader + valueABHeader + `
 - **Spawn injection**: ` + "`memhost run claude`" + ` of the real binary against a running host (a project
   with a goal and 200 facts), the provider plugin from bin/plugins and a stand-in CLI that prints
   one line: the time from starting memhost run to that line, minus the same for the stand-in
@@ -207,6 +207,8 @@ func Render(r Report) string {
 	}
 	w("\nThere is no design target for these; `TestRetrievalQualityFloor` guards the distractor-free run.\n")
 	renderRetrieval(&b, r.Retrieval, note)
+	renderSelection(&b, r.Selection, note)
+	renderValueAB(&b, r.ValueAB, note)
 
 	w("\n## Notes on misses\n\n")
 	if len(notes) == 0 {

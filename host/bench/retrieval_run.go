@@ -73,30 +73,11 @@ type CategoryScores struct {
 // plain Okapi BM25 over the same texts, and scores both.
 func Retrieval(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, redact memory.RedactFunc, set RetrievalSet, opt RetrievalOptions) (RetrievalResult, error) {
 	res := RetrievalResult{Filler: opt.Filler}
-	info, err := e.Describe(ctx)
+	l, err := loadRetrieval(ctx, pool, e, redact, set, opt, &res)
 	if err != nil {
-		return res, fmt.Errorf("describe embedder: %w", err)
-	}
-	st := pgstore.New(pool)
-	if err := st.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
 		return res, err
 	}
-	if err := loadFiller(ctx, pool, st, e, info, set, opt); err != nil {
-		return res, err
-	}
-	ix := lexical.New()
-	if _, err := lexical.NewFollower(st, ix, time.Second).CatchUp(ctx); err != nil {
-		return res, err
-	}
-	var bg errCounter
-	svc := memory.New(st, ix, memory.Fixed(e), redact, memory.DefaultConfig(), memory.WithErrorHandler(bg.add))
-	stop := runHitRecorder(ctx, svc)
-
-	memOf, err := storeRetrievalFacts(ctx, pool, svc, set, &res)
-	if err != nil {
-		stop()
-		return res, err
-	}
+	svc, ix, memOf, stop, bg := l.svc, l.ix, l.memOf, l.stop, l.bg
 	var mem, base []questionScore
 	var cats, splits []string
 	for _, p := range set.Projects {
@@ -135,6 +116,44 @@ func Retrieval(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, red
 	res.TestDiff, res.TestGain = pairedGain(mem, base, indices(len(mem), func(i int) bool { return splits[i] == SplitTest }))
 	res.BlindDiff, res.BlindGain = pairedGain(mem, base, indices(len(mem), func(i int) bool { return splits[i] == SplitBlind }))
 	return res, nil
+}
+
+// loadedSet is a retrieval set stored as Retrieval stores it: the read path's service with its
+// hit recorder running (stop stops it), its lexical index, each fact's memory id (memOf), and
+// the count of background errors.
+type loadedSet struct {
+	svc   *memory.Service
+	st    *pgstore.Store
+	ix    *lexical.Index
+	memOf map[string]string
+	stop  func()
+	bg    *errCounter
+}
+
+// loadRetrieval stores set in the migrated database behind pool: opt.Filler synthetic memories
+// per evaluated project, then every fact through memory.Service.Store, backdated to its age.
+func loadRetrieval(ctx context.Context, pool *pgxpool.Pool, e embedder.Embedder, redact memory.RedactFunc, set RetrievalSet, opt RetrievalOptions, res *RetrievalResult) (loadedSet, error) {
+	info, err := e.Describe(ctx)
+	if err != nil {
+		return loadedSet{}, fmt.Errorf("describe embedder: %w", err)
+	}
+	l := loadedSet{st: pgstore.New(pool), ix: lexical.New(), bg: &errCounter{}}
+	if err := l.st.EnsureVectorIndex(ctx, info.Name, info.Dimensions); err != nil {
+		return loadedSet{}, err
+	}
+	if err := loadFiller(ctx, pool, l.st, e, info, set, opt); err != nil {
+		return loadedSet{}, err
+	}
+	if _, err := lexical.NewFollower(l.st, l.ix, time.Second).CatchUp(ctx); err != nil {
+		return loadedSet{}, err
+	}
+	l.svc = memory.New(l.st, l.ix, memory.Fixed(e), redact, memory.DefaultConfig(), memory.WithErrorHandler(l.bg.add))
+	l.stop = runHitRecorder(ctx, l.svc)
+	if l.memOf, err = storeRetrievalFacts(ctx, pool, l.svc, set, res); err != nil {
+		l.stop()
+		return loadedSet{}, err
+	}
+	return l, nil
 }
 
 // labels are the memories that answer q and those it names as superseded (stale), by the

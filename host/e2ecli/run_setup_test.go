@@ -3,9 +3,6 @@
 package e2ecli
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -107,18 +103,7 @@ func (w *spawnWorld) requireNoScratch(t *testing.T) {
 // rest calls the host's REST API with the admin token.
 func (w *spawnWorld) rest(t *testing.T, method, path string, body any) {
 	t.Helper()
-	data, err := json.Marshal(body)
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, w.b.host.url+path, bytes.NewReader(data))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+w.admin)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Less(t, resp.StatusCode, 300, "%s %s: %s", method, path, resp.Status)
+	w.api(t, method, path, body, nil)
 }
 
 // seed sets the bundle's project's goal and stores a fact, each carrying its sentinel, and

@@ -93,3 +93,15 @@ func (c *client) Connect(ctx context.Context, r ConnectRequest) (Connection, err
 	}
 	return conn, nil
 }
+
+var _ Tasker = (*client)(nil)
+
+// Task asks the plugin for the prompt args carry. A plugin built before the
+// Task RPC answers ErrUnimplemented.
+func (c *client) Task(ctx context.Context, args []string) (string, error) {
+	resp, err := c.rpc.Task(ctx, &memhostv1.TaskRequest{Args: args})
+	if err != nil {
+		return "", rpcerr.FromStatus(ctx, "provider Task", err)
+	}
+	return resp.GetTask(), nil
+}

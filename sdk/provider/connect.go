@@ -50,6 +50,18 @@ func (r ConnectRequest) SessionEndHook() string {
 	return strings.Replace(r.Hook, start, end, 1)
 }
 
+// PromptHook is the shell command of memhost's prompt hook, which adds the
+// facts relevant to each prompt the user submits (`memhost hook prompt`):
+// Hook with prompt for session-start, or "" when Hook is not memhost's hook
+// command (a provider then registers no prompt hook).
+func (r ConnectRequest) PromptHook() string {
+	const start, prompt = " hook session-start ", " hook prompt "
+	if strings.Count(r.Hook, start) != 1 {
+		return ""
+	}
+	return strings.Replace(r.Hook, start, prompt, 1)
+}
+
 // Connection is the plan of a connection.
 type Connection struct {
 	// RegisteredIn is where the user's configuration already registers an

@@ -35,10 +35,10 @@ func infoFromWire(w *memhostv1.ProviderDescribeResponse) Info {
 func spawnToWire(s Spawn) *memhostv1.Spawn {
 	w := &memhostv1.Spawn{
 		Cli: s.CLI, Executable: s.Executable, Args: s.Args, Dir: s.Dir, Env: s.Env,
-		Banner: s.Banner, Project: s.Project, ScratchDir: s.ScratchDir,
+		Banner: s.Banner, Project: s.Project, ScratchDir: s.ScratchDir, PromptHook: s.PromptHook,
 	}
 	if s.MCP != nil {
-		w.Mcp = &memhostv1.McpServer{Name: s.MCP.Name, Url: s.MCP.URL, Token: s.MCP.Token}
+		w.Mcp = &memhostv1.McpServer{Name: s.MCP.Name, Url: s.MCP.URL, Token: s.MCP.Token, Headers: s.MCP.Headers}
 	}
 	return w
 }
@@ -46,16 +46,17 @@ func spawnToWire(s Spawn) *memhostv1.Spawn {
 func spawnFromWire(w *memhostv1.Spawn) Spawn {
 	s := Spawn{
 		CLI: w.GetCli(), Executable: w.GetExecutable(), Args: w.GetArgs(), Dir: w.GetDir(), Env: w.GetEnv(),
-		Banner: w.GetBanner(), Project: w.GetProject(), ScratchDir: w.GetScratchDir(),
+		Banner: w.GetBanner(), Project: w.GetProject(), ScratchDir: w.GetScratchDir(), PromptHook: w.GetPromptHook(),
 	}
 	if m := w.GetMcp(); m != nil {
-		s.MCP = &MCPServer{Name: m.GetName(), URL: m.GetUrl(), Token: m.GetToken()}
+		s.MCP = &MCPServer{Name: m.GetName(), URL: m.GetUrl(), Token: m.GetToken(), Headers: m.GetHeaders()}
 	}
 	return s
 }
 
 func planToWire(p Plan) *memhostv1.PrepareResponse {
-	w := &memhostv1.PrepareResponse{Args: p.Args, SetEnv: p.SetEnv, UnsetEnv: p.UnsetEnv, Cleanup: p.Cleanup, State: p.State, DeliversBanner: p.DeliversBanner}
+	w := &memhostv1.PrepareResponse{Args: p.Args, SetEnv: p.SetEnv, UnsetEnv: p.UnsetEnv, Cleanup: p.Cleanup, State: p.State,
+		DeliversBanner: p.DeliversBanner, DeliversPromptHook: p.DeliversPromptHook}
 	for _, f := range p.Files {
 		w.Files = append(w.Files, &memhostv1.ScratchFile{
 			Path: f.Path, Mode: uint32(f.Mode), Content: f.Content, LinkTarget: f.LinkTarget, CreateTargetDir: f.CreateTargetDir,
@@ -65,7 +66,8 @@ func planToWire(p Plan) *memhostv1.PrepareResponse {
 }
 
 func planFromWire(w *memhostv1.PrepareResponse) Plan {
-	p := Plan{Args: w.GetArgs(), SetEnv: w.GetSetEnv(), UnsetEnv: w.GetUnsetEnv(), Cleanup: w.GetCleanup(), State: w.GetState(), DeliversBanner: w.GetDeliversBanner()}
+	p := Plan{Args: w.GetArgs(), SetEnv: w.GetSetEnv(), UnsetEnv: w.GetUnsetEnv(), Cleanup: w.GetCleanup(), State: w.GetState(),
+		DeliversBanner: w.GetDeliversBanner(), DeliversPromptHook: w.GetDeliversPromptHook()}
 	for _, f := range w.GetFiles() {
 		p.Files = append(p.Files, File{
 			Path: f.GetPath(), Mode: fs.FileMode(f.GetMode()), Content: f.GetContent(), LinkTarget: f.GetLinkTarget(), CreateTargetDir: f.GetCreateTargetDir(),

@@ -62,7 +62,14 @@ type MCPServer struct {
 	// never on the command line, only in a 0600 scratch file or the
 	// environment.
 	Token string
+	// Headers are further HTTP headers the CLI must send with every request
+	// (SessionHeader: the session's key, so memhost records its tool calls).
+	// A CLI that cannot send headers leaves them out.
+	Headers map[string]string
 }
+
+// SessionHeader is the header MCPServer.Headers names the session with.
+const SessionHeader = "X-Memhost-Session"
 
 // Spawn is one start of the CLI, as the user asked for it.
 type Spawn struct {
@@ -88,6 +95,11 @@ type Spawn struct {
 	// ScratchDir is an empty directory (0700) private to this spawn, where
 	// Plan.Files are created; memhost removes it after the session.
 	ScratchDir string
+	// PromptHook is the shell command of memhost's prompt hook for this
+	// session, for CLIs with a hook on each prompt the user submits (Claude
+	// Code's UserPromptSubmit): its output, in the hook's JSON shape, adds the
+	// facts relevant to the prompt. Empty when memhost gives none.
+	PromptHook string
 }
 
 // File is one entry memhost creates in Spawn.ScratchDir before the CLI
@@ -135,6 +147,10 @@ type Plan struct {
 	// reads the banner once. Leave it false when the user's arguments took
 	// the banner's channel: the hook then gives it.
 	DeliversBanner bool
+	// DeliversPromptHook is true when the plan registers Spawn.PromptHook.
+	// memhost then has the prompt hook `memhost connect` registered in the
+	// CLI's own configuration stand down in this session.
+	DeliversPromptHook bool
 }
 
 // Ended tells a provider that a session is over.
@@ -178,6 +194,18 @@ type Provider interface {
 	// Health returns nil when Prepare is expected to succeed, or an error
 	// explaining why not.
 	Health(ctx context.Context) error
+}
+
+// Tasker is implemented by a provider that knows where its CLI takes a
+// prompt argument (`claude -p TASK`, `codex exec TASK`, `gemini -p TASK`). It
+// is a separate interface so that a provider written before it keeps
+// compiling; memhost's client always has it, and answers ErrUnimplemented for
+// a plugin without it.
+type Tasker interface {
+	// Task returns the prompt args carry, or "" when they carry none (an
+	// interactive start, a subcommand, a prompt piped on stdin). It reads
+	// args only.
+	Task(ctx context.Context, args []string) (string, error)
 }
 
 // The errors memhost's Provider returns, for errors.Is. They are the

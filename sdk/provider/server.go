@@ -103,3 +103,16 @@ func (s *server) Connect(ctx context.Context, req *memhostv1.ConnectRequest) (_ 
 	}
 	return connectionToWire(conn), nil
 }
+
+func (s *server) Task(ctx context.Context, req *memhostv1.TaskRequest) (_ *memhostv1.TaskResponse, err error) {
+	t, ok := s.impl.(Tasker)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "provider Task: this provider does not read its CLI's prompt argument")
+	}
+	defer rpcerr.Recover(s.logger, "provider Task", &err)
+	task, err := t.Task(ctx, req.GetArgs())
+	if err != nil {
+		return nil, rpcerr.ToStatus(err)
+	}
+	return &memhostv1.TaskResponse{Task: task}, nil
+}

@@ -85,10 +85,36 @@ func (s Spawn) Validate() error {
 			return err
 		}
 	}
-	if s.MCP != nil && (s.MCP.Name == "" || s.MCP.URL == "") {
-		return errors.New("spawn mcp: name and url must both be set")
+	if s.MCP != nil {
+		if s.MCP.Name == "" || s.MCP.URL == "" {
+			return errors.New("spawn mcp: name and url must both be set")
+		}
+		for k, v := range s.MCP.Headers {
+			if !headerName(k) || strings.EqualFold(k, "Authorization") {
+				return fmt.Errorf("spawn mcp header %q: must be a header name other than Authorization (Token is sent as it)", k)
+			}
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return fmt.Errorf("spawn mcp header %s: value holds a line break or NUL", k)
+			}
+		}
+	}
+	if strings.ContainsAny(s.PromptHook, "\n\x00") {
+		return errors.New("spawn prompt hook: must be one line")
 	}
 	return nil
+}
+
+// headerName is an HTTP header name (RFC 9110 token).
+func headerName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxArgBytes bounds each argument and each environment variable (NAME=value)

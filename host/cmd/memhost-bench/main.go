@@ -27,7 +27,7 @@ func main() {
 func run() error {
 	cfg := bench.Config{Progress: os.Stderr}
 	var sizes, out, dense string
-	var calibrate bool
+	var calibrate, onlyValue bool
 	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
 	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
 	flag.StringVar(&sizes, "sizes", "10000,100000", "comma-separated corpus sizes (memories in one project); empty for none")
@@ -36,6 +36,8 @@ func run() error {
 	flag.IntVar(&cfg.Distractors, "distractors", 5000, "synthetic memories next to the quality set")
 	flag.StringVar(&cfg.RetrievalDir, "retrieval", "internal/bench/testdata/retrieval", "retrieval benchmark directory; empty skips it")
 	flag.IntVar(&cfg.RetrievalFiller, "retrieval-filler", 1000, "synthetic memories per project in the retrieval benchmark's second run; 0 skips that run")
+	flag.IntVar(&cfg.SelectionFiller, "selection-filler", 300, "synthetic memories per project in the banner-selection round (on the retrieval set); negative skips it")
+	flag.StringVar(&cfg.ValueClaude, "value-claude", pinnedClaude(), "Claude Code binary of the value A/B round (default: the pinned one make e2e-cli installed, if any); empty skips the round")
 	flag.IntVar(&cfg.ImportBatch, "import-batch", 2000, "records per store.Import call")
 	flag.IntVar(&cfg.ImportWorkers, "import-workers", 2, "concurrent store.Import calls")
 	flag.Uint64Var(&cfg.Seed, "seed", 7420, "corpus seed")
@@ -55,6 +57,7 @@ func run() error {
 	flag.StringVar(&dense, "dense", "", "comma-separated widths of the dense rounds (e.g. 768,1024): the shared round again with the densefake plugin; empty skips them")
 	flag.StringVar(&cfg.DensePlugin, "dense-plugin", "", "the densefake embedder plugin, alone in its folder (scripts/bench.sh builds it)")
 	flag.BoolVar(&cfg.OnlyDense, "only-dense", false, "run the dense rounds alone; the report is their section")
+	flag.BoolVar(&onlyValue, "only-value", false, "run the value A/B round alone (needs -value-claude, -host and the providers beside -plugin) and write its report")
 	flag.BoolVar(&calibrate, "calibrate", false, "only measure the -plugin embedder's relevance floor, vector weight and fold threshold on the -retrieval and fold sets, and print the configuration that applies them (docs/ranking.md)")
 	flag.Parse()
 	if cfg.ProseRoot == "" {
@@ -88,6 +91,17 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if onlyValue {
+		if cfg.ValueClaude == "" {
+			return fmt.Errorf("-only-value: no Claude Code binary (run make e2e-cli once, or pass -value-claude)")
+		}
+		v, err := bench.RunValueAB(ctx, bench.ABOptions{DatabaseURL: cfg.DatabaseURL, HostPath: cfg.HostPath, PluginDir: filepath.Dir(cfg.PluginPath),
+			Claude: cfg.ValueClaude, QualityPath: cfg.QualityPath, Seed: cfg.Seed, Progress: os.Stderr})
+		if err != nil {
+			return err
+		}
+		return writeReport(out, bench.RenderValueAB(v))
+	}
 	if calibrate {
 		c, err := bench.CalibrateEmbedder(ctx, cfg)
 		if err != nil {
@@ -104,6 +118,16 @@ func run() error {
 	}
 	fmt.Fprintf(os.Stderr, "memhost-bench: took %s\n", rep.Elapsed.Round(1e9))
 	return nil
+}
+
+// pinnedClaude is the Claude Code `make e2e-cli` installed in its cache ($TMPDIR/memhost-cli-cache),
+// or "" when it has not run on this machine.
+func pinnedClaude() string {
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "memhost-cli-cache", "*", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe"))
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1]
 }
 
 // writeReport writes md to out, or to stdout for "-".

@@ -189,6 +189,16 @@ func TestBrainCommandsGoThroughTheRunningHost(t *testing.T) {
 	require.Contains(t, out, "project github.com/acme/cli\nfacts:      1 (1 this week)")
 	require.Equal(t, 1, log.count("GET", "health"))
 
+	// The value report's window starts a week before each run: its minute may differ.
+	out = through("project", "value", "--since", "2d")
+	require.Equal(t, 1, log.count("GET", "value"))
+	outDown, errDown := run2(true, "project", "value", "--since", "2d")
+	require.Contains(t, errDown, "no host answers on 127.0.0.1:1")
+	require.Equal(t, 1, log.count("GET", "value"), "no request reached the host")
+	minute := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d`)
+	require.Equal(t, minute.ReplaceAllString(out, "T"), minute.ReplaceAllString(outDown, "T"))
+	require.Contains(t, out, "sessions:   0\n")
+
 	// One operator token served every command: admin, for any project, named for the
 	// operator, expiring within the hour.
 	live, err := core.Tokens.List(ctx, false)

@@ -31,6 +31,8 @@ type brainOps interface {
 	Health(ctx context.Context) (brain.HealthView, error)
 	Banner(ctx context.Context, req brain.BannerRequest) (string, error)
 	ImportCLI(ctx context.Context, b brain.ImportBatch) (brain.ImportReport, error)
+	// Value is the value report over req's window, which since spells as the host reads it.
+	Value(ctx context.Context, since string, req brain.ValueRequest) (brain.ValueReport, error)
 }
 
 var (
@@ -124,6 +126,11 @@ func (b hostBrain) ImportCLI(ctx context.Context, batch brain.ImportBatch) (r br
 	return r, b.send(ctx, http.MethodPost, "import-cli", batch, &r)
 }
 
+func (b hostBrain) Value(ctx context.Context, since string, req brain.ValueRequest) (r brain.ValueReport, err error) {
+	q := url.Values{"since": {since}, "unused_after": {strconv.Itoa(req.UnusedAfter)}}
+	return r, b.get(ctx, "value?"+q.Encode(), &r)
+}
+
 // localBrain is one project's brain in a core the command opened on the database, acting as
 // the operator with the admin grant.
 type localBrain struct {
@@ -204,4 +211,8 @@ func (l localBrain) Banner(ctx context.Context, req brain.BannerRequest) (string
 
 func (l localBrain) ImportCLI(ctx context.Context, b brain.ImportBatch) (brain.ImportReport, error) {
 	return l.b.ImportCLI(ctx, l.acc, b)
+}
+
+func (l localBrain) Value(ctx context.Context, _ string, req brain.ValueRequest) (brain.ValueReport, error) {
+	return l.b.Value(ctx, l.acc, req)
 }

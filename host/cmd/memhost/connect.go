@@ -17,11 +17,13 @@ import (
 
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/client/connect"
+	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/client/spawn"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 	"github.com/memhost/memhost/sdk/worker"
@@ -51,8 +53,12 @@ masked), and asks (or --yes). Each file is backed up first; connecting again cha
 --undo takes it all out again, restoring each file byte for byte when nothing else changed it
 since, and revokes the token an earlier memhost connect registered.
 
-Codex has no hooks: memhost's MCP server instructions tell its model to load the project's
-context (memory_load_context) at the start of a session.`,
+Each prompt the user submits gets the project's facts relevant to it through the CLI's prompt
+hook (memhost hook prompt): UserPromptSubmit for Claude Code and Codex, BeforeAgent for Gemini
+CLI; brain.prompt_context = false turns it off on the host. Codex runs a hook only after the user
+has reviewed and trusted it in Codex, which memhost never bypasses; its banner comes from
+memhost's MCP server instructions, which tell its model to load the project's context
+(memory_load_context) at the start of a session.`,
 		Example: `  memhost connect claude
   memhost connect --undo claude
   memhost connect gemini --yes`,
@@ -232,7 +238,7 @@ memhost cannot give a banner, it says why on stderr, prints nothing and exits 0.
 	start.Flags().String("cli", "", "the CLI running the hook: claude or gemini (tool names are written as it shows them)")
 	start.Flags().String("host", "", "the running host's URL (default http://<server.listen>)")
 	addSpawnTokenFlags(start)
-	c.AddCommand(start, sessionEndCmd())
+	c.AddCommand(start, sessionEndCmd(), promptHookCmd())
 	return c
 }
 
@@ -299,35 +305,22 @@ const (
 // session started for its session-end hook.
 func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 	in := readHookInput(cmd.InOrStdin())
-	dir := in.Cwd
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = wd
-	}
 	if !spawn.MarkedByRun(os.Getenv, spawn.RunSessionEnv, cli) {
 		if err := spawn.MarkStart(sessionMarkers(), spawn.HookSession{CLI: cli, ID: in.SessionID}, time.Now()); err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "memhost: %v\n", err)
 		}
 	}
-	id, err := project.Resolve(dir)
+	h, done, err := hookAccess(cmd, cli, in.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(cmd)
-	if err != nil {
-		return nil, err
+	defer done()
+	req := wire.BannerRequest{CLI: cli}
+	if in.SessionID != "" && !spawn.MarkedByRun(os.Getenv, spawn.RunSessionEnv, cli) {
+		// The session's record keeps what its banner gave, under the CLI's own session id.
+		req.Session = &wire.SessionRef{Key: in.SessionID, CLI: cli, Origin: wire.OriginConnected}
 	}
-	o, closeFn := spawnOptions(cmd, cfg, cli)
-	defer closeFn()
-	token, release, err := o.Tokens.Grant(cmd.Context(), id.Key, cli)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = release(cmd.Context()) }()
-	banner, err := o.Host.Banner(cmd.Context(), token, id.Key, cli)
+	banner, err := h.host.Banner(cmd.Context(), h.token, h.key, req)
 	if err != nil {
 		return nil, err
 	}
@@ -337,12 +330,47 @@ func sessionStart(cmd *cobra.Command, cli string) ([]byte, error) {
 	return append(out, '\n'), err
 }
 
+// hookProject is what a hook needs to call the host for its session's project.
+type hookProject struct {
+	key, token string
+	host       *hostclient.Client
+}
+
+// hookAccess resolves the project of dir ("": the current directory) and gets a token for it;
+// done releases the token and the database connection minting it opened.
+func hookAccess(cmd *cobra.Command, cli, dir string) (h hookProject, done func(), err error) {
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return h, nil, err
+		}
+	}
+	id, err := project.Resolve(dir)
+	if err != nil {
+		return h, nil, err
+	}
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return h, nil, err
+	}
+	o, closeFn := spawnOptions(cmd, cfg, cli)
+	token, release, err := o.Tokens.Grant(cmd.Context(), id.Key, cli)
+	if err != nil {
+		closeFn()
+		return h, nil, err
+	}
+	return hookProject{key: id.Key, token: token, host: o.Host}, func() { _ = release(cmd.Context()); closeFn() }, nil
+}
+
 // hookInput is what the CLIs send a hook on stdin (the fields memhost reads).
 type hookInput struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
 	Reason         string `json:"reason"`
+	// Prompt is what the user submitted (UserPromptSubmit, BeforeAgent), and HookEventName
+	// the event the hook answers.
+	Prompt        string `json:"prompt"`
+	HookEventName string `json:"hook_event_name"`
 }
 
 // readHookInput reads the hook's input; a terminal, an input that never ends or one that is not

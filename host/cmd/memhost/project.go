@@ -20,7 +20,7 @@ import (
 )
 
 func projectCmd() *cobra.Command {
-	c := &cobra.Command{Use: "project", Short: "Project identity and the project brain: goal, plan, proposals inbox, map, health"}
+	c := &cobra.Command{Use: "project", Short: "Project identity and the project brain: goal, plan, proposals inbox, map, health, value"}
 	c.AddCommand(&cobra.Command{
 		Use:   "key [DIR]",
 		Short: "Print the project key memhost resolves for DIR (default: the current directory)",
@@ -46,7 +46,7 @@ func projectCmd() *cobra.Command {
 	journal.Short = "The project's journal: what each session did (list, show, prune)"
 	journal.AddCommand(journalReadCmds()...)
 	c.AddCommand(documentCmd(store.KindGoal), documentCmd(store.KindPlan), inboxCmd(), mapCmd(), healthCmd(), journal, projectLifecycleCmd(true), projectLifecycleCmd(false))
-	c.AddCommand(conflictsCmd())
+	c.AddCommand(conflictsCmd(), valueCmd())
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhost/memhost/host/internal/client/connect"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/client/spawn"
 	"github.com/memhost/memhost/host/internal/config"
@@ -33,6 +34,12 @@ lifetime left, so most spawns do not touch the database; --token-per-session min
 session alone and revokes it when the session ends. Without a database it uses --token
 (default $MEMHOST_TOKEN) as it is; make that token project-bound, the CLI holds it.
 
+When the arguments carry the task (claude -p TASK, codex exec TASK, gemini -p TASK; the provider
+knows where), the banner leads with the project's facts most relevant to it, over a confidence
+floor (brain.prompt_floor), and each later prompt gets its relevant facts through the CLI's prompt
+hook (brain.prompt_context turns both off). The session's record keeps what it was given,
+retrieved, stored and cited: memhost project value reports it.
+
 Memory never blocks work: when the host is unreachable or the provider fails, the CLI starts
 anyway, without memory, after a one-line warning.`,
 		Example: `  memhost run claude
@@ -48,6 +55,7 @@ anyway, without memory, after a one-line warning.`,
 			o, closeFn := spawnOptions(cmd, cfg, args[0])
 			defer closeFn()
 			o.Args = args[1:]
+			o.PromptHook = promptHook(cmd, cfg, args[0])
 			signals, stop := spawn.Signals(isTerminal(os.Stdin))
 			defer stop()
 			o.Signals = signals
@@ -99,6 +107,27 @@ func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.O
 		o.Tokens = noTokens{errNoToken(cfg)}
 	}
 	return o, closeFn
+}
+
+// promptHook is the command of memhost's prompt hook for a session of cli, or "" when
+// brain.prompt_context is off (the host would add nothing) or this binary cannot be found.
+func promptHook(cmd *cobra.Command, cfg *config.Config, cli string) string {
+	if !cfg.Brain.PromptContext {
+		return ""
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	cfgPath := cfg.Path()
+	if cfgPath != "" {
+		cfgPath, _ = filepath.Abs(cfgPath)
+	}
+	if err != nil {
+		return ""
+	}
+	host, _ := cmd.Flags().GetString("host")
+	return connect.PromptHookCommand(self, cfgPath, cli, host)
 }
 
 // hostClient is the running host at --host, else at server.listen.

@@ -17,12 +17,21 @@ import (
 type BannerRequest struct {
 	CLI    string // claude, codex, gemini or "" (tool names are written as that CLI shows them)
 	Budget int    // tokens; 0 means the configured default
+	// Task is what the session was started to do (`claude -p TASK`), when known: the banner
+	// then gains the facts most relevant to it (task.go). Its text is used for the search and
+	// not kept.
+	Task string
+	// Session names the session the banner is for; its record then keeps the facts given.
+	Session SessionRef
 }
 
 // BannerView is a rendered banner.
 type BannerView struct {
 	Project string `json:"project"`
 	banner.Result
+	// TaskMode says what the task did to the banner (TaskScoped, TaskWhole, TaskNone, TaskOff);
+	// empty when the request named no task.
+	TaskMode string `json:"task_mode,omitempty"`
 }
 
 // Candidate pool bounds: the pool grows with the budget, so a large banner has enough facts
@@ -37,11 +46,44 @@ const (
 // recent journal and the top facts by rank.Score in spawn mode (importance × quality), filled
 // to the budget in package banner's priority order. Everything comes from this one project
 // (no global memories, nothing of another project), read in one round trip.
+//
+// With a task, the facts most relevant to it come first (withTask); with a session, the
+// session's record keeps the facts shown.
 func (s *Service) Banner(ctx context.Context, a memory.Access, req BannerRequest) (BannerView, error) {
+	k, recorded, err := req.Session.key(a.Project)
+	if err != nil {
+		return BannerView{}, err
+	}
+	if err := checkTask("task", req.Task); err != nil {
+		return BannerView{}, err
+	}
 	in, opts, err := s.BannerInput(ctx, a, req)
 	if err != nil {
 		return BannerView{}, err
 	}
+	v, err := render(a.Project, in, opts)
+	if err != nil {
+		return BannerView{}, err
+	}
+	if req.Task != "" {
+		if v, err = s.withTask(ctx, a, req.Task, in, opts, v); err != nil {
+			return BannerView{}, err
+		}
+	}
+	if recorded {
+		uses := make([]Use, len(v.Given))
+		for i, g := range v.Given {
+			uses[i] = Use{ID: g.ID, Event: store.EventGiven, Channel: "banner", Tokens: g.Tokens}
+		}
+		if err := s.record(ctx, k, v.TaskMode == TaskScoped, uses); err != nil {
+			return BannerView{}, err
+		}
+	}
+	return v, nil
+}
+
+// render is the one rendering of a banner, for a CLI and for the console's preview alike.
+func render(project string, in banner.Input, opts banner.Options) (BannerView, error) {
 	res, err := banner.Render(in, opts)
 	var fe *banner.FieldError
 	if errors.As(err, &fe) {
@@ -50,14 +92,23 @@ func (s *Service) Banner(ctx context.Context, a memory.Access, req BannerRequest
 	if err != nil {
 		return BannerView{}, err
 	}
-	return BannerView{Project: a.Project, Result: res}, nil
+	return BannerView{Project: project, Result: res}, nil
 }
 
 // BannerInput fetches and ranks what Banner renders, and the options it renders with (the
 // benchmark times the two halves apart).
 func (s *Service) BannerInput(ctx context.Context, a memory.Access, req BannerRequest) (banner.Input, banner.Options, error) {
+	rows, opts, err := s.bannerRows(ctx, a, req)
+	if err != nil {
+		return banner.Input{}, opts, err
+	}
+	return s.bannerInput(a.Project, rows), opts, nil
+}
+
+// bannerRows reads what a banner may show and resolves its options.
+func (s *Service) bannerRows(ctx context.Context, a memory.Access, req BannerRequest) (store.SpawnRows, banner.Options, error) {
 	if err := check(a); err != nil {
-		return banner.Input{}, banner.Options{}, err
+		return store.SpawnRows{}, banner.Options{}, err
 	}
 	opts := s.cfg.Banner
 	if req.Budget != 0 {
@@ -65,14 +116,11 @@ func (s *Service) BannerInput(ctx context.Context, a memory.Access, req BannerRe
 	}
 	opts.CLI = banner.CLI(strings.ToLower(strings.TrimSpace(req.CLI)))
 	if opts.Budget < banner.MinBudget || opts.Budget > banner.MaxBudget {
-		return banner.Input{}, opts, rules.Errf("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
+		return store.SpawnRows{}, opts, rules.Errf("budget", "%d is out of range %d..%d tokens", opts.Budget, banner.MinBudget, banner.MaxBudget)
 	}
 	rows, err := s.st.Spawn(ctx, store.SpawnQuery{ScopeKey: a.Project, Recent: max(opts.RecentWindow, 1), Journal: max(opts.JournalEntries, 1),
 		Candidates: min(max(minCandidates, opts.Budget/candidatesPerToken), maxCandidates), Conflicts: banner.ConflictsShown})
-	if err != nil {
-		return banner.Input{}, opts, err
-	}
-	return s.bannerInput(a.Project, rows), opts, nil
+	return rows, opts, err
 }
 
 // bannerInput ranks the candidate facts and shapes the rows for the renderer.

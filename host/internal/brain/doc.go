@@ -14,7 +14,13 @@
 //   - Project maps: uploaded by the machine that can see the project, or built here when the
 //     host can (PutMap, Map); package projectmap computes them.
 //   - The spawn banner: one project's goal, plan, map summary, ranked facts, newest facts and
-//     journal, read in one round trip and rendered by package banner (Banner).
+//     journal, read in one round trip and rendered by package banner (Banner); when the
+//     session's task is known, led by the facts the one ranker finds relevant to it over a
+//     score floor, or the whole project when it fits (task.go); and each prompt's relevant
+//     facts for the CLIs' prompt hooks (PromptContext).
+//   - Session records: what each session was given, retrieved, stored and cited, what finding
+//     each stored fact cost, and the value figures and access logs read from them (Record,
+//     EndSession, Sessions, Session, MemoryAccess, Value; docs/value.md). Ids and counts only.
 //   - The health snapshot (Health) and the import of the agent CLIs' file memory: read where
 //     the CLIs keep it (ReadCLIFiles, on the CLI's machine), stored by the host (ImportCLI).
 //

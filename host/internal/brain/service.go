@@ -37,6 +37,7 @@ type Store interface {
 	Health(ctx context.Context, key string, since time.Time) (store.Health, error)
 	KnownTexts(ctx context.Context, key string, texts []string) (map[string]bool, error)
 	ConflictStore
+	SessionStore
 }
 
 // Config tunes the brain.
@@ -52,12 +53,19 @@ type Config struct {
 	// MaxPendingProposals bounds a project's pending proposals (1..MaxInbox): each waits for
 	// a person to read it, so an agent that files hundreds buries the ones that matter.
 	MaxPendingProposals int
+	// TaskContext gives a session the facts relevant to its task: a banner section when the
+	// task is known at spawn, and a prompt hook's context for each prompt (task.go). Off, a
+	// banner is query-less and prompt hooks add nothing (brain.prompt_context).
+	TaskContext bool
+	// TaskFloor is the score a fact must reach to be given for a task (brain.prompt_floor).
+	TaskFloor float64
 }
 
 // DefaultConfig is the configuration memhost ships with.
 func DefaultConfig() Config {
 	return Config{
 		MapMaxAge: 24 * time.Hour, MapSummaryBytes: 4096, MaxPendingProposals: DefaultMaxPendingProposals,
+		TaskContext: true, TaskFloor: DefaultTaskFloor,
 		Banner: banner.Options{Budget: banner.DefaultBudget, RecentWindow: banner.DefaultRecentWindow, JournalEntries: banner.DefaultJournalEntries},
 	}
 }
@@ -77,6 +85,8 @@ type Service struct {
 	summarizer Summarizer
 	// conflictChecks says whether conflict checking is on; nil: this core cannot tell.
 	conflictChecks ConflictChecks
+	// metrics counts session records; nil counts nothing.
+	metrics *Metrics
 }
 
 // Option configures a Service.

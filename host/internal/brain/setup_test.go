@@ -47,8 +47,9 @@ type bundle struct {
 	now   time.Time
 }
 
-// setup wires the brain to a fresh schema. The clock is fixed, so banners are deterministic.
-func setup(t *testing.T) *bundle {
+// setup wires the brain to a fresh schema, its configuration changed by mods. The clock is
+// fixed, so banners are deterministic.
+func setup(t *testing.T, mods ...func(*brain.Config)) *bundle {
 	t.Helper()
 	pool, _ := testdb.Migrated(t)
 	st := pgstore.New(pool)
@@ -59,7 +60,11 @@ func setup(t *testing.T) *bundle {
 	}
 	mem := memory.New(st, lexical.New(), memory.Fixed(emb), redact, memory.DefaultConfig())
 	b := &bundle{mem: mem, store: st, pool: pool, now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	b.brain = brain.New(st, mem, brain.DefaultConfig(), brain.WithClock(func() time.Time { return b.now }))
+	cfg := brain.DefaultConfig()
+	for _, m := range mods {
+		m(&cfg)
+	}
+	b.brain = brain.New(st, mem, cfg, brain.WithClock(func() time.Time { return b.now }))
 	return b
 }
 

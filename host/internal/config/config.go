@@ -139,6 +139,13 @@ type Brain struct {
 	// registered reports, that ends cleanly sooner is not journalled (nor summarised); 0
 	// journals every session.
 	QuietSession time.Duration `koanf:"quiet_session"`
+	// PromptContext gives each session the facts relevant to its task: a "Relevant to this
+	// task" banner section when memhost run knows the task, and context for each prompt
+	// through the CLIs' prompt hooks. false: query-less banners, prompt hooks add nothing.
+	PromptContext bool `koanf:"prompt_context"`
+	// PromptFloor is the search score (0..1) a fact must reach to be given for a task or a
+	// prompt (brain.DefaultTaskFloor, calibrated in docs/value.md).
+	PromptFloor float64 `koanf:"prompt_floor"`
 }
 
 // Tasks bounds the LLM tasks run through the workers. Each task kind has these budgets of
@@ -210,7 +217,8 @@ func Default() *Config {
 		Log:     Log{Level: "info", Format: "text"},
 		Tasks:   Tasks{RunTokens: 16000, RunTimeout: 3 * time.Minute, DailyTokens: 2_000_000, DailyTime: 4 * time.Hour},
 		Workers: Workers{Defined: map[string]Worker{}, Chains: map[string][]string{}},
-		Brain:   Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100, QuietSession: 30 * time.Second},
+		Brain: Brain{MapMaxAge: 24 * time.Hour, BannerBudget: 2000, MaxPendingProposals: 100, QuietSession: 30 * time.Second,
+			PromptContext: true, PromptFloor: 0.40},
 
 		Maintenance: defaultMaintenance(),
 	}

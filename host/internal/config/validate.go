@@ -150,6 +150,7 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.intRange("brain.banner_budget", c.Brain.BannerBudget, 300, 32000)
 	v.intRange("brain.max_pending_proposals", c.Brain.MaxPendingProposals, 1, 500) // 500: brain.MaxInbox
 	v.duration("brain.quiet_session", c.Brain.QuietSession, 0, 24*time.Hour)
+	v.floatRange("brain.prompt_floor", c.Brain.PromptFloor, 0, 1)
 
 	v.problems = append(v.problems, c.workerProblems...)
 	v.validateWorkers(c.Workers)

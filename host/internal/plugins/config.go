@@ -21,9 +21,16 @@ const (
 // keeps climbing the backoff so a crash loop does not burn the CPU.
 const stableRun = time.Minute
 
-// healthTimeoutsBeforeRestart is how many consecutive Health calls may time
-// out before a process that is alive but wedged is restarted.
-const healthTimeoutsBeforeRestart = 3
+// minHealthTimeout is the least time a health probe is given, whatever the interval.
+const minHealthTimeout = time.Second
+
+// healthTimeoutsBeforeUnhealthy and healthTimeoutsBeforeRestart are how many
+// consecutive Health calls must time out before a process that is alive but
+// slow is shown unhealthy, and before one that is wedged is restarted.
+const (
+	healthTimeoutsBeforeUnhealthy = 2
+	healthTimeoutsBeforeRestart   = 3
+)
 
 // Config configures a Supervisor. Zero values take the defaults above.
 type Config struct {

@@ -83,8 +83,12 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		delivered bool
 	)
 	if s.MCP != nil {
+		headers := map[string]string{"Authorization": "Bearer " + s.MCP.Token}
+		for k, v := range s.MCP.Headers {
+			headers[k] = v
+		}
 		cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{s.MCP.Name: map[string]any{
-			"type": "http", "url": s.MCP.URL, "headers": map[string]string{"Authorization": "Bearer " + s.MCP.Token},
+			"type": "http", "url": s.MCP.URL, "headers": headers,
 		}}})
 		if err != nil {
 			return provider.Plan{}, fmt.Errorf("mcp config: %w", err)
@@ -95,6 +99,11 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 			args = append(args, "--allowedTools=mcp__"+s.MCP.Name)
 		}
 	}
+	// Hooks go in one --settings file, which Claude Code layers over the user's own settings:
+	// the SessionStart hook when the user's arguments took the banner's flag, the prompt hook
+	// (UserPromptSubmit) whenever memhost gives one. With the user's own --settings there is
+	// no room for ours: a prompt hook memhost connect registered serves instead.
+	hooks := map[string]any{}
 	if s.Banner != "" {
 		// The banner goes in a 0600 scratch file, never on the command line: other users
 		// read a process's arguments in /proc, and one argument over 128 KiB fails exec.
@@ -106,16 +115,28 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		case !hasFlag(s.Args, "--settings"):
 			// Claude Code joins a file and a flag of the user's, but refuses the pair in a
 			// Remote Control session: a hook cannot conflict with either.
-			hook, settings, err := sessionStartHook(s)
+			hook, err := sessionStartHook(s)
 			if err != nil {
 				return provider.Plan{}, err
 			}
-			files = append(files, hook, settings)
-			args = append(args, "--settings="+filepath.Join(s.ScratchDir, settingsFile))
+			files = append(files, hook)
+			hooks["SessionStart"] = hookEntry("cat '" + filepath.Join(s.ScratchDir, contextFile) + "'")
 			delivered = true
 		}
 		// With both flags the user's own, the banner has no channel here: the SessionStart
 		// hook memhost connect registered (if any) gives it, so delivered stays false.
+	}
+	promptHook := s.PromptHook != "" && !hasFlag(s.Args, "--settings")
+	if promptHook {
+		hooks["UserPromptSubmit"] = hookEntry(s.PromptHook)
+	}
+	if len(hooks) > 0 {
+		cfg, err := json.Marshal(map[string]any{"hooks": hooks})
+		if err != nil {
+			return provider.Plan{}, fmt.Errorf("settings: %w", err)
+		}
+		files = append(files, provider.File{Path: settingsFile, Mode: 0o600, Content: cfg})
+		args = append(args, "--settings="+filepath.Join(s.ScratchDir, settingsFile))
 	}
 	if !hasFlag(s.Args, sessionFlags...) {
 		st.SessionID = newUUID()
@@ -125,26 +146,29 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 	if err != nil {
 		return provider.Plan{}, fmt.Errorf("state: %w", err)
 	}
-	return provider.Plan{Args: append(args, s.Args...), Files: files, State: raw, DeliversBanner: delivered}, nil
+	return provider.Plan{Args: append(args, s.Args...), Files: files, State: raw, DeliversBanner: delivered, DeliversPromptHook: promptHook}, nil
 }
 
-// sessionStartHook returns the scratch files of a SessionStart hook that
-// prints the banner in the shape Claude Code injects: a settings file for
-// --settings and the hook's output, which the hook command prints.
-func sessionStartHook(s provider.Spawn) (hook, settings provider.File, err error) {
+// sessionStartHook returns the scratch file a SessionStart hook prints: the
+// banner in the shape Claude Code injects.
+func sessionStartHook(s provider.Spawn) (provider.File, error) {
 	out, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
 		"hookEventName": "SessionStart", "additionalContext": s.Banner,
 	}})
 	if err != nil {
-		return provider.File{}, provider.File{}, fmt.Errorf("session start hook: %w", err)
+		return provider.File{}, fmt.Errorf("session start hook: %w", err)
 	}
-	cfg, err := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": []any{map[string]any{
-		"hooks": []any{map[string]string{"type": "command", "command": "cat '" + filepath.Join(s.ScratchDir, contextFile) + "'"}},
-	}}}})
-	if err != nil {
-		return provider.File{}, provider.File{}, fmt.Errorf("session start hook: %w", err)
-	}
-	return provider.File{Path: contextFile, Mode: 0o600, Content: out}, provider.File{Path: settingsFile, Mode: 0o600, Content: cfg}, nil
+	return provider.File{Path: contextFile, Mode: 0o600, Content: out}, nil
+}
+
+// hookTimeout is the seconds Claude Code gives one of memhost's hooks: the
+// host answers in milliseconds, and a hook must never hold a prompt up long.
+const hookTimeout = 10
+
+// hookEntry is one event's hooks in --settings: the command, run for every
+// occurrence (no matcher).
+func hookEntry(command string) []any {
+	return []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": hookTimeout}}}}
 }
 
 // hasFlag reports whether args hold one of flags, alone or as --flag=value.

@@ -17,8 +17,9 @@ var _ provider.Connector = (*Provider)(nil)
 
 // Connect registers `memhost mcp` through `claude mcp add` at user scope (the
 // default, local scope, would register it for one directory only) and adds a
-// SessionStart hook (the banner) and a SessionEnd hook (the journal entry) to
-// settings.json. Claude Code's hook timeout is in seconds.
+// SessionStart hook (the banner), a SessionEnd hook (the journal entry and the
+// session's record) and a UserPromptSubmit hook (each prompt's relevant facts)
+// to settings.json. Claude Code's hook timeout is in seconds.
 func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provider.Connection, error) {
 	if err := ctx.Err(); err != nil {
 		return provider.Connection{}, err
@@ -50,6 +51,14 @@ func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provid
 			return provider.Connection{}, err
 		}
 		c.Steps = append(c.Steps, provider.ConnectStep{File: settings, JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "SessionEnd"}, Value: endHook}})
+	}
+	// The prompt hook adds the facts relevant to each prompt the user submits.
+	if prompt := r.PromptHook(); prompt != "" {
+		promptHook, err := hookGroup(prompt, hookTimeout)
+		if err != nil {
+			return provider.Connection{}, err
+		}
+		c.Steps = append(c.Steps, provider.ConnectStep{File: settings, JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "UserPromptSubmit"}, Value: promptHook}})
 	}
 	if registered {
 		c.RegisteredIn = userFile

@@ -12,8 +12,9 @@ import (
 )
 
 // TestConnectAddsAUserScopeServerAndAHook: `claude mcp add --scope user` (undone by `mcp
-// remove`) in CLAUDE_CONFIG_DIR's .claude.json, and the SessionStart and SessionEnd hooks
-// (timeout in seconds) in its settings.json; a server already there is reported.
+// remove`) in CLAUDE_CONFIG_DIR's .claude.json, and the SessionStart, SessionEnd and
+// UserPromptSubmit hooks (timeout in seconds) in its settings.json; a server already there is
+// reported.
 func TestConnectAddsAUserScopeServerAndAHook(t *testing.T) {
 	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
@@ -34,6 +35,10 @@ func TestConnectAddsAUserScopeServerAndAHook(t *testing.T) {
 		{File: filepath.Join(dir, "settings.json"), JSONAppend: &provider.JSONAppend{
 			Path:  []string{"hooks", "SessionEnd"},
 			Value: `{"hooks":[{"type":"command","command":"/opt/memhost hook session-end --cli claude","timeout":15}]}`,
+		}},
+		{File: filepath.Join(dir, "settings.json"), JSONAppend: &provider.JSONAppend{
+			Path:  []string{"hooks", "UserPromptSubmit"},
+			Value: `{"hooks":[{"type":"command","command":"/opt/memhost hook prompt --cli claude","timeout":10}]}`,
 		}},
 	}, c.Steps)
 	require.Empty(t, c.RegisteredIn)

@@ -14,16 +14,25 @@
 //     override either;
 //   - memhost's MCP server: --mcp-config=FILE, a 0600 scratch file naming
 //     the server memhost with the project-bound token in its Authorization
-//     header (the token never reaches the command line). --strict-mcp-config
-//     is not added: it would hide the user's own MCP servers, and servers
-//     given by flag need no approval anyway;
+//     header (the token never reaches the command line) and the session's
+//     X-Memhost-Session header, so memhost records the session's tool calls
+//     in its record. --strict-mcp-config is not added: it would hide the
+//     user's own MCP servers, and servers given by flag need no approval
+//     anyway;
 //   - headless runs (-p/--print): --allowedTools=mcp__memhost, because in
 //     -p mode Claude Code refuses a tool nobody allowed; interactive sessions
 //     ask the user as for any other server;
 //   - the session: --session-id=UUID chosen here, unless the user resumes or
 //     names a session, so Finish finds the transcript at
 //     <CLAUDE_CONFIG_DIR or ~/.claude>/projects/*/UUID.jsonl (globbed: long
-//     project paths are truncated and hashed by Claude Code).
+//     project paths are truncated and hashed by Claude Code);
+//   - the prompt hook: memhost's `memhost hook prompt` as a UserPromptSubmit
+//     hook in the same --settings file, which adds the facts relevant to each
+//     prompt (Plan.DeliversPromptHook, so a connected hook stands down); left
+//     out when the user passed their own --settings;
+//   - the task (Task): the first positional argument, the prompt of `claude
+//     -p TASK` and `claude TASK`, read as Claude Code's option parser reads
+//     its options.
 //
 // Options are passed in their --flag=value form: several of Claude Code's
 // options take any number of values and would swallow a prompt that

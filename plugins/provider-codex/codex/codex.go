@@ -55,13 +55,6 @@ var management = []string{
 	"unarchive", "cloud", "exec-server", "features", "help",
 }
 
-// valued are Codex's global options that take a value, skipped when looking
-// for the command.
-var valued = []string{
-	"-c", "--config", "--enable", "--disable", "--remote", "-m", "--model", "-p", "--profile",
-	"-s", "--sandbox", "-a", "--ask-for-approval", "-C", "--cd", "-i", "--image", "--add-dir", "--local-provider",
-}
-
 // Prepare points CODEX_HOME at a scratch home that mirrors the user's; see
 // the package documentation.
 func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, error) {
@@ -108,16 +101,8 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 // command is the first argument that is neither an option nor an option's
 // value: Codex's command, or the prompt of an interactive session.
 func command(args []string) string {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return ""
-		case slices.Contains(valued, a):
-			i++ // its value
-		case !strings.HasPrefix(a, "-"):
-			return a
-		}
+	if pos := options.Scan(args).Positional; len(pos) > 0 {
+		return pos[0]
 	}
 	return ""
 }
@@ -153,10 +138,11 @@ func mergeConfig(path string, mcp *provider.MCPServer) ([]byte, error) {
 			servers = map[string]any{}
 			doc["mcp_servers"] = servers
 		}
-		servers[mcp.Name] = map[string]any{
-			"url":          mcp.URL,
-			"http_headers": map[string]any{"Authorization": "Bearer " + mcp.Token},
+		headers := map[string]any{"Authorization": "Bearer " + mcp.Token}
+		for k, v := range mcp.Headers {
+			headers[k] = v
 		}
+		servers[mcp.Name] = map[string]any{"url": mcp.URL, "http_headers": headers}
 	}
 	out, err := toml.Marshal(doc)
 	if err != nil {

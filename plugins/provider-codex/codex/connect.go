@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,11 +23,14 @@ var _ provider.Connector = (*Provider)(nil)
 // (an HTTP server with a token) goes too.
 const connectHeader = "# Added by memhost connect (memhost connect --undo codex removes it)."
 
-// Connect appends an [mcp_servers.memhost] table to config.toml (Codex has no
-// hooks): the stdio server `memhost mcp`, with MEMHOST_CONFIG in its env
-// table, since Codex starts stdio servers with a cleared environment.
-// memhost's server instructions tell its model to load the project's context
-// at the start of a session.
+// Connect appends an [mcp_servers.memhost] table to config.toml: the stdio
+// server `memhost mcp`, with MEMHOST_CONFIG in its env table, since Codex
+// starts stdio servers with a cleared environment. memhost's server
+// instructions tell its model to load the project's context at the start of a
+// session. It also adds memhost's prompt hook to hooks.json as a
+// UserPromptSubmit hook (Codex 0.169 reads $CODEX_HOME/hooks.json in Claude
+// Code's shape): Codex runs a new hook only once the user has reviewed and
+// trusted it in Codex, which memhost never bypasses.
 func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provider.Connection, error) {
 	if err := ctx.Err(); err != nil {
 		return provider.Connection{}, err
@@ -37,6 +41,14 @@ func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provid
 		block += fmt.Sprintf("env = { MEMHOST_CONFIG = %s }\n", tomlString(r.Config))
 	}
 	c := provider.Connection{Steps: []provider.ConnectStep{{File: path, TextAppend: &provider.TextAppend{Text: block, UntilPrefix: "["}}}}
+	if prompt := r.PromptHook(); prompt != "" {
+		hook, err := json.Marshal(map[string]any{"hooks": []any{map[string]string{"type": "command", "command": prompt}}})
+		if err != nil {
+			return provider.Connection{}, fmt.Errorf("prompt hook: %w", err)
+		}
+		c.Steps = append(c.Steps, provider.ConnectStep{File: filepath.Join(userHome(r.Env), "hooks.json"),
+			JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "UserPromptSubmit"}, Value: string(hook)}})
+	}
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil

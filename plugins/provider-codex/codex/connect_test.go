@@ -16,7 +16,7 @@ func connectRequest(home string) provider.ConnectRequest {
 }
 
 // TestConnectAppendsAStdioServerTable: config.toml gets memhost's table, found again on undo up
-// to the next table; no command runs (Codex has no `mcp add` memhost relies on, nor hooks).
+// to the next table; no command runs (Codex has no `mcp add` memhost relies on).
 func TestConnectAppendsAStdioServerTable(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -43,4 +43,21 @@ func TestConnectSeesAServerRegisteredOutsideIt(t *testing.T) {
 	require.NoError(t, os.WriteFile(config, []byte("mcp_servers = { github = { command = \"gh\" } }\n"), 0o600))
 	_, err = codex.New().Connect(t.Context(), connectRequest(home))
 	require.ErrorContains(t, err, "would not parse with [mcp_servers.memhost] appended (is mcp_servers an inline table?)")
+}
+
+// TestConnectAddsThePromptHookToHooksJSON: with memhost's hook command, hooks.json in CODEX_HOME
+// gets the prompt hook as a UserPromptSubmit hook (Codex runs it once the user trusts it).
+func TestConnectAddsThePromptHookToHooksJSON(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	r := connectRequest(home)
+	r.Hook = "/opt/memhost --config /srv/memhost.toml hook session-start --cli codex"
+	c, err := codex.New().Connect(t.Context(), r)
+	require.NoError(t, err)
+	require.Len(t, c.Steps, 2)
+	require.Equal(t, provider.ConnectStep{File: filepath.Join(home, ".codex", "hooks.json"), JSONAppend: &provider.JSONAppend{
+		Path:  []string{"hooks", "UserPromptSubmit"},
+		Value: `{"hooks":[{"command":"/opt/memhost --config /srv/memhost.toml hook prompt --cli codex","type":"command"}]}`,
+	}}, c.Steps[1])
+	require.NoError(t, c.Validate())
 }

@@ -9,7 +9,8 @@
 //
 //   - config.toml: a copy of theirs (model providers, profiles, MCP servers,
 //     everything) with [mcp_servers.memhost] set to memhost's URL and the
-//     project-bound token in http_headers. Not bearer_token_env_var: Codex
+//     project-bound token and the session's X-Memhost-Session header (memhost
+//     records its tool calls) in http_headers. Not bearer_token_env_var: Codex
 //     silently leaves such a server out of `codex exec` when the variable is
 //     unset. The copy is 0600, it holds the token;
 //   - AGENTS.md (or AGENTS.override.md when the user has one, since Codex
@@ -21,5 +22,6 @@
 // commands (codex login, codex mcp, ...) run unchanged against the user's
 // own home. Finish finds the rollout the session wrote,
 // sessions/YYYY/MM/DD/rollout-*.jsonl, by its session_meta: the newest one
-// of the working directory since the session started.
+// of the working directory since the session started. The task (Task) is the
+// prompt of `codex exec TASK` or `codex TASK`.
 package codex

@@ -17,7 +17,8 @@ var _ provider.Connector = (*Provider)(nil)
 
 // Connect registers `memhost mcp` through `gemini mcp add` at user scope,
 // trusted (headless `gemini -p` offers an untrusted server's tools to no
-// model), and adds a SessionStart hook to the same settings.json. Its -e
+// model), and adds a SessionStart hook (the banner) and a BeforeAgent hook
+// (each prompt's relevant facts) to the same settings.json. Its -e
 // takes every value that follows, so the options come after the positionals.
 // Gemini CLI's hook timeout is in milliseconds.
 func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provider.Connection, error) {
@@ -33,7 +34,7 @@ func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provid
 	if r.Config != "" {
 		args = append(args, "-e", "MEMHOST_CONFIG="+r.Config)
 	}
-	hook, err := hookGroup(r.Hook, 10000)
+	hook, err := hookGroup(r.Hook, hookTimeout)
 	if err != nil {
 		return provider.Connection{}, err
 	}
@@ -41,17 +42,29 @@ func (*Provider) Connect(ctx context.Context, r provider.ConnectRequest) (provid
 		{File: settings, Run: &provider.Command{Args: args, UndoArgs: []string{"mcp", "remove", "--scope", "user", provider.ServerName}}},
 		{File: settings, JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "SessionStart"}, Value: hook}},
 	}}
+	// The prompt hook (BeforeAgent, which runs on each prompt before the model) adds the facts
+	// relevant to it.
+	if prompt := r.PromptHook(); prompt != "" {
+		promptHook, err := hookGroup(prompt, hookTimeout)
+		if err != nil {
+			return provider.Connection{}, err
+		}
+		c.Steps = append(c.Steps, provider.ConnectStep{File: settings, JSONAppend: &provider.JSONAppend{Path: []string{"hooks", "BeforeAgent"}, Value: promptHook}})
+	}
 	if registered {
 		c.RegisteredIn = settings
 	}
 	return c, nil
 }
 
-// hookGroup is a SessionStart hook entry running command, in the shape
-// Gemini CLI reads: {hooks: [{type, command, timeout}]}.
+// hookTimeout is the milliseconds Gemini CLI gives one of memhost's hooks.
+const hookTimeout = 10000
+
+// hookGroup is a hook entry running command, in the shape Gemini CLI reads:
+// {hooks: [{type, command, timeout}]}.
 func hookGroup(command string, timeout int) (string, error) {
 	if command == "" {
-		return "", fmt.Errorf("%w: hook: empty; Gemini CLI is connected with a SessionStart hook", provider.ErrInvalidInput)
+		return "", fmt.Errorf("%w: hook: empty; Gemini CLI is connected with memhost's hooks", provider.ErrInvalidInput)
 	}
 	type hook struct {
 		Type    string `json:"type"`

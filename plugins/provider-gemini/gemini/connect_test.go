@@ -11,8 +11,8 @@ import (
 )
 
 // TestConnectAddsATrustedServerAndAHook: `gemini mcp add ... --trust` with -e after the
-// positionals, and the SessionStart hook (timeout in milliseconds), both in GEMINI_CLI_HOME's
-// settings.json.
+// positionals, and the SessionStart and BeforeAgent (prompt) hooks (timeout in milliseconds),
+// all in GEMINI_CLI_HOME's settings.json.
 func TestConnectAddsATrustedServerAndAHook(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -29,6 +29,10 @@ func TestConnectAddsATrustedServerAndAHook(t *testing.T) {
 		{File: settings, JSONAppend: &provider.JSONAppend{
 			Path:  []string{"hooks", "SessionStart"},
 			Value: `{"hooks":[{"type":"command","command":"/opt/memhost hook session-start --cli gemini","timeout":10000}]}`,
+		}},
+		{File: settings, JSONAppend: &provider.JSONAppend{
+			Path:  []string{"hooks", "BeforeAgent"},
+			Value: `{"hooks":[{"type":"command","command":"/opt/memhost hook prompt --cli gemini","timeout":10000}]}`,
 		}},
 	}, c.Steps)
 }

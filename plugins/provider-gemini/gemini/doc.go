@@ -10,10 +10,14 @@
 //
 //   - settings.json: a copy of theirs (comments allowed, as Gemini CLI
 //     allows them) with mcpServers.memhost set to memhost's URL, type http,
-//     the project-bound token in its Authorization header and "trust": true,
-//     without which headless `gemini -p` offers none of the server's tools.
-//     When the user restricts servers with mcp.allowed, memhost is added to
-//     the list. The copy is 0600, it holds the token;
+//     the project-bound token in its Authorization header, the session's
+//     X-Memhost-Session header (memhost records its tool calls) and "trust":
+//     true, without which headless `gemini -p` offers none of the server's
+//     tools. When the user restricts servers with mcp.allowed, memhost is
+//     added to the list. memhost's prompt hook is added after the user's own
+//     BeforeAgent hooks (it runs on each prompt before the model, and its
+//     additionalContext joins the prompt). The copy is 0600, it holds the
+//     token;
 //   - the context file (GEMINI.md, or the first name in the user's
 //     context.fileName): a copy of theirs with the banner appended; Gemini CLI
 //     puts it in the system instruction;
@@ -26,5 +30,6 @@
 // management commands (gemini mcp, gemini extensions, ...) run unchanged
 // against the user's own home. The session id is chosen here
 // (--session-id=UUID) unless the user resumes one, and Finish finds the
-// chat under tmp/*/chats.
+// chat under tmp/*/chats. The task (Task) is the value of -p/--prompt or
+// -i/--prompt-interactive, else the positional query's words.
 package gemini

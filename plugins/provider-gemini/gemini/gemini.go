@@ -72,7 +72,7 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 		return provider.Plan{Args: s.Args}, nil
 	}
 	user := userDir(s.Env)
-	settings, contextName, err := mergeSettings(filepath.Join(user, "settings.json"), s.MCP)
+	settings, contextName, err := mergeSettings(filepath.Join(user, "settings.json"), s.MCP, s.PromptHook)
 	if err != nil {
 		return provider.Plan{}, err
 	}
@@ -112,9 +112,10 @@ func (*Provider) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 			"GEMINI_CLI_HOME":            filepath.Join(s.ScratchDir, home),
 			"GEMINI_CLI_TRUST_WORKSPACE": "true",
 		},
-		Files:          files,
-		State:          raw,
-		DeliversBanner: s.Banner != "",
+		Files:              files,
+		State:              raw,
+		DeliversBanner:     s.Banner != "",
+		DeliversPromptHook: s.PromptHook != "",
 	}, nil
 }
 
@@ -127,9 +128,10 @@ func userDir(env map[string]string) string {
 }
 
 // mergeSettings returns the user's settings.json at path with memhost's MCP
-// server set, and the context file name the banner goes into. A missing file
-// counts as empty.
-func mergeSettings(path string, mcp *provider.MCPServer) (settings []byte, contextName string, err error) {
+// server set (its headers beside the token) and memhost's prompt hook added to
+// the user's BeforeAgent hooks, and the context file name the banner goes
+// into. A missing file counts as empty.
+func mergeSettings(path string, mcp *provider.MCPServer, promptHook string) (settings []byte, contextName string, err error) {
 	doc := map[string]any{}
 	raw, err := os.ReadFile(path)
 	switch {
@@ -149,15 +151,32 @@ func mergeSettings(path string, mcp *provider.MCPServer) (settings []byte, conte
 		if err != nil {
 			return nil, "", err
 		}
-		servers[mcp.Name] = map[string]any{
-			"type": "http", "url": mcp.URL, "trust": true,
-			"headers": map[string]any{"Authorization": "Bearer " + mcp.Token},
+		headers := map[string]any{"Authorization": "Bearer " + mcp.Token}
+		for k, v := range mcp.Headers {
+			headers[k] = v
 		}
+		servers[mcp.Name] = map[string]any{"type": "http", "url": mcp.URL, "trust": true, "headers": headers}
 		if m, ok := doc["mcp"].(map[string]any); ok {
 			if allowed, ok := m["allowed"].([]any); ok && !slices.Contains(allowed, any(mcp.Name)) {
 				m["allowed"] = append(allowed, mcp.Name)
 			}
 		}
+	}
+	if promptHook != "" {
+		hooks, err := object(doc, "hooks")
+		if err != nil {
+			return nil, "", err
+		}
+		group, err := hookGroup(promptHook, hookTimeout)
+		if err != nil {
+			return nil, "", err
+		}
+		var entry any
+		if err := json.Unmarshal([]byte(group), &entry); err != nil {
+			return nil, "", fmt.Errorf("prompt hook: %w", err)
+		}
+		list, _ := hooks["BeforeAgent"].([]any)
+		hooks["BeforeAgent"] = append(list, entry)
 	}
 	settings, err = json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -60,7 +60,8 @@ func WithUser(setup func(home string) (env map[string]string, err error)) Option
 // cancellation (Prepare returns promptly once its context is done), health
 // and concurrent use. A provider that implements provider.Connector has its
 // connect plan checked: valid, the same when asked twice, naming memhost,
-// touching only the user's own files and written by no one but memhost.
+// touching only the user's own files and written by no one but memhost. A
+// provider that implements provider.Tasker finds the task in the arguments.
 // Over the wire the client already returns when the
 // context ends, so run Exercise on the implementation itself too.
 //
@@ -97,6 +98,7 @@ var checks = []check{
 	{"Health", checkHealth},
 	{"Concurrent", checkConcurrent},
 	{"Connect", checkConnect},
+	{"Task", checkTask},
 }
 
 // kit is the provider under test and what Describe said about it.
@@ -125,6 +127,57 @@ func newKit(t testing.TB, p provider.Provider, l limits, opts ...Option) *kit {
 type world struct {
 	home, dir, scratch string
 	spawn              provider.Spawn
+}
+
+// checkTask: a provider that reads its CLI's prompt argument (provider.Tasker)
+// finds none in no arguments, and whatever it finds comes from the arguments
+// (one of them, the value of an --option=value, or positional words joined):
+// memhost searches with it, so it must be the user's own words. A plugin
+// without the RPC (ErrUnimplemented) passes.
+func checkTask(t testing.TB, k *kit) {
+	tk, ok := k.p.(provider.Tasker)
+	if !ok {
+		return
+	}
+	for _, args := range [][]string{nil, userArgs, {"--", "a prompt after the options' end"}, {"mcp", "list"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+		var task string
+		call := start(func() (err error) {
+			task, err = tk.Task(ctx, args)
+			return err
+		})
+		err := call.wait(t, "Task", k.limits.call+k.limits.cancel)
+		cancel()
+		if errors.Is(err, provider.ErrUnimplemented) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("Task(%q): %s", args, short(err.Error()))
+		}
+		if len(args) == 0 && task != "" {
+			t.Fatalf("Task of no arguments: %q; want none", short(task))
+		}
+		if task != "" && !fromArgs(task, args) {
+			t.Fatalf("Task(%q) = %q: not the arguments' own words", args, short(task))
+		}
+	}
+}
+
+// fromArgs reports whether every word of task is a word of args.
+func fromArgs(task string, args []string) bool {
+	words := map[string]bool{}
+	for _, a := range args {
+		_, v, _ := strings.Cut(a, "=")
+		for _, w := range append(strings.Fields(a), strings.Fields(v)...) {
+			words[w] = true
+		}
+	}
+	for _, w := range strings.Fields(task) {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // userArgs are the arguments a typical headless spawn passes.

@@ -13,6 +13,10 @@
 // Mcp-Protocol-Version header: 2026-07-28 and later go to a stateless handler, everything
 // else to a stateful one, so legacy clients keep the clientInfo they sent at initialize.
 //
+// A call whose HTTP request carries the session header memhost run puts in the MCP entry it
+// hands a CLI (wire.SessionHeader) is recorded in that session's record (sessions.go): what it
+// retrieved, stored or was given; the record's rules belong to package brain.
+//
 // The memory rules themselves (validation, folding, ranking, project isolation) belong to
 // package memory; tokens and scopes belong to package auth.
 package mcpserver

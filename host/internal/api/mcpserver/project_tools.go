@@ -247,8 +247,15 @@ func (t *projectTools) journal(ctx context.Context, _ caller, a memory.Access, i
 	return JournalOutput{page}, err
 }
 
-func (t *projectTools) search(ctx context.Context, _ caller, a memory.Access, in ProjectSearchInput) (ProjectSearchOutput, error) {
+func (t *projectTools) search(ctx context.Context, c caller, a memory.Access, in ProjectSearchInput) (ProjectSearchOutput, error) {
 	res, err := t.brain.Search(ctx, a, brain.SearchRequest{Query: in.Query, Layers: in.Layers, TopK: in.TopK, MinScore: in.MinScore})
+	if err == nil {
+		uses := make([]brain.Use, len(res.Hits))
+		for i, h := range res.Hits {
+			uses[i] = retrieved(h.ID, h.Text, "search")
+		}
+		t.record(ctx, c, a, uses)
+	}
 	return ProjectSearchOutput{res}, err
 }
 
@@ -298,7 +305,12 @@ func (t *projectTools) loadContext(ctx context.Context, c caller, a memory.Acces
 	if cli == "" {
 		cli = cliOfClient(c.client)
 	}
-	b, err := t.brain.Banner(ctx, a, brain.BannerRequest{CLI: cli, Budget: in.Budget})
+	// The banner records what it gives in the session the call names.
+	sess := c.session
+	if sess.Key != "" {
+		sess.CLI = cli
+	}
+	b, err := t.brain.Banner(ctx, a, brain.BannerRequest{CLI: cli, Budget: in.Budget, Session: sess})
 	return LoadContextOutput{b}, err
 }
 

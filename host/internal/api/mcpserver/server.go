@@ -72,7 +72,7 @@ func (s *Server) newMCP() *mcp.Server {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memhost", Title: "memhost project memory", Version: s.opts.Version},
 		&mcp.ServerOptions{Instructions: ins, Logger: s.log})
-	t := &tools{svc: s.svc, limits: s.opts.Limits, log: s.log, describe: describer(s.svc.Config())}
+	t := &tools{svc: s.svc, brain: s.opts.Brain, limits: s.opts.Limits, log: s.log, describe: describer(s.svc.Config())}
 	t.register(srv)
 	srv.AddReceivingMiddleware(leanToolList)
 	if s.opts.Brain != nil {
@@ -81,10 +81,12 @@ func (s *Server) newMCP() *mcp.Server {
 	return srv
 }
 
-// caller is who is calling a tool: the token's principal and the client's name.
+// caller is who is calling a tool: the token's principal, the client's name and the session
+// the call names (sessions.go).
 type caller struct {
 	principal auth.Principal
 	client    string
+	session   brain.SessionRef
 }
 
 // principalKey is the TokenInfo.Extra key holding the auth.Principal.
@@ -101,7 +103,7 @@ func callerFromToken(req *mcp.CallToolRequest) (caller, bool) {
 	if !ok {
 		return caller{}, false
 	}
-	return caller{principal: p, client: clientName(req)}, true
+	return caller{principal: p, client: clientName(req), session: sessionOf(req)}, true
 }
 
 // clientName is the MCP client's name from initialize (or, on 2026-07-28, from the

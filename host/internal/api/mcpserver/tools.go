@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
 )
@@ -115,6 +116,7 @@ type HistoryOutput struct {
 // tools serves the memory tools for one mcp.Server.
 type tools struct {
 	svc      *memory.Service
+	brain    *brain.Service // records sessions' uses; nil records none
 	limits   auth.Limits
 	log      *slog.Logger
 	describe func(string) string // fills the placeholders of input descriptions
@@ -226,13 +228,17 @@ func (t *tools) store(ctx context.Context, c caller, a memory.Access, in StoreIn
 	if agent == "" {
 		agent = c.client
 	}
-	return t.svc.Store(ctx, a, memory.StoreRequest{
+	res, err := t.svc.Store(ctx, a, memory.StoreRequest{
 		Text: in.Text, Kind: in.Kind, Scope: in.Scope, Importance: in.Importance, Confidence: in.Confidence,
 		Pinned: in.Pinned, Agent: agent, Session: in.Session, Source: "mcp",
 	})
+	if err == nil {
+		t.record(ctx, c, a, []brain.Use{{ID: res.Memory.ID, Event: store.EventStored, Channel: "store"}})
+	}
+	return res, err
 }
 
-func (t *tools) search(ctx context.Context, _ caller, a memory.Access, in SearchInput) (SearchOutput, error) {
+func (t *tools) search(ctx context.Context, c caller, a memory.Access, in SearchInput) (SearchOutput, error) {
 	res, err := t.svc.Search(ctx, a, memory.SearchRequest{
 		Query: in.Query, TopK: in.TopK, Kinds: in.Kinds, MinScore: in.MinScore, IncludeArchived: in.IncludeArchived,
 	})
@@ -242,15 +248,20 @@ func (t *tools) search(ctx context.Context, _ caller, a memory.Access, in Search
 	if res.Hits == nil {
 		res.Hits = []memory.SearchHit{}
 	}
+	t.record(ctx, c, a, searchUses(res.Hits))
 	return SearchOutput{Project: a.Project, Query: in.Query, Hits: res.Hits, Degraded: res.Degraded}, nil
 }
 
-func (t *tools) get(ctx context.Context, _ caller, a memory.Access, in GetInput) (memory.View, error) {
+func (t *tools) get(ctx context.Context, c caller, a memory.Access, in GetInput) (memory.View, error) {
 	id, err := t.svc.Lookup(ctx, a, in.ID)
 	if err != nil {
 		return memory.View{}, err
 	}
-	return t.svc.Get(ctx, a, id)
+	v, err := t.svc.Get(ctx, a, id)
+	if err == nil {
+		t.record(ctx, c, a, []brain.Use{retrieved(v.ID, v.Text, "get")})
+	}
+	return v, err
 }
 
 func (t *tools) list(ctx context.Context, _ caller, a memory.Access, in ListInput) (ListOutput, error) {

@@ -42,6 +42,7 @@ func (a *api) registerProjects(read, write, admin gin.IRoutes) {
 	write.PUT(p+"/map", limitWrites, a.inProject(a.putMap))
 	read.GET(p+"/banner", a.inProject(a.banner))
 	read.GET(p+"/health", a.inProject(a.health))
+	a.registerSessions(read, write)
 }
 
 // projectOp serves one project route once the project is resolved; status is the success

@@ -18,6 +18,10 @@ type Input struct {
 	Plan Document
 	// Map is the project map's summary; UpdatedAt is when it was scanned.
 	Map Document
+	// Task are the facts most relevant to the session's task, best first: the caller ranked
+	// them with the task as the query and kept only hits over its confidence floor. Empty when
+	// the task is unknown, or nothing is relevant enough to be worth its tokens.
+	Task []Fact
 	// Facts are the candidates for top facts, best first by the host's ranker in spawn mode.
 	Facts []Fact
 	// Recent are the newest facts, newest first; the first Options.RecentWindow are the
@@ -67,6 +71,7 @@ type Section string
 // The sections, in the order they are filled and shown.
 const (
 	SectionGoal    Section = "goal"
+	SectionTask    Section = "task"
 	SectionPlan    Section = "plan"
 	SectionMap     Section = "map"
 	SectionNewest  Section = "newest_facts"
@@ -93,7 +98,7 @@ type SectionReport struct {
 	Shown int `json:"shown"`
 	// Cut counts given items that appear nowhere in the banner. A fact shown in another
 	// section is not cut; one shown nowhere is cut once, in newest_facts when it was in the
-	// recent window and in top_facts otherwise.
+	// recent window, in task when it was relevant to the task, and in top_facts otherwise.
 	Cut int `json:"cut"`
 	// Truncated is set when the section's only item was shortened to fit.
 	Truncated bool `json:"truncated,omitempty"`
@@ -101,6 +106,9 @@ type SectionReport struct {
 	StoppedBy Stop `json:"stopped_by,omitempty"`
 	// Tokens is the section's share of Result.Tokens, its heading included.
 	Tokens int `json:"tokens"`
+	// Facts are the ids of the facts the section shows, in order (fact sections only): what
+	// the console's banner preview marks as made the cut. Not part of the JSON answer.
+	Facts []uuid.UUID `json:"-"`
 }
 
 // Result is a rendered banner.
@@ -111,6 +119,16 @@ type Result struct {
 	Budget int `json:"budget"`
 	// Sections lists every section in fill order, empty ones included.
 	Sections []SectionReport `json:"sections"`
+	// Given lists the facts shown, in the order shown, with what each one's line costs: what
+	// the session's record keeps as given (not part of the JSON answer).
+	Given []Given `json:"-"`
+}
+
+// Given is one fact a banner shows: its section and its line's tokens.
+type Given struct {
+	ID      uuid.UUID
+	Section Section
+	Tokens  int
 }
 
 // Cut reports whether anything given was left out or shortened; the closing note is in the

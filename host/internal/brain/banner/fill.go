@@ -21,6 +21,7 @@ type sectionSpec struct {
 // specs is the fill order, which is also the order shown.
 var specs = [...]sectionSpec{
 	{SectionGoal, "", 15},
+	{SectionTask, "## Relevant to this task\n", 40},
 	{SectionPlan, "", 30},
 	{SectionConflicts, "", 10},
 	{SectionMap, "", 25},
@@ -61,18 +62,21 @@ type renderer struct {
 	head   []string
 	secs   []*section
 	window map[uuid.UUID]bool // ids in the recent window
+	task   map[uuid.UUID]bool // ids relevant to the task
 	facts  []uuid.UUID        // every distinct fact id given
 }
 
 func newRenderer(in Input, opts Options) *renderer {
-	r := &renderer{in: in, opts: opts, style: cliTools[opts.CLI], window: make(map[uuid.UUID]bool, opts.RecentWindow)}
+	r := &renderer{in: in, opts: opts, style: cliTools[opts.CLI], window: make(map[uuid.UUID]bool, opts.RecentWindow),
+		task: make(map[uuid.UUID]bool, len(in.Task))}
 	r.head = header(in.Project, r.style)
 	for _, spec := range specs {
 		r.secs = append(r.secs, r.build(spec))
 	}
-	// Every distinct fact given: the top candidates, the window, and the rest of Recent.
-	seen := make(map[uuid.UUID]bool, len(in.Facts)+len(in.Recent))
-	for _, name := range []Section{SectionTop, SectionNewest} {
+	// Every distinct fact given: the task's, the top candidates, the window, and the rest of
+	// Recent.
+	seen := make(map[uuid.UUID]bool, len(in.Task)+len(in.Facts)+len(in.Recent))
+	for _, name := range []Section{SectionTask, SectionTop, SectionNewest} {
 		for _, it := range r.section(name).items {
 			if !seen[it.fact.ID] {
 				seen[it.fact.ID] = true
@@ -132,6 +136,11 @@ func (r *renderer) build(spec sectionSpec) *section {
 		doc("Plan", "updated", r.in.Plan)
 	case SectionMap:
 		doc("Project map", "scanned", Document{Text: withoutMapHeader(r.in.Map.Text), UpdatedAt: r.in.Map.UpdatedAt})
+	case SectionTask:
+		facts(r.in.Task, 0)
+		for _, it := range s.items {
+			r.task[it.fact.ID] = true
+		}
 	case SectionNewest:
 		facts(r.in.Recent, r.opts.RecentWindow)
 		for _, it := range s.items {
@@ -183,6 +192,7 @@ type layout struct {
 	tokens  int
 	reports []SectionReport
 	shown   map[uuid.UUID]bool
+	given   []Given
 }
 
 // fill places items in priority order until limit tokens are used. Within a section items
@@ -227,6 +237,7 @@ func (r *renderer) fill(limit int) layout {
 			}
 			if used+cost <= allow {
 				f.add(s, rep.Shown == 0, it, unit)
+				rep.add(it)
 				rep.Shown++
 				used += cost
 				continue
@@ -235,6 +246,7 @@ func (r *renderer) fill(limit int) layout {
 				if text, n, ok := shorten(it, allow-headCost); ok {
 					it.text = text
 					f.add(s, true, it, it.unit())
+					rep.add(it)
 					rep.Shown, rep.Truncated = 1, true
 					used += headCost + n
 				}
@@ -259,6 +271,14 @@ func (f *layout) add(s *section, first bool, it item, unit string) {
 	f.units = append(f.units, unit)
 	if it.fact != nil {
 		f.shown[it.fact.ID] = true
+		f.given = append(f.given, Given{ID: it.fact.ID, Section: s.name, Tokens: CountTokens(unit)})
+	}
+}
+
+// add records a fact the section shows.
+func (rep *SectionReport) add(it item) {
+	if it.fact != nil {
+		rep.Facts = append(rep.Facts, it.fact.ID)
 	}
 }
 
@@ -267,14 +287,14 @@ func (r *renderer) countCuts(f *layout) {
 	for i, s := range r.secs {
 		rep := &f.reports[i]
 		switch s.name {
-		case SectionNewest, SectionTop:
-			// Facts are counted once over both sections, below.
+		case SectionNewest, SectionTask, SectionTop:
+			// Facts are counted once over the three sections, below.
 		default:
 			rep.Cut = len(s.items) - rep.Shown
 		}
 	}
-	newest, top := report(f.reports, SectionNewest), report(f.reports, SectionTop)
-	if newest.Shown+top.Shown == len(r.facts) {
+	newest, task, top := report(f.reports, SectionNewest), report(f.reports, SectionTask), report(f.reports, SectionTop)
+	if newest.Shown+task.Shown+top.Shown == len(r.facts) {
 		return
 	}
 	for _, id := range r.facts {
@@ -282,6 +302,8 @@ func (r *renderer) countCuts(f *layout) {
 		case f.shown[id]:
 		case r.window[id]:
 			newest.Cut++
+		case r.task[id]:
+			task.Cut++
 		default:
 			top.Cut++
 		}
@@ -366,6 +388,7 @@ func (r *renderer) render() Result {
 		Tokens:   headTokens + a.tokens + a.noteTokens,
 		Budget:   r.opts.Budget,
 		Sections: a.reports,
+		Given:    a.given,
 	}
 }
 

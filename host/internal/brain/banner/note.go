@@ -18,11 +18,11 @@ func (r *renderer) note(reports []SectionReport) string {
 	whole(SectionGoal, "goal", "project_goal_get")
 	whole(SectionPlan, "plan", "project_plan_get")
 	whole(SectionMap, "project map", "project_map")
-	newest, top, journal := report(reports, SectionNewest), report(reports, SectionTop), report(reports, SectionJournal)
-	if n := newest.Cut + top.Cut; n > 0 {
+	newest, task, top, journal := report(reports, SectionNewest), report(reports, SectionTask), report(reports, SectionTop), report(reports, SectionJournal)
+	if n := newest.Cut + task.Cut + top.Cut; n > 0 {
 		parts = append(parts, count(n, "more fact", "more facts")+" ("+tool("memory_search")+" or "+tool("project_search")+")")
 	}
-	if newest.Truncated || top.Truncated {
+	if newest.Truncated || task.Truncated || top.Truncated {
 		parts = append(parts, "the rest of facts ending in "+ellipsis+" ("+tool("memory_get")+")")
 	}
 	if journal.Cut > 0 {
@@ -47,8 +47,9 @@ func (r *renderer) worstCase() []SectionReport {
 	for i, s := range r.secs {
 		reports[i] = SectionReport{Section: s.name, Cut: len(s.items), Truncated: len(s.items) > 0}
 	}
-	// Facts are cut once over both sections: at most every distinct fact given.
+	// Facts are cut once over the three sections: at most every distinct fact given.
 	report(reports, SectionNewest).Cut = 0
+	report(reports, SectionTask).Cut = 0
 	report(reports, SectionTop).Cut = len(r.facts)
 	return reports
 }

@@ -3,6 +3,7 @@ package banner
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,7 +84,7 @@ var headingLike = regexp.MustCompile(`^(?:[\s\p{Z}\p{Cf}>]|[-*+][ \t]|[0-9]{1,9}
 // section shown, in order, whatever the documents, facts and journal hold.
 func checkHeadings(t *testing.T, res Result) {
 	t.Helper()
-	titles := map[Section]string{SectionGoal: "## Goal", SectionPlan: "## Plan", SectionMap: "## Project map",
+	titles := map[Section]string{SectionGoal: "## Goal", SectionTask: "## Relevant to this task", SectionPlan: "## Plan", SectionMap: "## Project map",
 		SectionNewest: "## Newest facts", SectionJournal: "## Recent sessions", SectionTop: "## Top facts",
 		SectionConflicts: "## Open conflicts"}
 	want := []string{"# memhost project memory"}
@@ -128,7 +129,7 @@ func notFullyShown(in Input, text string) bool {
 			factLines[line[3:11]] = line
 		}
 	}
-	for _, f := range append(append([]Fact{}, in.Facts...), in.Recent...) {
+	for _, f := range slices.Concat(in.Task, in.Facts, in.Recent) {
 		body := oneLine(f.Text)
 		if body != "" && !strings.HasSuffix(factLines[shortid.Of(f.ID)], " "+body) {
 			return true
@@ -166,7 +167,7 @@ func checkProvenance(t *testing.T, in Input, body []string, note string) {
 	for _, d := range []Document{in.Goal, in.Plan, in.Map} {
 		sources = append(sources, strings.Split(document(d.Text), "\n")...)
 	}
-	for _, f := range append(append([]Fact{}, in.Facts...), in.Recent...) {
+	for _, f := range slices.Concat(in.Task, in.Facts, in.Recent) {
 		sources = append(sources, factPrefix(f, shortid.Of(f.ID), in.Now)+oneLine(f.Text))
 	}
 	for _, e := range in.Journal {
@@ -185,7 +186,7 @@ func checkProvenance(t *testing.T, in Input, body []string, note string) {
 }
 
 func isHeading(line string) bool {
-	for _, h := range []string{"## Goal", "## Plan", "## Project map", "## Newest facts", "## Recent sessions", "## Top facts", "## Open conflicts"} {
+	for _, h := range []string{"## Goal", "## Relevant to this task", "## Plan", "## Project map", "## Newest facts", "## Recent sessions", "## Top facts", "## Open conflicts"} {
 		if line == h || strings.HasPrefix(line, h+" (") {
 			return true
 		}
@@ -204,15 +205,21 @@ func fromSources(line string, sources []string) bool {
 }
 
 // checkOrder: top facts are a run of the caller's ranking with no gaps, skipping only facts
-// already shown among the newest facts; the newest facts are a run of the recent window.
+// already shown among the task's or the newest facts; the newest facts are a run of the recent
+// window, skipping those the task's showed; the task's facts are a run of the task's ranking.
 func checkOrder(t *testing.T, in Input, opts Options, text string) {
 	t.Helper()
 	lines := strings.Split(text, "\n")
-	top := len(lines)
+	top, newest, task := len(lines), -1, -1
 	shownAt := map[string]int{}
 	for i, line := range lines {
-		if line == "## Top facts" && top == len(lines) {
+		switch {
+		case line == "## Top facts" && top == len(lines):
 			top = i
+		case line == "## Newest facts" && newest < 0:
+			newest = i
+		case line == "## Relevant to this task" && task < 0:
+			task = i
 		}
 		if strings.HasPrefix(line, "- [") && len(line) > 12 {
 			if _, ok := shownAt[line[3:11]]; !ok {
@@ -250,6 +257,12 @@ func checkOrder(t *testing.T, in Input, opts Options, text string) {
 			window = append(window, f)
 		}
 	}
-	run(window, 0, top)
+	if newest < 0 {
+		newest = top
+	}
+	if task >= 0 {
+		run(in.Task, task, newest)
+	}
+	run(window, newest, top)
 	run(in.Facts, top, len(lines))
 }

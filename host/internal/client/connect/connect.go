@@ -517,11 +517,27 @@ func shellQuote(s string) string {
 // HookCommand is the SessionStart hook's command for cli: memhost at exe with its config file
 // (none when ""), quoted for the shell the CLIs run hooks with.
 func HookCommand(exe, config, cli string) string {
+	return hookCommand(exe, config, "session-start", cli)
+}
+
+// PromptHookCommand is the prompt hook's command for cli as memhost run registers it:
+// HookCommand's for `hook prompt`, with the host memhost run reaches (none when ""); memhost
+// run adds the session's key (--session KEY). memhost connect's is derived from HookCommand
+// (provider.ConnectRequest.PromptHook).
+func PromptHookCommand(exe, config, cli, host string) string {
+	cmd := hookCommand(exe, config, "prompt", cli)
+	if host != "" {
+		cmd += " --host " + shellQuote(host)
+	}
+	return cmd
+}
+
+func hookCommand(exe, config, hook, cli string) string {
 	var b bytes.Buffer
 	b.WriteString(shellQuote(exe))
 	if config != "" {
 		b.WriteString(" --config " + shellQuote(config))
 	}
-	b.WriteString(" hook session-start --cli " + shellQuote(cli))
+	b.WriteString(" hook " + hook + " --cli " + shellQuote(cli))
 	return b.String()
 }

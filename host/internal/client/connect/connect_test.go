@@ -168,6 +168,17 @@ func TestConnectClaudeAsksAppliesAndUndoesByteForByte(t *testing.T) {
           }
         ]
       }
+    ],
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/memhost/bin/memhost --config '/srv/my memhost/memhost.toml' hook prompt --cli claude",
+            "timeout": 10
+          }
+        ]
+      }
     ]
   }
 }

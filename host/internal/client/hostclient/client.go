@@ -50,16 +50,6 @@ func ProjectPath(project, route string) string {
 	return "/api/v1/projects/" + url.PathEscape(project) + "/" + route
 }
 
-// Banner fetches project's banner for cli as plain text.
-func (c *Client) Banner(ctx context.Context, token, project, cli string) (string, error) {
-	q := url.Values{"format": {"text"}, "cli": {cli}}
-	var text bytes.Buffer
-	if err := c.Do(ctx, http.MethodGet, ProjectPath(project, "banner")+"?"+q.Encode(), token, nil, &text); err != nil {
-		return "", fmt.Errorf("fetch the banner: %w", err)
-	}
-	return text.String(), nil
-}
-
 // JournalEntry is one session's record in the project journal.
 type JournalEntry struct {
 	Text    string `json:"text"`

@@ -5,22 +5,28 @@
 //
 // One Run:
 //
-//  1. resolves the project of the working directory (package project);
+//  1. resolves the project of the working directory (package project) and names the session
+//     with a key of its own (its record's key, in the banner request, the MCP entry's
+//     X-Memhost-Session header, the prompt hook and SessionKeyEnv);
 //  2. gets a token bound to that project (Tokens: minted short-lived through the database the
-//     configuration names, and revoked when the session ends; or the operator's own) and,
-//     with it, the banner from the running host;
-//  3. meanwhile launches the CLI's provider plugin (memhost-provider-<cli>) under a plugin
-//     Supervisor, and asks it to Prepare the spawn;
+//     configuration names, and revoked when the session ends; or the operator's own) while it
+//     launches the CLI's provider plugin (memhost-provider-<cli>) under a plugin Supervisor;
+//  3. asks the plugin for the task the user's arguments carry (provider.Tasker), gets the
+//     banner from the running host, led by the facts relevant to that task, and asks the plugin
+//     to Prepare the spawn, with memhost's prompt hook (Options.PromptHook);
 //  4. creates the plan's scratch files in a private scratch directory and runs the CLI
 //     attached to the terminal (stdin, stdout, stderr, signals, exit code passed through),
 //     marked (RunSessionEnv, RunBannerEnv) so the hooks `memhost connect` registered stand
 //     down where Run does their work: one banner and one journal entry per session;
-//  5. tells the provider the session ended, appends a journal entry (agent, duration, exit
-//     code, session id) through the host unless the session did nothing (exit code 0 within
-//     Options.QuietUnder, 30 s by default), revokes the token and removes the scratch directory.
+//  5. tells the provider the session ended, closes the session's record with what its
+//     transcript shows (transcript.ReadActivity: ids and numbers), appends a journal entry
+//     (agent, duration, exit code, session id) through the host unless the session did nothing
+//     (exit code 0 within Options.QuietUnder, 30 s by default), revokes the token and removes
+//     the scratch directory.
 //
-// The hooks' side lives here too: MarkStart and EndSession journal a session a connected CLI's
-// SessionEnd hook reports, under the same quiet rule.
+// The hooks' side lives here too: MarkStart and EndSession close the record of a session a
+// connected CLI's SessionEnd hook reports and journal it, under the same quiet rule, and
+// HookPrompt is the user's words in a prompt hook's input.
 //
 // Memory never blocks work: when the host is unreachable, no token can be had, the provider
 // is missing or fails, the CLI still starts, plain, after a one-line warning on stderr.

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/memhost/memhost/host/internal/client/transcript"
 	"github.com/memhost/memhost/host/internal/core/project"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // The marks memhost run sets in the environment of a CLI it starts with memory, each to the
@@ -24,6 +26,14 @@ const (
 	// the session-start hook stands down. Unset when the user's own arguments took the banner's
 	// channel, so the hook gives it then: never twice, never none.
 	RunBannerEnv = "MEMHOST_RUN_BANNER"
+	// RunPromptEnv: the provider's plan registered memhost run's own prompt hook
+	// (provider.Plan.DeliversPromptHook); the prompt hook memhost connect registered stands
+	// down, so each prompt gets its context once.
+	RunPromptEnv = "MEMHOST_RUN_PROMPT"
+	// SessionKeyEnv holds the key memhost run named the session by in its record, so a hook
+	// memhost connect registered that still runs in it (its prompt hook, when the user's own
+	// arguments left memhost run's no room) records into the same session.
+	SessionKeyEnv = "MEMHOST_SESSION"
 )
 
 // MarkedByRun reports whether a hook of cli runs in a session memhost run marked with mark
@@ -106,9 +116,10 @@ func started(dir string, s HookSession) (time.Time, bool) {
 // quiet (see quiet).
 var ErrNothingToJournal = errors.New("the session did nothing worth a journal entry")
 
-// EndSession journals a session a CLI's SessionEnd hook reports: metadata, and the excerpt of
-// its own transcript when isolation holds (the window runs from the start MarkStart recorded to
-// now), else why not. The rule of memhost run holds: a session that ended within quietUnder
+// EndSession closes the record of a session a CLI's SessionEnd hook reports (what its
+// transcript shows it was given, retrieved, stored and cited) and journals it: metadata, and the
+// excerpt of its own transcript when isolation holds (the window runs from the start MarkStart
+// recorded to now), else why not. The rule of memhost run holds: a session that ended within quietUnder
 // (brain.quiet_session; 0 means DefaultQuietUnder) is not journalled, so not summarised
 // (ErrNothingToJournal). A SessionEnd hook runs when the CLI ends its session itself, so the
 // session counts as ended cleanly.
@@ -117,12 +128,29 @@ func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, 
 	if err != nil {
 		return err
 	}
-	entry := JournalEntry{Agent: s.CLI, Session: s.ID}
 	start, known := started(markers, s)
+	token, release, err := tokens.Grant(ctx, id.Key, s.CLI)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = release(context.WithoutCancel(ctx)) }()
+	// The session's record closes whether or not it is journalled: what it was given and used
+	// is worth knowing of a quick question too. Without its start, nothing of the transcript
+	// can be proven the session's.
+	var recorded error
+	if s.ID != "" {
+		from := now
+		if known {
+			from = start
+		}
+		ref := wire.SessionRef{Key: s.ID, CLI: s.CLI, Origin: wire.OriginConnected}
+		recorded = recordEnd(ctx, host, token, id.Key, ref, transcript.Session{CLI: s.CLI, Path: s.Transcript, ID: s.ID, Dir: s.Dir, Start: from, End: now})
+	}
+	entry := JournalEntry{Agent: s.CLI, Session: s.ID}
 	if known {
 		ran := now.Sub(start)
 		if quiet(0, ran, quietUnder) {
-			return ErrNothingToJournal
+			return errors.Join(recorded, ErrNothingToJournal)
 		}
 		entry.Text = fmt.Sprintf("%s session ended after %s", s.CLI, ran.Round(time.Second))
 		ex, err := transcript.Read(transcript.Session{CLI: s.CLI, Path: s.Transcript, ID: s.ID, Dir: s.Dir, Start: start, End: now}, 0)
@@ -139,12 +167,7 @@ func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, 
 		entry.Text += " (" + r + ")"
 	}
 	entry.Text += "."
-	token, release, err := tokens.Grant(ctx, id.Key, s.CLI)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = release(context.WithoutCancel(ctx)) }()
-	return host.Journal(ctx, token, id.Key, entry)
+	return errors.Join(recorded, host.Journal(ctx, token, id.Key, entry))
 }
 
 // oneWord keeps a CLI's end reason when it is a short identifier ("prompt_input_exit").
@@ -162,4 +185,15 @@ func oneWord(s string) string {
 // DefaultQuietUnder. One rule for the sessions memhost run ends and those a hook reports.
 func quiet(code int, ran, under time.Duration) bool {
 	return code == 0 && ran < cmp.Or(under, DefaultQuietUnder)
+}
+
+// hookContext matches what Gemini CLI puts before the user's words in a BeforeAgent hook's
+// prompt: the additionalContext earlier hooks gave (the SessionStart banner), in its own tags.
+var hookContext = regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>`)
+
+// HookPrompt is the user's own words in the prompt a CLI's prompt hook receives: Gemini CLI's
+// carries the context earlier hooks added (<hook_context>...</hook_context>), which is memhost's
+// banner, not what the user asked.
+func HookPrompt(prompt string) string {
+	return strings.TrimSpace(hookContext.ReplaceAllString(prompt, " "))
 }

@@ -106,3 +106,12 @@ func TestTheSessionEndHookJournalsTheSessionWithItsTranscript(t *testing.T) {
 	_, err = os.Stat(filepath.Join(root, "escape"))
 	require.True(t, os.IsNotExist(err))
 }
+
+// TestHookPromptIsTheUsersWords: Gemini CLI's BeforeAgent prompt opens with the context earlier
+// hooks gave (memhost's banner, in <hook_context> tags); the search is for the user's words.
+func TestHookPromptIsTheUsersWords(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "fix the flaky login test", HookPrompt("<hook_context># memhost project memory\n- [1234abcd] fact: x\n</hook_context>\n\nfix the flaky login test"))
+	require.Equal(t, "fix it", HookPrompt("fix it"))
+	require.Empty(t, HookPrompt("<hook_context>only context</hook_context>"))
+}

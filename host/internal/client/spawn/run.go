@@ -13,12 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/memhost/memhost/host/internal/client/transcript"
 	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/providers"
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 )
@@ -55,6 +57,10 @@ type Options struct {
 	// QuietUnder is how long a session must run to be journalled when it exits with code 0;
 	// 0 means DefaultQuietUnder.
 	QuietUnder time.Duration
+	// PromptHook is the shell command of memhost's prompt hook (`memhost hook prompt --cli
+	// NAME`), to which Run adds the session's key; "" gives the session no prompt hook
+	// (brain.prompt_context is off).
+	PromptHook string
 }
 
 // DefaultQuietUnder: a session that ends cleanly within 30 s did nothing worth recalling (a
@@ -89,7 +95,7 @@ const teardownTimeout = 10 * time.Second
 func Run(ctx context.Context, o Options) (Result, error) {
 	start := time.Now()
 	o = o.withDefaults()
-	r := &runner{o: o, env: envMap(o.Env)}
+	r := &runner{o: o, env: envMap(o.Env), key: uuid.NewString()}
 	defer r.close()
 
 	exe, args, env := r.prepare(ctx)
@@ -164,6 +170,9 @@ type runner struct {
 	scratch *scratch
 	spawn   provider.Spawn
 	plan    provider.Plan
+	// key names the session in its record: the banner, the MCP entry's header and the
+	// prompt hook carry it, and the session's end closes it.
+	key string
 }
 
 // maxWarning bounds a warning: it is one line on the user's terminal.
@@ -188,8 +197,9 @@ func (r *runner) command() string {
 // there, else plain after a warning. exe is "" when the CLI cannot be found.
 func (r *runner) prepare(ctx context.Context) (exe string, args []string, env map[string]string) {
 	// Marks an outer memhost run left in the environment are not this session's.
-	delete(r.env, RunSessionEnv)
-	delete(r.env, RunBannerEnv)
+	for _, mark := range []string{RunSessionEnv, RunBannerEnv, RunPromptEnv, SessionKeyEnv} {
+		delete(r.env, mark)
+	}
 	args, env = r.o.Args, r.env
 	dir, err := r.workingDir()
 	if err == nil {
@@ -214,10 +224,16 @@ func (r *runner) prepare(ctx context.Context) (exe string, args []string, env ma
 	}
 	maps.Copy(env, r.plan.SetEnv)
 	env[RunSessionEnv] = r.o.CLI
+	env[SessionKeyEnv] = r.key
 	if r.plan.DeliversBanner && r.spawn.Banner != "" {
 		env[RunBannerEnv] = r.o.CLI
 	} else {
 		delete(env, RunBannerEnv)
+	}
+	if r.plan.DeliversPromptHook && r.spawn.PromptHook != "" {
+		env[RunPromptEnv] = r.o.CLI
+	} else {
+		delete(env, RunPromptEnv)
 	}
 	return r.spawn.Executable, r.plan.Args, env
 }
@@ -252,12 +268,7 @@ func (r *runner) inject(ctx context.Context) error {
 	if r.scratch, err = newScratch(r.o.ScratchRoot, r.o.CLI); err != nil {
 		return err
 	}
-	launched := make(chan error, 1)
-	go func() { launched <- r.launch(ctx) }()
-	banner, err := r.banner(ctx)
-	if lerr := <-launched; err == nil {
-		err = lerr
-	}
+	banner, err := r.bannerBeside(ctx)
 	if err != nil {
 		return err
 	}
@@ -271,7 +282,11 @@ func (r *runner) inject(ctx context.Context) error {
 	r.spawn = provider.Spawn{
 		CLI: r.o.CLI, Executable: exe, Args: r.o.Args, Dir: r.dir, Env: providerEnv(r.env),
 		Banner: banner, Project: r.project, ScratchDir: r.scratch.dir,
-		MCP: &provider.MCPServer{Name: provider.ServerName, URL: r.o.Host.MCPURL(), Token: r.token},
+		MCP: &provider.MCPServer{Name: provider.ServerName, URL: r.o.Host.MCPURL(), Token: r.token,
+			Headers: map[string]string{provider.SessionHeader: r.key}},
+	}
+	if r.o.PromptHook != "" {
+		r.spawn.PromptHook = r.o.PromptHook + " --session " + r.key
 	}
 	if r.plan, err = r.handle.Prepare(ctx, r.spawn); err != nil {
 		return err
@@ -279,25 +294,66 @@ func (r *runner) inject(ctx context.Context) error {
 	return r.scratch.apply(r.plan)
 }
 
-// banner resolves the project, gets a token for it and fetches its banner. A kept token the
-// host refuses (revoked, or the database was reset) is forgotten and a fresh one minted.
-func (r *runner) banner(ctx context.Context) (string, error) {
-	id, err := project.Resolve(r.dir)
+// bannerBeside fetches the banner while the provider plugin starts: the two are most of
+// memhost's share of the CLI's start. When the user's arguments may carry a task, the plugin
+// must say what it is (provider.Tasker) before the banner is asked for; the project and its
+// token are had meanwhile.
+func (r *runner) bannerBeside(ctx context.Context) (string, error) {
+	launched := make(chan error, 1)
+	go func() { launched <- r.launch(ctx) }()
+	if len(r.o.Args) == 0 {
+		banner, err := r.banner(ctx, "")
+		if lerr := <-launched; err == nil {
+			err = lerr
+		}
+		return banner, err
+	}
+	err := r.grant(ctx)
+	if lerr := <-launched; err == nil {
+		err = lerr
+	}
 	if err != nil {
 		return "", err
 	}
+	task, err := r.handle.Task(ctx, r.o.Args)
+	if err != nil {
+		r.warn("the %s provider could not read the task: %v", r.o.CLI, err)
+	}
+	return r.banner(ctx, task)
+}
+
+// grant resolves the project and gets a token for it.
+func (r *runner) grant(ctx context.Context) error {
+	id, err := project.Resolve(r.dir)
+	if err != nil {
+		return err
+	}
 	r.project = id.Key
-	for attempt := 0; ; attempt++ {
-		if r.token, r.release, err = r.o.Tokens.Grant(ctx, r.project, r.o.CLI); err != nil {
+	r.token, r.release, err = r.o.Tokens.Grant(ctx, r.project, r.o.CLI)
+	return err
+}
+
+// banner fetches the project's banner for the session, led by the facts relevant to task when
+// there is one, getting the project and a token first unless grant did. A kept token the host
+// refuses (revoked, or the database was reset) is forgotten and a fresh one minted.
+func (r *runner) banner(ctx context.Context, task string) (string, error) {
+	if r.release == nil {
+		if err := r.grant(ctx); err != nil {
 			return "", err
 		}
-		banner, err := r.o.Host.Banner(ctx, r.token, r.project, r.o.CLI)
+	}
+	req := wire.BannerRequest{CLI: r.o.CLI, Task: task, Session: &wire.SessionRef{Key: r.key, CLI: r.o.CLI, Origin: wire.OriginRun}}
+	for attempt := 0; ; attempt++ {
+		banner, err := r.o.Host.Banner(ctx, r.token, r.project, req)
 		f, forgets := r.o.Tokens.(Forgetter)
 		if !errors.Is(err, ErrRefused) || !forgets || attempt > 0 {
 			return banner, err
 		}
 		f.Forget(r.project)
 		_ = r.release(ctx)
+		if r.token, r.release, err = r.o.Tokens.Grant(ctx, r.project, r.o.CLI); err != nil {
+			return "", err
+		}
 	}
 }
 
@@ -349,6 +405,11 @@ func (r *runner) finish(ctx context.Context, code int, started time.Time, ran ti
 	if err != nil {
 		r.warn("%v", err)
 	}
+	ts := transcript.Session{CLI: r.o.CLI, Path: sess.Transcript, ID: sess.ID, Dir: r.dir, Start: started, End: started.Add(ran)}
+	ref := wire.SessionRef{Key: r.key, CLI: r.o.CLI, Origin: wire.OriginRun}
+	if err := recordEnd(ctx, r.o.Host, r.token, r.project, ref, ts); err != nil {
+		r.warn("%v", err)
+	}
 	if quiet(code, ran, r.o.QuietUnder) {
 		return sess
 	}
@@ -359,8 +420,7 @@ func (r *runner) finish(ctx context.Context, code int, started time.Time, ran ti
 	}
 	// The transcript is read here, where it lives, and only what the isolation checks let
 	// through goes to the host for the session's summary.
-	ex, err := transcript.Read(transcript.Session{CLI: r.o.CLI, Path: sess.Transcript, ID: sess.ID, Dir: r.dir,
-		Start: started, End: started.Add(ran)}, 0)
+	ex, err := transcript.Read(ts, 0)
 	if err != nil {
 		entry.TranscriptNote = transcript.Reason(err)
 	} else {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/stretchr/testify/require"
 )
@@ -33,18 +34,29 @@ func TestClaudeGetsTheBannerAndMemhostsServer(t *testing.T) {
 	mcpFlag, ok := strings.CutPrefix(args[0], "--mcp-config=")
 	require.True(t, ok, args[0])
 	require.True(t, strings.HasPrefix(mcpFlag, b.scratchRoot+"/claude-"), "in a scratch directory under the root: %s", mcpFlag)
-	require.JSONEq(t, `{"mcpServers":{"memhost":{"type":"http","url":"`+b.host.srv.URL+`/mcp","headers":{"Authorization":"Bearer `+token+`"}}}}`,
+	banners, ends := b.host.sessions()
+	require.Len(t, banners, 1)
+	key := banners[0].Session.Key
+	require.Equal(t, wire.BannerRequest{CLI: "claude", Task: "what do we use?", Session: &wire.SessionRef{Key: key, CLI: "claude", Origin: "run"}}, banners[0],
+		"the provider found the task in the arguments")
+	require.JSONEq(t, `{"mcpServers":{"memhost":{"type":"http","url":"`+b.host.srv.URL+`/mcp","headers":{"Authorization":"Bearer `+token+`","X-Memhost-Session":"`+key+`"}}}}`,
 		rec.read("file-mcp.json"))
 	require.Equal(t, "--allowedTools=mcp__memhost", args[1])
 	require.Equal(t, "--append-system-prompt-file="+filepath.Join(filepath.Dir(mcpFlag), "banner.md"), args[2])
 	require.Equal(t, b.host.banner, rec.read("file-banner.md"))
-	sessionID := strings.TrimPrefix(args[3], "--session-id=")
+	sessionID := sessionIDOf(args)
 	require.Len(t, sessionID, 36)
 	require.Equal(t, b.project, strings.TrimSpace(rec.read("pwd")))
 
 	env := rec.env()
 	require.Equal(t, b.home, env["HOME"])
 	require.Equal(t, "mh_operator-secret-not-for-providers", env["MEMHOST_TOKEN"], "the user's environment is the CLI's")
+	require.Equal(t, key, env[SessionKeyEnv])
+
+	// The session's end closes its record, by the same key; the CLI's own id comes with it.
+	require.Len(t, ends, 1)
+	require.Equal(t, wire.SessionRef{Key: key, CLI: "claude", Origin: "run"}, ends[0].Session)
+	require.Equal(t, sessionIDOf(args), ends[0].CLISession)
 
 	require.Equal(t, []journalCall{{Project: b.project, Entry: JournalEntry{
 		Agent: "claude", Session: sessionID, Text: "claude session ended after 0s with exit code 0.",
@@ -52,6 +64,8 @@ func TestClaudeGetsTheBannerAndMemhostsServer(t *testing.T) {
 	}}}, b.host.entries())
 	require.Empty(t, b.warn.String())
 }
+
+func sessionIDOf(args []string) string { return strings.TrimPrefix(args[3], "--session-id=") }
 
 // TestTheBannerReachesClaudeInAPrivateFile: the banner is never on the CLI's command line,
 // which every local user can read in /proc/PID/cmdline, but in a 0600 file of a 0700 scratch
@@ -144,7 +158,10 @@ func TestCodexRunsInAScratchHomeThatMirrorsTheUsers(t *testing.T) {
 	require.NoError(t, toml.Unmarshal(raw, &config))
 	require.Equal(t, "gpt-9", config.Model)
 	require.Equal(t, "gh-mcp", config.MCPServers["github"]["command"])
-	require.Equal(t, map[string]any{"url": b.host.srv.URL + "/mcp", "http_headers": map[string]any{"Authorization": "Bearer " + token}}, config.MCPServers["memhost"])
+	banners, _ := b.host.sessions()
+	require.Equal(t, "fix it", banners[0].Task)
+	require.Equal(t, map[string]any{"url": b.host.srv.URL + "/mcp", "http_headers": map[string]any{"Authorization": "Bearer " + token,
+		"X-Memhost-Session": banners[0].Session.Key}}, config.MCPServers["memhost"])
 
 	after := snapshot(t, user)
 	sessions := filepath.Join(user, "sessions")
@@ -176,8 +193,11 @@ func TestGeminiRunsInAScratchHomeThatMirrorsTheUsers(t *testing.T) {
 	dot := filepath.Join(b.out, "gemini-home", ".gemini")
 	settings, err := os.ReadFile(filepath.Join(dot, "settings.json"))
 	require.NoError(t, err)
+	banners, _ := b.host.sessions()
+	require.Equal(t, "hi", banners[0].Task)
+	key := banners[0].Session.Key
 	require.JSONEq(t, `{"security":{"auth":{"selectedType":"gemini-api-key"}},
-		"mcpServers":{"memhost":{"type":"http","url":"`+b.host.srv.URL+`/mcp","trust":true,"headers":{"Authorization":"Bearer `+token+`"}}}}`, string(settings))
+		"mcpServers":{"memhost":{"type":"http","url":"`+b.host.srv.URL+`/mcp","trust":true,"headers":{"Authorization":"Bearer `+token+`","X-Memhost-Session":"`+key+`"}}}}`, string(settings))
 	context, err := os.ReadFile(filepath.Join(dot, "GEMINI.md"))
 	require.NoError(t, err)
 	require.Equal(t, b.host.banner, string(context))

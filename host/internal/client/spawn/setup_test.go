@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/testkit/testlog"
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // record is what the fake CLI recorded.
@@ -64,6 +66,9 @@ type fakeHost struct {
 
 	mu      sync.Mutex
 	journal []journalCall
+	// banners and ends are the banner requests (POST) and session ends the host received.
+	banners []wire.BannerRequest
+	ends    []wire.SessionEnd
 }
 
 type journalCall struct {
@@ -99,6 +104,26 @@ func (h *fakeHost) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = w.Write([]byte(h.banner))
+	case r.Method == http.MethodPost && route == "banner":
+		var req wire.BannerRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Query().Get("format") != "text" {
+			http.Error(w, "want a banner request and format=text", http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		h.banners = append(h.banners, req)
+		h.mu.Unlock()
+		_, _ = w.Write([]byte(h.banner))
+	case r.Method == http.MethodPost && route == "sessions/end":
+		var e wire.SessionEnd
+		if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		h.ends = append(h.ends, e)
+		h.mu.Unlock()
+		_, _ = w.Write([]byte(`{"project":"` + project + `","recorded":{}}`))
 	case r.Method == http.MethodPost && route == "journal":
 		var e JournalEntry
 		if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
@@ -113,6 +138,13 @@ func (h *fakeHost) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// sessions returns the banner requests and session ends the host received.
+func (h *fakeHost) sessions() ([]wire.BannerRequest, []wire.SessionEnd) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.banners), slices.Clone(h.ends)
 }
 
 func (h *fakeHost) entries() []journalCall {

@@ -10,11 +10,18 @@
 //     line names sessionId and projectHash (sha256 of the working directory), then message
 //     records and {"$set": {"messages": [...]}} updates.
 //
-// Read is fail-closed. A transcript is read only when all three checks pass: it is the
+// It reads two things: the excerpt of a session's turns a worker summarises (Read), and the
+// session's activity with memhost for its record (ReadActivity: the ids its memhost tool
+// results showed, those its answers cited, the facts it stored and what finding each cost, from
+// the usage each CLI records: Claude Code per message, Codex per response in its
+// token_usage_record entries, Gemini CLI per model message), ids and numbers only.
+//
+// Both are fail-closed. A transcript is read only when all three checks pass: it is the
 // session's own file (the id it records is the session's), its working directory is the
 // project's (the cwd canary: one mismatch abandons the file), and only turns stamped inside the
 // session's time window (with Slack either side) are kept. Anything else is ErrNotIsolated
 // with the reason, and the caller journals the session's metadata alone: "we don't know what
 // happened" beats a confident summary of another session. What Read returns is bounded in
-// bytes and redacted, so no worker ever sees a secret or an unbounded input.
+// bytes and redacted, so no worker ever sees a secret or an unbounded input; what ReadActivity
+// returns holds no text.
 package transcript

@@ -17,6 +17,9 @@ func claudeTurns(l *lines, s Session) ([]Turn, error) {
 	}
 	var turns []Turn
 	cwdSeen := false
+	// Claude Code writes one model call's blocks as several entries, each repeating the call's
+	// usage: it is counted once per message id.
+	counted := map[string]bool{}
 	for line, ok := l.next(); ok; line, ok = l.next() {
 		var e struct {
 			Type      string `json:"type"`
@@ -25,8 +28,15 @@ func claudeTurns(l *lines, s Session) ([]Turn, error) {
 			Timestamp string `json:"timestamp"`
 			Sidechain bool   `json:"isSidechain"`
 			Message   struct {
+				ID      string          `json:"id"`
 				Role    string          `json:"role"`
 				Content json.RawMessage `json:"content"`
+				Usage   *struct {
+					Input         int64 `json:"input_tokens"`
+					CacheCreation int64 `json:"cache_creation_input_tokens"`
+					CacheRead     int64 `json:"cache_read_input_tokens"`
+					Output        int64 `json:"output_tokens"`
+				} `json:"usage"`
 			} `json:"message"`
 		}
 		if json.Unmarshal(line, &e) != nil {
@@ -44,14 +54,45 @@ func claudeTurns(l *lines, s Session) ([]Turn, error) {
 		if (e.Type != "user" && e.Type != "assistant") || e.Sidechain || e.SessionID == "" {
 			continue
 		}
-		if text := contentText(e.Message.Content); text != "" {
-			turns = append(turns, Turn{Role: e.Type, Text: text, At: parseTime(e.Timestamp)})
+		tr := Turn{Role: e.Type, Text: contentText(e.Message.Content), At: parseTime(e.Timestamp)}
+		tr.Calls, tr.Results = claudeTools(e.Message.Content)
+		if u := e.Message.Usage; u != nil && e.Type == "assistant" && !counted[e.Message.ID] {
+			counted[e.Message.ID] = e.Message.ID != ""
+			tr.Tokens = u.Input + u.CacheCreation + u.CacheRead + u.Output
+		}
+		if tr.Text != "" || len(tr.Calls) > 0 || len(tr.Results) > 0 || tr.Tokens > 0 {
+			turns = append(turns, tr)
 		}
 	}
 	if !cwdSeen {
 		return nil, fmt.Errorf("%w: the transcript names no working directory", ErrNotIsolated)
 	}
 	return turns, nil
+}
+
+// claudeTools reads a message's tool_use and tool_result blocks.
+func claudeTools(raw json.RawMessage) ([]ToolCall, []ToolResult) {
+	var blocks []struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return nil, nil
+	}
+	var calls []ToolCall
+	var results []ToolResult
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_use":
+			calls = append(calls, ToolCall{ID: b.ID, Name: b.Name})
+		case "tool_result":
+			results = append(results, ToolResult{CallID: b.ToolUseID, Text: contentText(b.Content)})
+		}
+	}
+	return calls, results
 }
 
 // contentText is a message's text: a string, or the text blocks of a block list (tool calls
@@ -106,10 +147,17 @@ func codexTurns(l *lines, s Session) ([]Turn, error) {
 			Timestamp string `json:"timestamp"`
 			Type      string `json:"type"`
 			Payload   struct {
-				Type    string          `json:"type"`
-				Role    string          `json:"role"`
-				Cwd     string          `json:"cwd"`
-				Content json.RawMessage `json:"content"`
+				Type      string          `json:"type"`
+				Role      string          `json:"role"`
+				Cwd       string          `json:"cwd"`
+				Content   json.RawMessage `json:"content"`
+				Name      string          `json:"name"`
+				Namespace string          `json:"namespace"`
+				CallID    string          `json:"call_id"`
+				Output    json.RawMessage `json:"output"`
+				Usage     *struct {
+					Total int64 `json:"total_tokens"`
+				} `json:"usage"`
 			} `json:"payload"`
 		}
 		if json.Unmarshal(line, &e) != nil {
@@ -118,7 +166,33 @@ func codexTurns(l *lines, s Session) ([]Turn, error) {
 		if e.Type == "turn_context" && e.Payload.Cwd != "" && e.Payload.Cwd != s.Dir {
 			return nil, fmt.Errorf("%w: the rollout moved to another working directory", ErrNotIsolated)
 		}
-		if e.Type != "response_item" || e.Payload.Type != "message" || (e.Payload.Role != "user" && e.Payload.Role != "assistant") {
+		at := parseTime(e.Timestamp)
+		switch {
+		case e.Type == "token_usage_record":
+			// One model call's cost, written right after the items of its response (before a
+			// tool's output): it belongs to the turn just read.
+			u := e.Payload.Usage
+			switch last := len(turns) - 1; {
+			case u == nil || u.Total <= 0:
+			case last >= 0 && turns[last].Role == "assistant" && turns[last].Tokens == 0:
+				turns[last].Tokens = u.Total
+			default:
+				turns = append(turns, Turn{Role: "assistant", At: at, Tokens: u.Total})
+			}
+			continue
+		case e.Type != "response_item":
+			continue
+		case e.Payload.Type == "function_call":
+			name := e.Payload.Name
+			if e.Payload.Namespace != "" {
+				name = e.Payload.Namespace + "__" + name
+			}
+			turns = append(turns, Turn{Role: "assistant", At: at, Calls: []ToolCall{{ID: e.Payload.CallID, Name: name}}})
+			continue
+		case e.Payload.Type == "function_call_output":
+			turns = append(turns, Turn{Role: "user", At: at, Results: []ToolResult{{CallID: e.Payload.CallID, Text: contentText(e.Payload.Output)}}})
+			continue
+		case e.Payload.Type != "message" || (e.Payload.Role != "user" && e.Payload.Role != "assistant"):
 			continue
 		}
 		text := contentText(e.Payload.Content)
@@ -127,7 +201,7 @@ func codexTurns(l *lines, s Session) ([]Turn, error) {
 		if text == "" || e.Payload.Role == "user" && injected(text) {
 			continue
 		}
-		turns = append(turns, Turn{Role: e.Payload.Role, Text: text, At: parseTime(e.Timestamp)})
+		turns = append(turns, Turn{Role: e.Payload.Role, Text: text, At: at})
 	}
 	return turns, nil
 }
@@ -143,12 +217,27 @@ func injected(text string) bool {
 	return false
 }
 
-// geminiMessage is one message of a Gemini CLI chat.
+// geminiMessage is one message of a Gemini CLI chat: a model message carries its tool calls
+// with their results, and what its model call cost.
 type geminiMessage struct {
 	ID        string          `json:"id"`
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
+	Tokens    *struct {
+		Total int64 `json:"total"`
+	} `json:"tokens"`
+	ToolCalls []struct {
+		ID     string `json:"id"`
+		Name   string `json:"name"`
+		Result []struct {
+			FunctionResponse struct {
+				Response struct {
+					Output string `json:"output"`
+				} `json:"response"`
+			} `json:"functionResponse"`
+		} `json:"result"`
+	} `json:"toolCalls"`
 }
 
 // geminiTurns reads a Gemini CLI chat: its first line names the session and the project's
@@ -205,10 +294,25 @@ func geminiTurns(l *lines, s Session) ([]Turn, error) {
 		m := byID[id]
 		role := map[string]string{"user": "user", "gemini": "assistant"}[m.Type]
 		text := contentText(m.Content)
-		if role == "" || text == "" || role == "user" && injected(text) {
+		if role == "" || role == "user" && injected(text) {
 			continue
 		}
-		turns = append(turns, Turn{Role: role, Text: text, At: parseTime(m.Timestamp)})
+		tr := Turn{Role: role, Text: text, At: parseTime(m.Timestamp)}
+		if role == "assistant" {
+			if m.Tokens != nil {
+				tr.Tokens = m.Tokens.Total
+			}
+			for _, c := range m.ToolCalls {
+				call := ToolCall{ID: c.ID, Name: c.Name}
+				for _, r := range c.Result {
+					call.Result += r.FunctionResponse.Response.Output
+				}
+				tr.Calls = append(tr.Calls, call)
+			}
+		}
+		if tr.Text != "" || len(tr.Calls) > 0 || tr.Tokens > 0 {
+			turns = append(turns, tr)
+		}
 	}
 	return turns, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -47,11 +48,31 @@ const (
 	DefaultMaxBytes = 32 << 10
 )
 
-// Turn is one message of the session.
+// Turn is one message of the session, or one event of it the layout writes apart (a tool
+// call, its result, a model call's cost).
 type Turn struct {
 	Role string // "user" or "assistant"
 	Text string
 	At   time.Time
+	// Calls are the tools an assistant turn called; a layout that keeps a call's result with
+	// it (Gemini CLI) fills in Result.
+	Calls []ToolCall
+	// Results are tool results the turn carries, matched to their calls by id.
+	Results []ToolResult
+	// Tokens is what the model call behind an assistant turn cost (input, cached input and
+	// output), as the CLI recorded it; 0 when it recorded none.
+	Tokens int64
+}
+
+// ToolCall is one tool call: its id, the tool's name as the CLI shows it to the model
+// (mcp__memhost__memory_store), and its result when the layout keeps it with the call.
+type ToolCall struct {
+	ID, Name, Result string
+}
+
+// ToolResult is a tool call's result, by the call's id.
+type ToolResult struct {
+	CallID, Text string
 }
 
 // Excerpt is what a worker may see of a session: its turns inside the window, redacted, the
@@ -74,6 +95,15 @@ func Read(s Session, maxBytes int) (Excerpt, error) {
 	if err != nil {
 		return Excerpt{}, err
 	}
+	kept := slices.DeleteFunc(within(turns, s), func(t Turn) bool { return t.Text == "" })
+	if len(kept) == 0 {
+		return Excerpt{}, fmt.Errorf("%w: no turn of the transcript lies inside the session's time window", ErrNotIsolated)
+	}
+	return excerpt(kept, maxBytes)
+}
+
+// within keeps the turns stamped inside s's time window (with Slack either side).
+func within(turns []Turn, s Session) []Turn {
 	lo, hi := s.Start.Add(-Slack), s.End.Add(Slack)
 	kept := turns[:0]
 	for _, t := range turns {
@@ -82,10 +112,7 @@ func Read(s Session, maxBytes int) (Excerpt, error) {
 		}
 		kept = append(kept, t)
 	}
-	if len(kept) == 0 {
-		return Excerpt{}, fmt.Errorf("%w: no turn of the transcript lies inside the session's time window", ErrNotIsolated)
-	}
-	return excerpt(kept, maxBytes)
+	return kept
 }
 
 // Reason is err as the journal records it: why the transcript was not read, in one line

@@ -158,7 +158,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	}
 	log.Info("vector index ready", "embedder", es.Name, "took", time.Since(start).Round(time.Millisecond))
 	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}),
-		brain.WithConflictChecks(c.conflictChecks(cfg.Maintenance.Conflicts)))
+		brain.WithConflictChecks(c.conflictChecks(cfg.Maintenance.Conflicts)), brain.WithMetrics(brain.NewMetrics(c.Registry)))
 	if err := c.openMaintenance(cfg); err != nil {
 		return c, err
 	}
@@ -220,6 +220,7 @@ func brainConfig(cfg *config.Config) brain.Config {
 	bc.MapMaxAge = cfg.Brain.MapMaxAge
 	bc.Banner.Budget = cfg.Brain.BannerBudget
 	bc.MaxPendingProposals = cfg.Brain.MaxPendingProposals
+	bc.TaskContext, bc.TaskFloor = cfg.Brain.PromptContext, cfg.Brain.PromptFloor
 	return bc
 }
 

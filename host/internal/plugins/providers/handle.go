@@ -95,6 +95,27 @@ func (h *Handle) Connect(ctx context.Context, r provider.ConnectRequest) (provid
 	return c, err
 }
 
+var _ provider.Tasker = (*Handle)(nil)
+
+// Task asks the provider for the prompt the CLI's arguments carry. A provider built before the
+// Task RPC knows none: "" and no error, so the session gets the query-less banner.
+func (h *Handle) Task(ctx context.Context, args []string) (string, error) {
+	var task string
+	err := h.call(ctx, "Task", func(ctx context.Context, p provider.Provider) error {
+		t, ok := p.(provider.Tasker)
+		if !ok {
+			return nil
+		}
+		var err error
+		task, err = t.Task(ctx, args)
+		return err
+	})
+	if errors.Is(err, provider.ErrUnimplemented) {
+		return "", nil
+	}
+	return task, err
+}
+
 func (h *Handle) call(ctx context.Context, method string, fn func(context.Context, provider.Provider) error) error {
 	return h.p.Call(ctx, method, func(ctx context.Context, raw any) error {
 		p, err := asProvider(raw)

@@ -121,7 +121,7 @@ func TestConnectPlansComeFromTheProviders(t *testing.T) {
 }
 
 // TestAProviderWithoutConnectIsTooOld: a provider plugin built before the Connect RPC is
-// named, with the remedy, and stays ready.
+// named, with the remedy, and stays ready; one built before the Task RPC knows no task.
 func TestAProviderWithoutConnectIsTooOld(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -142,5 +142,10 @@ func TestAProviderWithoutConnectIsTooOld(t *testing.T) {
 	require.NoError(t, err)
 	_, err = h.Connect(t.Context(), provider.ConnectRequest{Env: map[string]string{"HOME": dir}, Memhost: "/opt/memhost"})
 	require.EqualError(t, err, "provider aider (memhost-provider-aider) is too old to connect its CLI; rebuild it")
+	// Built before the Task RPC too: it knows no task, which is no error (the banner is then
+	// the query-less one).
+	task, err := h.Task(t.Context(), []string{"-p", "fix it"})
+	require.NoError(t, err)
+	require.Empty(t, task)
 	require.Equal(t, plugins.StateReady, h.Status().State)
 }

@@ -11,6 +11,9 @@
 //   - chatty: writes plain text, non-hclog JSON and hclog JSON with a millisecond timestamp
 //     to stderr at start, and plain text through os.Stderr (carried by go-plugin over gRPC)
 //     and straight to the stderr descriptor on every Embed;
+//   - stallhealth: while the file beside the binary named stall.<binary> holds a number N > 0,
+//     each Health call decrements it and then blocks until its deadline, as a process too busy
+//     (or a machine too loaded) to answer a probe in time does;
 //   - anything else: a well-behaved embedder.
 //
 // In every mode a text containing "reject" is refused as invalid input with a two-line
@@ -24,6 +27,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -108,4 +112,22 @@ func (m misbehaving) Embed(_ context.Context, _ embedder.Purpose, texts []string
 	return out, nil
 }
 
-func (misbehaving) Health(context.Context) error { return nil }
+func (m misbehaving) Health(ctx context.Context) error {
+	if m.mode != "stallhealth" {
+		return nil
+	}
+	stall := filepath.Join(filepath.Dir(os.Args[0]), "stall."+filepath.Base(os.Args[0]))
+	b, err := os.ReadFile(stall)
+	if err != nil {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n <= 0 {
+		return nil
+	}
+	if err := os.WriteFile(stall, []byte(strconv.Itoa(n-1)), 0o600); err != nil {
+		return fmt.Errorf("misbehave: %w", err)
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}

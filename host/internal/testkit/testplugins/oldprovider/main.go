@@ -1,5 +1,6 @@
-// Command oldprovider is a provider plugin as built before the Connect RPC: it serves Describe,
-// Prepare, Finish and Health only, so memhost connect must refuse it clearly. Tests install it
+// Command oldprovider is a provider plugin as built before the Connect and Task RPCs: it serves
+// Describe, Prepare, Finish and Health only, so memhost connect must refuse it clearly and
+// memhost run knows no task. Tests install it
 // as memhost-provider-<name>.
 package main
 

@@ -36,6 +36,97 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// TaskRequest carries the user's arguments for the CLI, as given.
+type TaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Args          []string               `protobuf:"bytes,1,rep,name=args,proto3" json:"args,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskRequest) Reset() {
+	*x = TaskRequest{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskRequest) ProtoMessage() {}
+
+func (x *TaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskRequest.ProtoReflect.Descriptor instead.
+func (*TaskRequest) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *TaskRequest) GetArgs() []string {
+	if x != nil {
+		return x.Args
+	}
+	return nil
+}
+
+// TaskResponse is the prompt the arguments carry, or empty when they carry
+// none (an interactive start, a subcommand, a prompt read from stdin).
+type TaskResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Task          string                 `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskResponse) Reset() {
+	*x = TaskResponse{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskResponse) ProtoMessage() {}
+
+func (x *TaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
+func (*TaskResponse) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *TaskResponse) GetTask() string {
+	if x != nil {
+		return x.Task
+	}
+	return ""
+}
+
 // ProviderDescribeRequest is empty; it exists so fields can be added later.
 type ProviderDescribeRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -45,7 +136,7 @@ type ProviderDescribeRequest struct {
 
 func (x *ProviderDescribeRequest) Reset() {
 	*x = ProviderDescribeRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	mi := &file_memhost_v1_provider_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -57,7 +148,7 @@ func (x *ProviderDescribeRequest) String() string {
 func (*ProviderDescribeRequest) ProtoMessage() {}
 
 func (x *ProviderDescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	mi := &file_memhost_v1_provider_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -70,7 +161,7 @@ func (x *ProviderDescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderDescribeRequest.ProtoReflect.Descriptor instead.
 func (*ProviderDescribeRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{0}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{2}
 }
 
 // ProviderDescribeResponse identifies a provider.
@@ -99,7 +190,7 @@ type ProviderDescribeResponse struct {
 
 func (x *ProviderDescribeResponse) Reset() {
 	*x = ProviderDescribeResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	mi := &file_memhost_v1_provider_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -111,7 +202,7 @@ func (x *ProviderDescribeResponse) String() string {
 func (*ProviderDescribeResponse) ProtoMessage() {}
 
 func (x *ProviderDescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	mi := &file_memhost_v1_provider_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -124,7 +215,7 @@ func (x *ProviderDescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderDescribeResponse.ProtoReflect.Descriptor instead.
 func (*ProviderDescribeResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{1}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ProviderDescribeResponse) GetName() string {
@@ -193,7 +284,7 @@ type MemoryFolders struct {
 
 func (x *MemoryFolders) Reset() {
 	*x = MemoryFolders{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	mi := &file_memhost_v1_provider_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -205,7 +296,7 @@ func (x *MemoryFolders) String() string {
 func (*MemoryFolders) ProtoMessage() {}
 
 func (x *MemoryFolders) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	mi := &file_memhost_v1_provider_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -218,7 +309,7 @@ func (x *MemoryFolders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryFolders.ProtoReflect.Descriptor instead.
 func (*MemoryFolders) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *MemoryFolders) GetConfigDirEnv() string {
@@ -260,14 +351,20 @@ type McpServer struct {
 	// Bearer token bound to this project, for the Authorization header. It is
 	// a secret: never put it on a command line (other users can read it) nor
 	// in a file readable by others.
-	Token         string `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
+	Token string `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
+	// Further HTTP headers the CLI must send with every request to the
+	// server, e.g. X-Memhost-Session naming the session, so memhost records
+	// the session's tool calls in its record. A provider whose CLI cannot send
+	// headers leaves them out; memhost then reads the session's tool calls from
+	// its transcript at the end.
+	Headers       map[string]string `protobuf:"bytes,4,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	mi := &file_memhost_v1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -279,7 +376,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	mi := &file_memhost_v1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -292,7 +389,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *McpServer) GetName() string {
@@ -314,6 +411,13 @@ func (x *McpServer) GetToken() string {
 		return x.Token
 	}
 	return ""
+}
+
+func (x *McpServer) GetHeaders() map[string]string {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
 }
 
 // Spawn is one start of the CLI, as the user asked for it.
@@ -343,14 +447,20 @@ type Spawn struct {
 	// file in PrepareResponse.files. memhost removes it after the session,
 	// also when the CLI crashes, and sweeps it at a later run when memhost
 	// itself was killed.
-	ScratchDir    string `protobuf:"bytes,9,opt,name=scratch_dir,json=scratchDir,proto3" json:"scratch_dir,omitempty"`
+	ScratchDir string `protobuf:"bytes,9,opt,name=scratch_dir,json=scratchDir,proto3" json:"scratch_dir,omitempty"`
+	// Shell command of memhost's prompt hook for this session (`memhost hook
+	// prompt --cli NAME --session KEY`), for CLIs with a hook on each prompt
+	// the user submits (Claude Code's UserPromptSubmit): its output, in the
+	// hook's JSON shape, adds the facts relevant to the prompt. Empty when
+	// memhost gives none (brain.prompt_context is off, or no host).
+	PromptHook    string `protobuf:"bytes,10,opt,name=prompt_hook,json=promptHook,proto3" json:"prompt_hook,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Spawn) Reset() {
 	*x = Spawn{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	mi := &file_memhost_v1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -362,7 +472,7 @@ func (x *Spawn) String() string {
 func (*Spawn) ProtoMessage() {}
 
 func (x *Spawn) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	mi := &file_memhost_v1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -375,7 +485,7 @@ func (x *Spawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spawn.ProtoReflect.Descriptor instead.
 func (*Spawn) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Spawn) GetCli() string {
@@ -441,6 +551,13 @@ func (x *Spawn) GetScratchDir() string {
 	return ""
 }
 
+func (x *Spawn) GetPromptHook() string {
+	if x != nil {
+		return x.PromptHook
+	}
+	return ""
+}
+
 // PrepareRequest asks how to start the CLI for a spawn.
 type PrepareRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -451,7 +568,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[5]
+	mi := &file_memhost_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -463,7 +580,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[5]
+	mi := &file_memhost_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -476,7 +593,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PrepareRequest) GetSpawn() *Spawn {
@@ -513,7 +630,7 @@ type ScratchFile struct {
 
 func (x *ScratchFile) Reset() {
 	*x = ScratchFile{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[6]
+	mi := &file_memhost_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -525,7 +642,7 @@ func (x *ScratchFile) String() string {
 func (*ScratchFile) ProtoMessage() {}
 
 func (x *ScratchFile) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[6]
+	mi := &file_memhost_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -538,7 +655,7 @@ func (x *ScratchFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScratchFile.ProtoReflect.Descriptor instead.
 func (*ScratchFile) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ScratchFile) GetPath() string {
@@ -602,13 +719,17 @@ type PrepareResponse struct {
 	// False (what a provider built before this field answers) leaves the hook
 	// on: a banner twice costs tokens, none costs the session its memory.
 	DeliversBanner bool `protobuf:"varint,7,opt,name=delivers_banner,json=deliversBanner,proto3" json:"delivers_banner,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// True when the plan registers Spawn.prompt_hook. memhost then tells the
+	// prompt hook `memhost connect` registered in the CLI's own configuration
+	// to stand down in this session, so each prompt gets its context once.
+	DeliversPromptHook bool `protobuf:"varint,8,opt,name=delivers_prompt_hook,json=deliversPromptHook,proto3" json:"delivers_prompt_hook,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[7]
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -620,7 +741,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[7]
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -633,7 +754,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PrepareResponse) GetArgs() []string {
@@ -685,6 +806,13 @@ func (x *PrepareResponse) GetDeliversBanner() bool {
 	return false
 }
 
+func (x *PrepareResponse) GetDeliversPromptHook() bool {
+	if x != nil {
+		return x.DeliversPromptHook
+	}
+	return false
+}
+
 // FinishRequest tells the provider that the session ended.
 type FinishRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -704,7 +832,7 @@ type FinishRequest struct {
 
 func (x *FinishRequest) Reset() {
 	*x = FinishRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[8]
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -716,7 +844,7 @@ func (x *FinishRequest) String() string {
 func (*FinishRequest) ProtoMessage() {}
 
 func (x *FinishRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[8]
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -729,7 +857,7 @@ func (x *FinishRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishRequest.ProtoReflect.Descriptor instead.
 func (*FinishRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FinishRequest) GetSpawn() *Spawn {
@@ -781,7 +909,7 @@ type FinishResponse struct {
 
 func (x *FinishResponse) Reset() {
 	*x = FinishResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -793,7 +921,7 @@ func (x *FinishResponse) String() string {
 func (*FinishResponse) ProtoMessage() {}
 
 func (x *FinishResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -806,7 +934,7 @@ func (x *FinishResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishResponse.ProtoReflect.Descriptor instead.
 func (*FinishResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FinishResponse) GetSessionId() string {
@@ -832,7 +960,7 @@ type ProviderHealthRequest struct {
 
 func (x *ProviderHealthRequest) Reset() {
 	*x = ProviderHealthRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -844,7 +972,7 @@ func (x *ProviderHealthRequest) String() string {
 func (*ProviderHealthRequest) ProtoMessage() {}
 
 func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -857,7 +985,7 @@ func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthRequest.ProtoReflect.Descriptor instead.
 func (*ProviderHealthRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 // ProviderHealthResponse reports provider readiness.
@@ -873,7 +1001,7 @@ type ProviderHealthResponse struct {
 
 func (x *ProviderHealthResponse) Reset() {
 	*x = ProviderHealthResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[11]
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -885,7 +1013,7 @@ func (x *ProviderHealthResponse) String() string {
 func (*ProviderHealthResponse) ProtoMessage() {}
 
 func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[11]
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +1026,7 @@ func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthResponse.ProtoReflect.Descriptor instead.
 func (*ProviderHealthResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ProviderHealthResponse) GetOk() bool {
@@ -935,7 +1063,7 @@ type ConnectRequest struct {
 
 func (x *ConnectRequest) Reset() {
 	*x = ConnectRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -947,7 +1075,7 @@ func (x *ConnectRequest) String() string {
 func (*ConnectRequest) ProtoMessage() {}
 
 func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -960,7 +1088,7 @@ func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectRequest.ProtoReflect.Descriptor instead.
 func (*ConnectRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ConnectRequest) GetEnv() map[string]string {
@@ -1009,7 +1137,7 @@ type ConnectResponse struct {
 
 func (x *ConnectResponse) Reset() {
 	*x = ConnectResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1021,7 +1149,7 @@ func (x *ConnectResponse) String() string {
 func (*ConnectResponse) ProtoMessage() {}
 
 func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1034,7 +1162,7 @@ func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectResponse.ProtoReflect.Descriptor instead.
 func (*ConnectResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ConnectResponse) GetRegisteredIn() string {
@@ -1068,7 +1196,7 @@ type ConnectStep struct {
 
 func (x *ConnectStep) Reset() {
 	*x = ConnectStep{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1208,7 @@ func (x *ConnectStep) String() string {
 func (*ConnectStep) ProtoMessage() {}
 
 func (x *ConnectStep) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1221,7 @@ func (x *ConnectStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectStep.ProtoReflect.Descriptor instead.
 func (*ConnectStep) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ConnectStep) GetFile() string {
@@ -1176,7 +1304,7 @@ type ConnectCommand struct {
 
 func (x *ConnectCommand) Reset() {
 	*x = ConnectCommand{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1188,7 +1316,7 @@ func (x *ConnectCommand) String() string {
 func (*ConnectCommand) ProtoMessage() {}
 
 func (x *ConnectCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1201,7 +1329,7 @@ func (x *ConnectCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectCommand.ProtoReflect.Descriptor instead.
 func (*ConnectCommand) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ConnectCommand) GetArgs() []string {
@@ -1233,7 +1361,7 @@ type JsonAppend struct {
 
 func (x *JsonAppend) Reset() {
 	*x = JsonAppend{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	mi := &file_memhost_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1373,7 @@ func (x *JsonAppend) String() string {
 func (*JsonAppend) ProtoMessage() {}
 
 func (x *JsonAppend) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	mi := &file_memhost_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1386,7 @@ func (x *JsonAppend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonAppend.ProtoReflect.Descriptor instead.
 func (*JsonAppend) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *JsonAppend) GetPath() []string {
@@ -1293,7 +1421,7 @@ type TextAppend struct {
 
 func (x *TextAppend) Reset() {
 	*x = TextAppend{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	mi := &file_memhost_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1305,7 +1433,7 @@ func (x *TextAppend) String() string {
 func (*TextAppend) ProtoMessage() {}
 
 func (x *TextAppend) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	mi := &file_memhost_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1318,7 +1446,7 @@ func (x *TextAppend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppend.ProtoReflect.Descriptor instead.
 func (*TextAppend) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TextAppend) GetText() string {
@@ -1340,7 +1468,11 @@ var File_memhost_v1_provider_proto protoreflect.FileDescriptor
 const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"\x19memhost/v1/provider.proto\x12\n" +
-	"memhost.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x19\n" +
+	"memhost.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"!\n" +
+	"\vTaskRequest\x12\x12\n" +
+	"\x04args\x18\x01 \x03(\tR\x04args\"\"\n" +
+	"\fTaskResponse\x12\x12\n" +
+	"\x04task\x18\x01 \x01(\tR\x04task\"\x19\n" +
 	"\x17ProviderDescribeRequest\"\xf9\x01\n" +
 	"\x18ProviderDescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -1356,11 +1488,15 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\x12default_config_dir\x18\x02 \x01(\tR\x10defaultConfigDir\x12\x16\n" +
 	"\x06subdir\x18\x03 \x01(\tR\x06subdir\x12\x1f\n" +
 	"\vtruncate_at\x18\x04 \x01(\rR\n" +
-	"truncateAt\"G\n" +
+	"truncateAt\"\xc1\x01\n" +
 	"\tMcpServer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x14\n" +
-	"\x05token\x18\x03 \x01(\tR\x05token\"\xc1\x02\n" +
+	"\x05token\x18\x03 \x01(\tR\x05token\x12<\n" +
+	"\aheaders\x18\x04 \x03(\v2\".memhost.v1.McpServer.HeadersEntryR\aheaders\x1a:\n" +
+	"\fHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe2\x02\n" +
 	"\x05Spawn\x12\x10\n" +
 	"\x03cli\x18\x01 \x01(\tR\x03cli\x12\x1e\n" +
 	"\n" +
@@ -1373,7 +1509,10 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\x03mcp\x18\a \x01(\v2\x15.memhost.v1.McpServerR\x03mcp\x12\x18\n" +
 	"\aproject\x18\b \x01(\tR\aproject\x12\x1f\n" +
 	"\vscratch_dir\x18\t \x01(\tR\n" +
-	"scratchDir\x1a6\n" +
+	"scratchDir\x12\x1f\n" +
+	"\vprompt_hook\x18\n" +
+	" \x01(\tR\n" +
+	"promptHook\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"9\n" +
@@ -1385,7 +1524,7 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\acontent\x18\x03 \x01(\fR\acontent\x12\x1f\n" +
 	"\vlink_target\x18\x04 \x01(\tR\n" +
 	"linkTarget\x12*\n" +
-	"\x11create_target_dir\x18\x05 \x01(\bR\x0fcreateTargetDir\"\xc7\x02\n" +
+	"\x11create_target_dir\x18\x05 \x01(\bR\x0fcreateTargetDir\"\xf9\x02\n" +
 	"\x0fPrepareResponse\x12\x12\n" +
 	"\x04args\x18\x01 \x03(\tR\x04args\x12@\n" +
 	"\aset_env\x18\x02 \x03(\v2'.memhost.v1.PrepareResponse.SetEnvEntryR\x06setEnv\x12\x1b\n" +
@@ -1393,7 +1532,8 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\x05files\x18\x04 \x03(\v2\x17.memhost.v1.ScratchFileR\x05files\x12\x18\n" +
 	"\acleanup\x18\x05 \x03(\tR\acleanup\x12\x14\n" +
 	"\x05state\x18\x06 \x01(\fR\x05state\x12'\n" +
-	"\x0fdelivers_banner\x18\a \x01(\bR\x0edeliversBanner\x1a9\n" +
+	"\x0fdelivers_banner\x18\a \x01(\bR\x0edeliversBanner\x120\n" +
+	"\x14delivers_prompt_hook\x18\b \x01(\bR\x12deliversPromptHook\x1a9\n" +
 	"\vSetEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xdd\x01\n" +
@@ -1443,13 +1583,14 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"TextAppend\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12!\n" +
-	"\funtil_prefix\x18\x02 \x01(\tR\vuntilPrefix2\xfb\x02\n" +
+	"\funtil_prefix\x18\x02 \x01(\tR\vuntilPrefix2\xb6\x03\n" +
 	"\bProvider\x12U\n" +
 	"\bDescribe\x12#.memhost.v1.ProviderDescribeRequest\x1a$.memhost.v1.ProviderDescribeResponse\x12B\n" +
 	"\aPrepare\x12\x1a.memhost.v1.PrepareRequest\x1a\x1b.memhost.v1.PrepareResponse\x12?\n" +
 	"\x06Finish\x12\x19.memhost.v1.FinishRequest\x1a\x1a.memhost.v1.FinishResponse\x12O\n" +
 	"\x06Health\x12!.memhost.v1.ProviderHealthRequest\x1a\".memhost.v1.ProviderHealthResponse\x12B\n" +
-	"\aConnect\x12\x1a.memhost.v1.ConnectRequest\x1a\x1b.memhost.v1.ConnectResponseBBZ@github.com/memhost/memhost/sdk/internal/gen/memhost/v1;memhostv1b\x06proto3"
+	"\aConnect\x12\x1a.memhost.v1.ConnectRequest\x1a\x1b.memhost.v1.ConnectResponse\x129\n" +
+	"\x04Task\x12\x17.memhost.v1.TaskRequest\x1a\x18.memhost.v1.TaskResponseBBZ@github.com/memhost/memhost/sdk/internal/gen/memhost/v1;memhostv1b\x06proto3"
 
 var (
 	file_memhost_v1_provider_proto_rawDescOnce sync.Once
@@ -1463,62 +1604,68 @@ func file_memhost_v1_provider_proto_rawDescGZIP() []byte {
 	return file_memhost_v1_provider_proto_rawDescData
 }
 
-var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_memhost_v1_provider_proto_goTypes = []any{
-	(*ProviderDescribeRequest)(nil),  // 0: memhost.v1.ProviderDescribeRequest
-	(*ProviderDescribeResponse)(nil), // 1: memhost.v1.ProviderDescribeResponse
-	(*MemoryFolders)(nil),            // 2: memhost.v1.MemoryFolders
-	(*McpServer)(nil),                // 3: memhost.v1.McpServer
-	(*Spawn)(nil),                    // 4: memhost.v1.Spawn
-	(*PrepareRequest)(nil),           // 5: memhost.v1.PrepareRequest
-	(*ScratchFile)(nil),              // 6: memhost.v1.ScratchFile
-	(*PrepareResponse)(nil),          // 7: memhost.v1.PrepareResponse
-	(*FinishRequest)(nil),            // 8: memhost.v1.FinishRequest
-	(*FinishResponse)(nil),           // 9: memhost.v1.FinishResponse
-	(*ProviderHealthRequest)(nil),    // 10: memhost.v1.ProviderHealthRequest
-	(*ProviderHealthResponse)(nil),   // 11: memhost.v1.ProviderHealthResponse
-	(*ConnectRequest)(nil),           // 12: memhost.v1.ConnectRequest
-	(*ConnectResponse)(nil),          // 13: memhost.v1.ConnectResponse
-	(*ConnectStep)(nil),              // 14: memhost.v1.ConnectStep
-	(*ConnectCommand)(nil),           // 15: memhost.v1.ConnectCommand
-	(*JsonAppend)(nil),               // 16: memhost.v1.JsonAppend
-	(*TextAppend)(nil),               // 17: memhost.v1.TextAppend
-	nil,                              // 18: memhost.v1.Spawn.EnvEntry
-	nil,                              // 19: memhost.v1.PrepareResponse.SetEnvEntry
-	nil,                              // 20: memhost.v1.ConnectRequest.EnvEntry
-	(*timestamppb.Timestamp)(nil),    // 21: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 22: google.protobuf.Duration
+	(*TaskRequest)(nil),              // 0: memhost.v1.TaskRequest
+	(*TaskResponse)(nil),             // 1: memhost.v1.TaskResponse
+	(*ProviderDescribeRequest)(nil),  // 2: memhost.v1.ProviderDescribeRequest
+	(*ProviderDescribeResponse)(nil), // 3: memhost.v1.ProviderDescribeResponse
+	(*MemoryFolders)(nil),            // 4: memhost.v1.MemoryFolders
+	(*McpServer)(nil),                // 5: memhost.v1.McpServer
+	(*Spawn)(nil),                    // 6: memhost.v1.Spawn
+	(*PrepareRequest)(nil),           // 7: memhost.v1.PrepareRequest
+	(*ScratchFile)(nil),              // 8: memhost.v1.ScratchFile
+	(*PrepareResponse)(nil),          // 9: memhost.v1.PrepareResponse
+	(*FinishRequest)(nil),            // 10: memhost.v1.FinishRequest
+	(*FinishResponse)(nil),           // 11: memhost.v1.FinishResponse
+	(*ProviderHealthRequest)(nil),    // 12: memhost.v1.ProviderHealthRequest
+	(*ProviderHealthResponse)(nil),   // 13: memhost.v1.ProviderHealthResponse
+	(*ConnectRequest)(nil),           // 14: memhost.v1.ConnectRequest
+	(*ConnectResponse)(nil),          // 15: memhost.v1.ConnectResponse
+	(*ConnectStep)(nil),              // 16: memhost.v1.ConnectStep
+	(*ConnectCommand)(nil),           // 17: memhost.v1.ConnectCommand
+	(*JsonAppend)(nil),               // 18: memhost.v1.JsonAppend
+	(*TextAppend)(nil),               // 19: memhost.v1.TextAppend
+	nil,                              // 20: memhost.v1.McpServer.HeadersEntry
+	nil,                              // 21: memhost.v1.Spawn.EnvEntry
+	nil,                              // 22: memhost.v1.PrepareResponse.SetEnvEntry
+	nil,                              // 23: memhost.v1.ConnectRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),    // 24: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 25: google.protobuf.Duration
 }
 var file_memhost_v1_provider_proto_depIdxs = []int32{
-	2,  // 0: memhost.v1.ProviderDescribeResponse.memory_folders:type_name -> memhost.v1.MemoryFolders
-	18, // 1: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
-	3,  // 2: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
-	4,  // 3: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
-	19, // 4: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
-	6,  // 5: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
-	4,  // 6: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
-	21, // 7: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
-	22, // 8: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
-	20, // 9: memhost.v1.ConnectRequest.env:type_name -> memhost.v1.ConnectRequest.EnvEntry
-	14, // 10: memhost.v1.ConnectResponse.steps:type_name -> memhost.v1.ConnectStep
-	15, // 11: memhost.v1.ConnectStep.run:type_name -> memhost.v1.ConnectCommand
-	16, // 12: memhost.v1.ConnectStep.json_append:type_name -> memhost.v1.JsonAppend
-	17, // 13: memhost.v1.ConnectStep.text_append:type_name -> memhost.v1.TextAppend
-	0,  // 14: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
-	5,  // 15: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
-	8,  // 16: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
-	10, // 17: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
-	12, // 18: memhost.v1.Provider.Connect:input_type -> memhost.v1.ConnectRequest
-	1,  // 19: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
-	7,  // 20: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
-	9,  // 21: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
-	11, // 22: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
-	13, // 23: memhost.v1.Provider.Connect:output_type -> memhost.v1.ConnectResponse
-	19, // [19:24] is the sub-list for method output_type
-	14, // [14:19] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	4,  // 0: memhost.v1.ProviderDescribeResponse.memory_folders:type_name -> memhost.v1.MemoryFolders
+	20, // 1: memhost.v1.McpServer.headers:type_name -> memhost.v1.McpServer.HeadersEntry
+	21, // 2: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
+	5,  // 3: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
+	6,  // 4: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
+	22, // 5: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
+	8,  // 6: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
+	6,  // 7: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
+	24, // 8: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
+	25, // 9: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
+	23, // 10: memhost.v1.ConnectRequest.env:type_name -> memhost.v1.ConnectRequest.EnvEntry
+	16, // 11: memhost.v1.ConnectResponse.steps:type_name -> memhost.v1.ConnectStep
+	17, // 12: memhost.v1.ConnectStep.run:type_name -> memhost.v1.ConnectCommand
+	18, // 13: memhost.v1.ConnectStep.json_append:type_name -> memhost.v1.JsonAppend
+	19, // 14: memhost.v1.ConnectStep.text_append:type_name -> memhost.v1.TextAppend
+	2,  // 15: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
+	7,  // 16: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
+	10, // 17: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
+	12, // 18: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
+	14, // 19: memhost.v1.Provider.Connect:input_type -> memhost.v1.ConnectRequest
+	0,  // 20: memhost.v1.Provider.Task:input_type -> memhost.v1.TaskRequest
+	3,  // 21: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
+	9,  // 22: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
+	11, // 23: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
+	13, // 24: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
+	15, // 25: memhost.v1.Provider.Connect:output_type -> memhost.v1.ConnectResponse
+	1,  // 26: memhost.v1.Provider.Task:output_type -> memhost.v1.TaskResponse
+	21, // [21:27] is the sub-list for method output_type
+	15, // [15:21] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_memhost_v1_provider_proto_init() }
@@ -1526,7 +1673,7 @@ func file_memhost_v1_provider_proto_init() {
 	if File_memhost_v1_provider_proto != nil {
 		return
 	}
-	file_memhost_v1_provider_proto_msgTypes[14].OneofWrappers = []any{
+	file_memhost_v1_provider_proto_msgTypes[16].OneofWrappers = []any{
 		(*ConnectStep_Run)(nil),
 		(*ConnectStep_JsonAppend)(nil),
 		(*ConnectStep_TextAppend)(nil),
@@ -1537,7 +1684,7 @@ func file_memhost_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memhost_v1_provider_proto_rawDesc), len(file_memhost_v1_provider_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -37,6 +37,7 @@ const (
 	Provider_Finish_FullMethodName   = "/memhost.v1.Provider/Finish"
 	Provider_Health_FullMethodName   = "/memhost.v1.Provider/Health"
 	Provider_Connect_FullMethodName  = "/memhost.v1.Provider/Connect"
+	Provider_Task_FullMethodName     = "/memhost.v1.Provider/Task"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -68,6 +69,12 @@ type ProviderClient interface {
 	// asks, backs every file up and applies it; undo runs each step's inverse.
 	// A provider without it answers UNIMPLEMENTED and cannot be connected.
 	Connect(ctx context.Context, in *ConnectRequest, opts ...grpc.CallOption) (*ConnectResponse, error)
+	// Task says what the user started the CLI to do, when its arguments carry
+	// a prompt (`claude -p TASK`, `codex exec TASK`, `gemini -p TASK`): memhost
+	// gives the session the facts relevant to it in the banner. It reads the
+	// arguments only. A provider without it answers UNIMPLEMENTED, and the
+	// banner is the query-less one.
+	Task(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
 }
 
 type providerClient struct {
@@ -128,6 +135,16 @@ func (c *providerClient) Connect(ctx context.Context, in *ConnectRequest, opts .
 	return out, nil
 }
 
+func (c *providerClient) Task(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Provider_Task_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -157,6 +174,12 @@ type ProviderServer interface {
 	// asks, backs every file up and applies it; undo runs each step's inverse.
 	// A provider without it answers UNIMPLEMENTED and cannot be connected.
 	Connect(context.Context, *ConnectRequest) (*ConnectResponse, error)
+	// Task says what the user started the CLI to do, when its arguments carry
+	// a prompt (`claude -p TASK`, `codex exec TASK`, `gemini -p TASK`): memhost
+	// gives the session the facts relevant to it in the banner. It reads the
+	// arguments only. A provider without it answers UNIMPLEMENTED, and the
+	// banner is the query-less one.
+	Task(context.Context, *TaskRequest) (*TaskResponse, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -181,6 +204,9 @@ func (UnimplementedProviderServer) Health(context.Context, *ProviderHealthReques
 }
 func (UnimplementedProviderServer) Connect(context.Context, *ConnectRequest) (*ConnectResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Connect not implemented")
+}
+func (UnimplementedProviderServer) Task(context.Context, *TaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Task not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -293,6 +319,24 @@ func _Provider_Connect_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Provider_Task_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Task(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Task_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Task(ctx, req.(*TaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -319,6 +363,10 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Connect",
 			Handler:    _Provider_Connect_Handler,
+		},
+		{
+			MethodName: "Task",
+			Handler:    _Provider_Task_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,46 @@
+package claude
+
+import (
+	"context"
+	"slices"
+
+	"github.com/memhost/memhost/sdk/provider"
+)
+
+var _ provider.Tasker = (*Provider)(nil)
+
+// options are Claude Code's (2.1.x) options that take values, as its parser
+// (commander) reads them: a variadic option takes every argument up to the
+// next option, so `claude --add-dir ../lib "fix it"` has no prompt.
+var options = provider.Options{
+	"--agent": provider.One, "--agents": provider.One, "--append-system-prompt": provider.One,
+	"--append-system-prompt-file": provider.One, "--system-prompt": provider.One, "--system-prompt-file": provider.One,
+	"--autocompact": provider.One, "--debug-file": provider.One, "--effort": provider.One, "--environment": provider.One,
+	"--fallback-model": provider.One, "--input-format": provider.One, "--json-schema": provider.One,
+	"--max-budget-usd": provider.One, "--max-turns": provider.One, "--model": provider.One, "-n": provider.One, "--name": provider.One,
+	"--output-format": provider.One, "--permission-mode": provider.One, "--permission-prompts": provider.One,
+	"--permission-prompt-tool": provider.One, "--plugin-dir": provider.One, "--plugin-url": provider.One,
+	"--remote-control-session-name-prefix": provider.One, "--session-id": provider.One, "--setting-sources": provider.One,
+	"--settings": provider.One, "--system-prompt-snapshot": provider.One, "--resume-session-at": provider.One,
+	"--cloud": provider.Optional, "-d": provider.Optional, "--debug": provider.Optional, "--from-pr": provider.Optional,
+	"--prompt-suggestions": provider.Optional, "--remote-control": provider.Optional, "-r": provider.Optional,
+	"--resume": provider.Optional, "--teleport": provider.Optional, "-w": provider.Optional, "--worktree": provider.Optional,
+	"--add-dir": provider.Many, "--allowedTools": provider.Many, "--allowed-tools": provider.Many, "--betas": provider.Many,
+	"--disallowedTools": provider.Many, "--disallowed-tools": provider.Many, "--file": provider.Many,
+	"--mcp-config": provider.Many, "--tools": provider.Many,
+}
+
+// Task is Claude Code's prompt argument: `claude -p TASK` and `claude TASK`
+// (an interactive session's first prompt) both take it as their first
+// positional argument. A subcommand (claude mcp, ...) carries none, nor does a
+// prompt piped on stdin.
+func (*Provider) Task(ctx context.Context, args []string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	pos := options.Scan(args).Positional
+	if len(pos) == 0 || slices.Contains(subcommands, pos[0]) {
+		return "", nil
+	}
+	return pos[0], nil
+}
