@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost/host/internal/brain/banner"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // TestClientReadsTheHostsAnswers: a JSON answer is decoded, a text answer copied into a buffer,
@@ -39,7 +40,7 @@ func TestClientReadsTheHostsAnswers(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, c.Do(ctx, http.MethodGet, hostclient.ProjectPath(projectA, "banner")+"?format=text", tok, nil, &text))
 	require.Contains(t, text.String(), "Ship the client's tests.")
-	banner, err := c.Banner(ctx, tok, projectA, "codex")
+	banner, err := c.Banner(ctx, tok, projectA, wire.BannerRequest{CLI: "codex"})
 	require.NoError(t, err)
 	require.Contains(t, banner, "Ship the client's tests.")
 	require.Contains(t, banner, "mcp__memhost__memory_store", "the banner names the tools as the CLI shows them")
@@ -73,7 +74,7 @@ func TestClientMapsTheHostsRefusals(t *testing.T) {
 	require.ErrorIs(t, err, hostclient.ErrRefused)
 	require.ErrorContains(t, err, "invalid, expired or revoked token")
 
-	_, err = c.Banner(ctx, reader, "github.com/acme/other", "claude")
+	_, err = c.Banner(ctx, reader, "github.com/acme/other", wire.BannerRequest{CLI: "claude"})
 	require.ErrorContains(t, err, "fetch the banner: host refused: ", "a bound token reaches its own project only")
 
 	status, body, err := c.Call(ctx, http.MethodGet, "/api/v1/status", "", nil)
