@@ -48,6 +48,24 @@ e2e-cli: postgres
 	scripts/ensure-node.sh
 	cd host && $(GO) test -tags e2ecli -count=1 -timeout 30m ./e2ecli/...
 
+## e2e-console: the operator console in a real headless Chromium (Debian's chromium, installed
+## when missing) driven by chromedp against a real memhost serve; axe-core (pinned, from npm,
+## cached like the e2e CLIs) checks each screen; see docs/console.md. With
+## MEMHOST_CONSOLE_SCREENSHOTS=docs/console it rewrites the screenshots there.
+.PHONY: e2e-console
+e2e-console: postgres
+	scripts/ensure-node.sh
+	scripts/ensure-chromium.sh
+	cd host && $(GO) test -tags e2econsole -count=1 -timeout 20m ./e2econsole/...
+
+## e2e-console-bench: the console's timings at 100K memories in one project (a cold browser's
+## first page, the search page, the live feed's delay); see docs/benchmarks.md, Console.
+.PHONY: e2e-console-bench
+e2e-console-bench: postgres
+	scripts/ensure-node.sh
+	scripts/ensure-chromium.sh
+	cd host && $(GO) test -tags e2econsole -count=1 -timeout 60m -run '^$$' -bench Console -benchtime 1x ./e2econsole/...
+
 ## bench: store/search latency at 10K and 100K, recall, plugin round trip, import rate,
 ## fold calibration and retrieval quality; results go to docs/benchmarks.md.
 bench: build

@@ -57,6 +57,31 @@ falls back to a core of its own and takes what it took before (4.39 s).
 | --- | --- | --- |
 | ` + "`" + `memhost project goal show` + "`" + ` (host running) | 4.07 s (3.15-4.21) | 0.13 s (0.09-0.19) |
 
+## Console
+
+Measured by ` + "`" + `make e2e-console-bench` + "`" + ` (not by ` + "`" + `make bench` + "`" + `; host/e2econsole's BenchmarkConsole),
+on the same 2-core machine shared with other builds (load average 5-17 during the run): a real
+` + "`" + `memhost serve` + "`" + `, one project holding 100,000 memories bulk-imported with BM25 vectors, timed
+once the host had indexed them; a headless Chromium 156 (Debian's package) on loopback. Page
+times are the navigation timing API's load event end, from the start of the navigation.
+
+| what | p50 | p95 | target |
+| --- | --- | --- | --- |
+| first page (the Memories list, 25 memories) in a cold browser: a fresh profile, nothing cached, 9 runs | 168 ms | 229 ms | < 200 ms |
+| the same cold browser's first page of a static 1 KB document (the floor) / with one line of script | 66 / 90 ms | 156 / 253 ms | |
+| search page (top 50, each score's terms) in a warm browser, 20 questions | 106 ms | 217 ms | < 300 ms |
+| the host's share: the Memories list over a kept-alive connection, 20 requests | 3.6 ms | 45 ms | |
+| the host's share: the search page, 20 questions | 10.9 ms | 91 ms | |
+| live feed: an MCP ` + "`" + `memory_store` + "`" + `'s answer to the memory in the browser's feed, 10 stores | 505 ms | 563 ms | < 1 s |
+
+The cold first page is one request (the stylesheet, script and icon are inline); its document
+arrives about 10 ms into the navigation and the rest is the cold renderer building the page, so
+its cost grows with what the page holds: 50 memories a page took 215 ms at the median, 25 take
+168 ms. The Memories list shows the project's own memories by default: with the global ones
+beside them the store merges two scopes' orders, 200 ms at this size against 4 ms. The feed's
+delay is the change feed's half-second poll, which the console follows with the lexical index
+(docs/console.md).
+
 ## What is measured
 
 - **Plugin round trip**: 2000 sequential Embed calls of one short text through the real

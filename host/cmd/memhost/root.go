@@ -32,7 +32,7 @@ func rootCmd() *cobra.Command {
 	config.RegisterFlags(root.PersistentFlags())
 	root.AddCommand(serveCmd(), migrateCmd(), tokenCmd(), pluginsCmd(), configCmd(), statusCmd(), mcpCmd(), exportCmd(), importCmd(), projectCmd(), bannerCmd(), importCLICmd(), memoryCmd(), projectsCmd(), workersCmd(), maintenanceCmd(), reembedCmd())
 	root.AddCommand(runCmd(), connectCmd(), hookCmd())
-	root.AddCommand(reloadCmd())
+	root.AddCommand(reloadCmd(), consoleCmd())
 	root.AddCommand(versionCmd(), upCmd(), stopCmd(), serviceCmd(), uninstallCmd())
 	return root
 }

@@ -24,13 +24,9 @@ const stableRun = time.Minute
 // minHealthTimeout is the least time a health probe is given, whatever the interval.
 const minHealthTimeout = time.Second
 
-// healthTimeoutsBeforeUnhealthy and healthTimeoutsBeforeRestart are how many
-// consecutive Health calls must time out before a process that is alive but
-// slow is shown unhealthy, and before one that is wedged is restarted.
-const (
-	healthTimeoutsBeforeUnhealthy = 2
-	healthTimeoutsBeforeRestart   = 3
-)
+// healthTimeoutsBeforeRestart is how many consecutive Health calls may time
+// out before a process that is alive but wedged is restarted.
+const healthTimeoutsBeforeRestart = 3
 
 // Config configures a Supervisor. Zero values take the defaults above.
 type Config struct {

@@ -3,7 +3,6 @@ package plugins_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,55 +12,27 @@ import (
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
-// TestASlowProbeIsNotAnOutage: one health probe that overruns its deadline (a loaded machine,
-// a busy plugin) changes nothing an operator sees; two in a row show the plugin unhealthy
-// until a probe answers again; three in a row restart the wedged process.
+// TestASlowProbeIsNotAnOutage: a health probe is given at least a second, however short the
+// interval, so a plugin that answers its probes slowly (a busy process on a loaded machine,
+// here 300 ms against a 50 ms interval) is never shown unhealthy, nor restarted.
 func TestASlowProbeIsNotAnOutage(t *testing.T) {
 	t.Parallel()
-	s, b := setup(t, plugins.Config{HealthInterval: 50 * time.Millisecond, RestartBackoffInitial: 10 * time.Millisecond})
-	testplugins.Install(t, b.dir, "memhost-embedder-stallhealth", misbehaveBinary)
+	s, b := setup(t, plugins.Config{HealthInterval: 50 * time.Millisecond})
+	testplugins.Install(t, b.dir, "memhost-embedder-slowhealth", misbehaveBinary)
 	require.NoError(t, startAll(t, s, b.dir))
 	run(t, s)
-	name := "misbehave-stallhealth-v1-8"
-	require.Equal(t, plugins.StateReady, status(t, s, name).State)
-	stall := func(n string) string {
-		file := filepath.Join(b.dir, "stall.memhost-embedder-stallhealth")
-		require.NoError(t, os.WriteFile(file, []byte(n), 0o600))
-		return file
-	}
-	stalled := func(file string) bool {
+	name := "misbehave-slowhealth-v1-8"
+	file := filepath.Join(b.dir, "slow.memhost-embedder-slowhealth")
+	require.NoError(t, os.WriteFile(file, []byte("4"), 0o600))
+	require.Eventually(t, func() bool {
 		got, err := os.ReadFile(file)
 		return err == nil && string(got) == "0"
-	}
-
-	// One stalled probe: ready throughout, through the probe's whole second and the next round.
-	file := stall("1")
-	deadline := time.Now().Add(20 * time.Second)
-	for !stalled(file) {
-		require.True(t, time.Now().Before(deadline), "the plugin was never probed")
-		require.Equal(t, plugins.StateReady, status(t, s, name).State)
-		time.Sleep(5 * time.Millisecond)
-	}
-	// Probes never overlap, so the next one that answers comes after the stalled one's deadline.
+	}, 20*time.Second, 5*time.Millisecond, "four slow probes were made")
+	// Probes never overlap: the next that answers comes after the last slow one.
 	answered := calls(t, b, name, "Health", "ok")
 	require.Eventually(t, func() bool { return calls(t, b, name, "Health", "ok") > answered }, 20*time.Second, 5*time.Millisecond)
-	require.Equal(t, plugins.StateReady, status(t, s, name).State)
-	require.NotContains(t, b.log.String(), "plugin unhealthy", "one slow probe is not an outage")
-
-	// Two in a row: unhealthy, then ready again without a restart.
-	file = stall("2")
-	require.Eventually(t, func() bool { return strings.Contains(b.log.String(), "plugin unhealthy") }, 20*time.Second, 5*time.Millisecond)
-	require.Eventually(t, func() bool { return stalled(file) && status(t, s, name).State == plugins.StateReady }, 20*time.Second, 5*time.Millisecond)
-	require.Zero(t, status(t, s, name).Restarts)
-
-	// Three in a row: the process is restarted.
-	before := status(t, s, name).PID
-	stall("3")
-	require.Eventually(t, func() bool {
-		st := status(t, s, name)
-		return st.Restarts == 1 && st.State == plugins.StateReady
-	}, 30*time.Second, 10*time.Millisecond)
 	st := status(t, s, name)
-	require.NotEqual(t, before, st.PID)
-	require.Contains(t, st.LastError, "3 health checks in a row timed out")
+	require.Equal(t, plugins.StateReady, st.State)
+	require.Zero(t, st.Restarts)
+	require.NotContains(t, b.log.String(), "plugin unhealthy", "a slow probe is not an outage")
 }

@@ -317,16 +317,13 @@ func (p *Plugin) check() {
 	}
 	// A probe that timed out is counted before the kind classifies it: an adapter may read a
 	// deadline as its plugin's model being unavailable (embedders do, for calls), and one slow
-	// probe on a loaded machine is no reason to restart a process, nor to tell the operator it
-	// is unhealthy: the second in a row says so, the third restarts it.
+	// probe on a loaded machine is no reason to restart a process.
 	switch {
 	case inst.client.Exited():
 		p.restartLocked(inst, fmt.Errorf("health check: %w", err))
 	case errors.Is(err, context.DeadlineExceeded):
 		p.healthTimeouts++
-		if p.healthTimeouts >= healthTimeoutsBeforeUnhealthy {
-			p.markUnhealthyLocked(err)
-		}
+		p.markUnhealthyLocked(err)
 		if p.healthTimeouts >= healthTimeoutsBeforeRestart {
 			p.restartLocked(inst, fmt.Errorf("process %d is wedged: %d health checks in a row timed out: %w", inst.pid, p.healthTimeouts, err))
 		}

@@ -1,12 +1,14 @@
 // Package access owns memhost's one front door. Every surface that serves a caller (MCP over
-// HTTP and stdio, REST, and later the web console and the providers of `memhost run`) is a thin
+// HTTP and stdio, REST, the operator console and the providers of `memhost run`) is a thin
 // adapter over it, so the rules below are written once and cannot drift apart:
 //
 //   - bearer parsing: a request carries one Authorization header, whose scheme is matched
 //     case-insensitively and which must carry exactly one token (AuthenticateRequest,
 //     ParseBearer);
 //   - authentication: the token becomes an auth.Principal; an unknown, malformed or revoked
-//     token gets the same answer, so nothing is learned by probing (Door.Authenticate);
+//     token gets the same answer, so nothing is learned by probing (Door.Authenticate); an
+//     operator console session acts as the token it was opened for
+//     (Door.AuthenticateSession);
 //   - project resolution: from the token's binding, the project argument or the cwd argument,
 //     with every key (including one derived from a cwd) trimmed, validated and bounded
 //     (Resolve);

@@ -221,8 +221,12 @@ func (ts *Tokens) List(ctx context.Context, all bool) ([]Token, error) {
 // the table should not grow with them.
 const PurgeGrace = 30 * 24 * time.Hour
 
-// Purge deletes the tokens revoked or expired more than grace ago and returns how many.
+// Purge deletes the tokens revoked or expired more than grace ago and returns how many, and
+// the console's sign-in codes and sessions that ended as long ago.
 func (ts *Tokens) Purge(ctx context.Context, grace time.Duration) (int64, error) {
+	if _, err := ts.purgeConsole(ctx, grace); err != nil {
+		return 0, err
+	}
 	tag, err := ts.pool.Exec(ctx, `
 		DELETE FROM api_tokens
 		WHERE coalesce(revoked_at, expires_at) IS NOT NULL

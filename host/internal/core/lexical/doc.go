@@ -9,5 +9,7 @@
 //
 // Postgres stays the only source of truth. The index is rebuilt from the change feed at boot,
 // and Follower tails the feed so that several hosts sharing one database each see the others'
-// writes; a host also applies its own writes immediately so it reads what it just wrote.
+// writes; a host also applies its own writes immediately so it reads what it just wrote. The
+// follower hands what it applies to its subscribers (Follower.Subscribe): the operator
+// console's live feed follows the same change feed, not a second one.
 package lexical

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
 
@@ -14,12 +15,15 @@ import (
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
-// EditRequest is a correction of one memory (`memhost memory edit`, PATCH /memories/{id}): the
-// fields to change, nil leaving one as it is.
+// EditRequest is a correction of one memory (`memhost memory edit`, PATCH /memories/{id}, the
+// console's editor): the fields to change, nil leaving one as it is. Version, when set, is the
+// memory's UpdatedAt as the editor read it: an edit of a memory changed since is refused
+// rather than overwriting what the editor never saw.
 type EditRequest struct {
 	Text       *string
 	Kind       *string
 	Importance *float64
+	Version    time.Time
 }
 
 // EditResult is the memory after an edit; Changed is false when the request asked for what it
@@ -40,6 +44,19 @@ func (e duplicateError) Unwrap() error { return rules.ErrConflict }
 // SafeMessage names the memory that holds the text, for surfaces that show it.
 func (e duplicateError) SafeMessage() string {
 	return fmt.Sprintf("conflict: memory %s already says this; archive one of the two instead", shortid.Of(e.other))
+}
+
+// errEditedMeanwhile refuses an edit of a memory changed since its editor read it.
+type errEditedMeanwhile struct{ id uuid.UUID }
+
+func (e errEditedMeanwhile) Error() string {
+	return fmt.Sprintf("memory %s changed since it was read: %v", shortid.Of(e.id), rules.ErrConflict)
+}
+func (e errEditedMeanwhile) Unwrap() error { return rules.ErrConflict }
+
+// SafeMessage tells the editor what to do.
+func (e errEditedMeanwhile) SafeMessage() string {
+	return "conflict: this memory changed since you opened it; nothing was changed: reload it and edit again"
 }
 
 // Edit corrects a live fact: its text (validated, redacted and embedded as a write's is; no
@@ -72,10 +89,7 @@ func (s *Service) Edit(ctx context.Context, a Access, id uuid.UUID, req EditRequ
 	if err != nil {
 		return EditResult{}, err
 	}
-	if err := s.loadWritable(ctx, a, id); err != nil {
-		return EditResult{}, err
-	}
-	m, err := s.load(ctx, a, id)
+	m, err := s.loadWritable(ctx, a, id)
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -86,6 +100,8 @@ func (s *Service) Edit(ctx context.Context, a Access, id uuid.UUID, req EditRequ
 		return EditResult{}, rules.Errf("id", "memory %s is a journal entry, the record of a session: it is not edited", shortid.Of(id))
 	case m.Archived():
 		return EditResult{}, rules.Errf("id", "memory %s is archived: restore it first (`memhost memory restore %s`)", shortid.Of(id), shortid.Of(id))
+	case !req.Version.IsZero() && !req.Version.Equal(m.UpdatedAt):
+		return EditResult{}, errEditedMeanwhile{id}
 	}
 	p := store.EditParams{ID: id, Kind: m.Kind, Importance: m.Importance, Before: m.Text, After: m.Text, Actor: a.Actor}
 	var changed []string

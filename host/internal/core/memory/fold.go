@@ -107,6 +107,22 @@ func foldOrInsert(ctx context.Context, tx store.ScopeTx, w store.Write, rule Fol
 	return WriteResult{Memory: m, Similarity: nearest}, err
 }
 
+// SameFact is the one rule for "a and b state the same fact" that the write-time fold and
+// consolidation share: their texts are the same but for case, punctuation and spacing
+// (Normalised), or their vectors are at least threshold alike (similarity) and the statement
+// check finds the same speaker, polarity, numbers and names (SameStatement).
+func SameFact(a, b string, similarity, threshold float64) bool {
+	return Normalised(a) == Normalised(b) || (similarity >= threshold && SameStatement(a, b))
+}
+
+// Normalised is a text's letters and digits, lower-cased, each run one word: "Use pnpm!" and
+// "use pnpm." are the same. Specifics survive it as runs ("1.24" is "1 24", never "124").
+func Normalised(text string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+}
+
 // foldTarget picks the neighbour (best first) a write of text folds into: the closest at or
 // above threshold that states the same thing (SameStatement). The embedder's similarity finds
 // the candidates; the statement check keeps near misses apart — another speaker, a negation,
@@ -116,7 +132,7 @@ func foldTarget(neighbours []store.Neighbour, text string, threshold float64) (s
 		if n.Similarity < threshold {
 			break
 		}
-		if SameStatement(n.Text, text) {
+		if SameFact(n.Text, text, n.Similarity, threshold) {
 			return n, true
 		}
 	}

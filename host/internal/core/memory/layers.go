@@ -45,3 +45,9 @@ func (s *Service) Indexed(m store.Memory) { s.index.Apply(changeOf(m)) }
 func (s *Service) SpawnScore(m store.Memory, now time.Time) float64 {
 	return rank.Score(s.signals(m, false, 0, now))
 }
+
+// SpawnTerms is SpawnScore taken apart (rank.Explain): why a fact ranks where it does in the
+// banner.
+func (s *Service) SpawnTerms(m store.Memory, now time.Time) rank.Terms {
+	return rank.Explain(s.signals(m, false, 0, now))
+}

@@ -11,19 +11,19 @@ import (
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
-func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) error {
+func (s *Service) loadWritable(ctx context.Context, a Access, id uuid.UUID) (store.Memory, error) {
 	m, err := s.load(ctx, a, id)
 	if err != nil {
-		return err
+		return m, err
 	}
 	if !a.writable(m) {
-		return fmt.Errorf("%w: memory %s is global; changing it needs an admin token not bound to a project", rules.ErrForbidden, id)
+		return m, fmt.Errorf("%w: memory %s is global; changing it needs an admin token not bound to a project", rules.ErrForbidden, id)
 	}
 	if store.IsDocument(m.Kind) && !a.Admin {
 		// Agents change a goal or plan only through a proposal a human decides.
-		return fmt.Errorf("%w: memory %s is the project's %s; propose a change with project_%s_set, or use a token with the admin scope", rules.ErrForbidden, id, m.Kind, m.Kind)
+		return m, fmt.Errorf("%w: memory %s is the project's %s; propose a change with project_%s_set, or use a token with the admin scope", rules.ErrForbidden, id, m.Kind, m.Kind)
 	}
-	return nil
+	return m, nil
 }
 
 // Archive soft-deletes a memory. It stays restorable (and in history) until purge. The
@@ -36,7 +36,7 @@ func (s *Service) Archive(ctx context.Context, a Access, id uuid.UUID, reason st
 	if reason == "" {
 		reason = "archived by " + a.Actor
 	}
-	if err := s.loadWritable(ctx, a, id); err != nil {
+	if _, err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err
 	}
 	m, err := s.store.SetArchived(ctx, store.ArchiveParams{ID: id, Archived: true, Reason: reason, Actor: a.Actor})
@@ -49,7 +49,7 @@ func (s *Service) Archive(ctx context.Context, a Access, id uuid.UUID, reason st
 
 // Restore brings an archived memory back.
 func (s *Service) Restore(ctx context.Context, a Access, id uuid.UUID) (View, error) {
-	if err := s.loadWritable(ctx, a, id); err != nil {
+	if _, err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err
 	}
 	m, err := s.store.SetArchived(ctx, store.ArchiveParams{ID: id, Actor: a.Actor})
@@ -62,7 +62,7 @@ func (s *Service) Restore(ctx context.Context, a Access, id uuid.UUID) (View, er
 
 // SetPinned pins (always full quality in ranking, never folded away) or unpins a memory.
 func (s *Service) SetPinned(ctx context.Context, a Access, id uuid.UUID, pinned bool) (View, error) {
-	if err := s.loadWritable(ctx, a, id); err != nil {
+	if _, err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err
 	}
 	m, err := s.store.SetPinned(ctx, id, pinned, a.Actor)

@@ -71,7 +71,7 @@ func (s *Service) replacement(ctx context.Context, field, text string) (*store.R
 // text goes back to what it was. The decision sticks: consolidation never merges id and what
 // came back again. It needs write access to id; history records it all.
 func (s *Service) Unmerge(ctx context.Context, a Access, id uuid.UUID) (View, error) {
-	if err := s.loadWritable(ctx, a, id); err != nil {
+	if _, err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err
 	}
 	sv, err := s.store.Get(ctx, id)
@@ -112,7 +112,7 @@ func (s *Service) Unmerge(ctx context.Context, a Access, id uuid.UUID) (View, er
 // below or shown as superseded by its successor, and the job never pairs the two again. It
 // needs write access to id.
 func (s *Service) Unsupersede(ctx context.Context, a Access, id uuid.UUID) (View, error) {
-	if err := s.loadWritable(ctx, a, id); err != nil {
+	if _, err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err
 	}
 	m, changed, err := s.store.Unsupersede(ctx, id, a.Actor)

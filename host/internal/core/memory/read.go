@@ -34,6 +34,11 @@ type SearchRequest struct {
 	// caller that cuts the results further (project_search merges layers, then keeps its
 	// top_k) must record only what it returns, or a fact cut away would never age.
 	Unrecorded bool
+	// Explain fills each hit's Terms: its score taken apart into the ranker's own terms.
+	Explain bool
+	// Filter keeps only the memories it matches (the operator console's filters), before the
+	// cut to top_k.
+	Filter store.Filter
 }
 
 // SearchHit is a ranked memory with the signals that ranked it.
@@ -43,6 +48,9 @@ type SearchHit struct {
 	Relevance float64  `json:"relevance"`
 	Cosine    *float64 `json:"cosine,omitempty"`
 	Lexical   *float64 `json:"lexical,omitempty"`
+	// Terms is Score taken apart (rank.Explain), when the request asked for it: they sum to
+	// Score, supersession included.
+	Terms *rank.Terms `json:"terms,omitempty"`
 }
 
 // SearchResult is a ranked page of hits. Degraded is empty when every retrieval path served;
@@ -133,18 +141,25 @@ func (s *Service) Search(ctx context.Context, a Access, req SearchRequest) (Sear
 	now := s.now()
 	score := func(l store.Loaded, lexPtr *float64) (SearchHit, bool) {
 		// The index may briefly lag an archive made on another host; the row is the truth.
-		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) {
+		if !a.visible(l.Memory) || (l.Archived() && !req.IncludeArchived) || !containsKind(kinds, l.Kind) || !req.Filter.Match(l.Memory) {
 			return SearchHit{}, false
 		}
-		relevance := hybrid.Fuse(l.Similarity, lexPtr)
-		score := rank.Score(s.signals(l.Memory, true, relevance, now))
+		parts := hybrid.Parts(l.Similarity, lexPtr)
+		relevance := parts.Vector + parts.Lexical // hybrid.Fuse
+		sig := s.signals(l.Memory, true, relevance, now)
+		score := rank.Score(sig)
 		// A score of 0 is no evidence at all: no query term, and no cosine above the embedder's
 		// floor (the nearest-neighbour lookup returns the nearest memories however far they
 		// are), so such a memory is never an answer, whatever min_score says.
 		if score <= 0 || score < req.MinScore {
 			return SearchHit{}, false
 		}
-		return SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr}, true
+		hit := SearchHit{View: ViewOf(l.Memory), Score: score, Relevance: relevance, Cosine: l.Similarity, Lexical: lexPtr}
+		if req.Explain {
+			terms := rank.Explain(sig).SplitBase(parts)
+			hit.Terms = &terms
+		}
+		return hit, true
 	}
 	get := func(ctx context.Context, ids []uuid.UUID) ([]store.Loaded, error) {
 		return s.store.GetMany(ctx, ids, vec)
@@ -279,6 +294,21 @@ func containsKind(kinds []store.Kind, k store.Kind) bool {
 // recorded off the request path by RecordHits; the returned view shows the count before this
 // read.
 func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error) {
+	v, err := s.Peek(ctx, a, id)
+	if err != nil {
+		return View{}, err
+	}
+	select {
+	case s.hits <- retrieval{ids: []uuid.UUID{v.ID}, use: true}:
+	default:
+		s.metrics.droppedHits()
+	}
+	return v, nil
+}
+
+// Peek is Get without counting a use: the operator console looks at memories, an agent uses
+// them, and only an agent's use may change a rank or keep a memory from the staleness job.
+func (s *Service) Peek(ctx context.Context, a Access, id uuid.UUID) (View, error) {
 	m, err := s.load(ctx, a, id)
 	if err != nil {
 		return View{}, err
@@ -286,11 +316,6 @@ func (s *Service) Get(ctx context.Context, a Access, id uuid.UUID) (View, error)
 	absorbed, err := s.absorbedOf(ctx, m)
 	if err != nil {
 		return View{}, err
-	}
-	select {
-	case s.hits <- retrieval{ids: []uuid.UUID{m.ID}, use: true}:
-	default:
-		s.metrics.droppedHits()
 	}
 	v := ViewOf(m)
 	v.Absorbed = absorbed
@@ -336,6 +361,7 @@ type ListRequest struct {
 	IncludeArchived bool
 	OnlyArchived    bool
 	ExcludeGlobal   bool
+	Filter          store.Filter
 	Limit           int    // default 50, at most 500
 	Cursor          string // from the previous page's Next
 }
@@ -366,7 +392,7 @@ func (s *Service) List(ctx context.Context, a Access, req ListRequest) (ListPage
 		kinds = store.Kinds // goal, plan and journal have their own tools
 	}
 	q := store.ListQuery{Scopes: []store.ScopeRef{store.Project(a.Project)}, Kinds: kinds,
-		IncludeArchived: req.IncludeArchived, OnlyArchived: req.OnlyArchived, Limit: limit + 1}
+		IncludeArchived: req.IncludeArchived, OnlyArchived: req.OnlyArchived, Filter: req.Filter, Limit: limit + 1}
 	if !req.ExcludeGlobal {
 		q.Scopes = append(q.Scopes, store.Global)
 	}
@@ -409,6 +435,11 @@ func demoteSuperseded(hits []SearchHit, ix *lexical.Index, scope store.ScopeRef)
 	for i, j := range order {
 		out[i] = hits[j]
 		if i > 0 && out[i].Score > out[i-1].Score {
+			if t := out[i].Terms; t != nil {
+				demoted := *t
+				demoted.Supersession = out[i-1].Score - out[i].Score
+				out[i].Terms = &demoted
+			}
 			out[i].Score = out[i-1].Score
 		}
 	}

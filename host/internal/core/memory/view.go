@@ -33,7 +33,7 @@ type View struct {
 	ArchivedReason string         `json:"archived_reason,omitempty"`
 	// SupersededBy is the memory that replaced this one (the conflicts job's finding).
 	SupersededBy *uuid.UUID `json:"superseded_by,omitempty"`
-	// Absorbed is what the memory took in: set by Get alone, when it took in anything.
+	// Absorbed is what the memory took in: set by Get and Peek alone, when it took in anything.
 	Absorbed *Absorbed `json:"absorbed,omitempty"`
 }
 

@@ -38,17 +38,60 @@ const (
 //
 // So the score lies in [0, 1] and never exceeds its base: quality can halve a weak memory's
 // standing but cannot lift an irrelevant one above a relevant one. A NaN signal counts as 0,
-// so a score is never NaN.
-func Score(s Signals) float64 {
+// so a score is never NaN. The score is the sum of its terms (Explain), so what the console
+// shows of a score is what the score is made of.
+func Score(s Signals) float64 { return Explain(s).Sum() }
+
+// Terms is a score taken apart into the ranker's own terms; Sum is the score. Base is the
+// half of the score its base earns alone (0.5·base); the other half is base·0.5·q, split
+// into Confidence, Recency and Usage by their weights in q, or all of it in Pinned.
+type Terms struct {
+	// Base is 0.5·base. In search Lexical and Vector split it by the two paths' shares of
+	// relevance (Hybrid.Parts) when the caller knows them (SplitBase); in spawn mode it is
+	// importance's.
+	Base       float64 `json:"base"`
+	Lexical    float64 `json:"lexical"`
+	Vector     float64 `json:"vector"`
+	Confidence float64 `json:"confidence"`
+	Recency    float64 `json:"recency"`
+	Usage      float64 `json:"usage"`
+	Pinned     float64 `json:"pinned"`
+	// Supersession is what DemoteSuperseded took off a statement a newer one replaces (<= 0;
+	// the search sets it when it moves the statement down).
+	Supersession float64 `json:"supersession"`
+}
+
+// Sum is the score the terms make up. Lexical and Vector are parts of Base, not added again.
+func (t Terms) Sum() float64 {
+	return t.Base + t.Confidence + t.Recency + t.Usage + t.Pinned + t.Supersession
+}
+
+// Explain takes Score apart: Explain(s).Sum() is Score(s), by construction.
+func Explain(s Signals) Terms {
 	base := s.Importance
 	if s.HasQuery {
 		base = s.Relevance
 	}
-	q := 1.0
-	if !s.Pinned {
-		q = weightConfidence*clamp01(s.Confidence) + weightRecency*Recency(s.Age, s.HalfLife) + weightHits*Usage(s.HitCount)
+	half := 0.5 * clamp01(base)
+	t := Terms{Base: half}
+	if s.Pinned {
+		t.Pinned = half
+		return t
 	}
-	return clamp01(base) * (0.5 + 0.5*q)
+	t.Confidence = half * weightConfidence * clamp01(s.Confidence)
+	t.Recency = half * weightRecency * Recency(s.Age, s.HalfLife)
+	t.Usage = half * weightHits * Usage(s.HitCount)
+	return t
+}
+
+// SplitBase divides t.Base between the lexical and vector paths in the shares Fuse gave them
+// for one candidate (Hybrid.Parts), so the two shown add up to Base.
+func (t Terms) SplitBase(p Parts) Terms {
+	if total := p.Vector + p.Lexical; total > 0 {
+		t.Vector = t.Base * p.Vector / total
+		t.Lexical = t.Base - t.Vector
+	}
+	return t
 }
 
 // Recency is 0.5^(age/halfLife); a non-positive half-life means no decay.
@@ -109,15 +152,26 @@ func (h Hybrid) Similarity(cosine float64) float64 {
 // [0, 1] (nil when the lexical path did not see it) into Relevance: the vector path's
 // Similarity weighs VectorWeight, the lexical score the rest. A missing or NaN signal adds 0.
 func (h Hybrid) Fuse(cosine, lexical *float64) float64 {
+	p := h.Parts(cosine, lexical)
+	return p.Vector + p.Lexical
+}
+
+// Parts are the two paths' shares of a fused relevance: Fuse is their sum.
+type Parts struct {
+	Vector, Lexical float64
+}
+
+// Parts is Fuse, path by path.
+func (h Hybrid) Parts(cosine, lexical *float64) Parts {
 	w := clamp01(h.VectorWeight)
-	var r float64
+	var p Parts
 	if cosine != nil {
-		r += w * h.Similarity(*cosine)
+		p.Vector = w * h.Similarity(*cosine)
 	}
 	if lexical != nil {
-		r += (1 - w) * clamp01(*lexical)
+		p.Lexical = (1 - w) * clamp01(*lexical)
 	}
-	return r
+	return p
 }
 
 // Lexical is the hybrid of a search without a query vector (the embedder is down, or the query

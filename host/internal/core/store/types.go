@@ -289,6 +289,7 @@ type ListQuery struct {
 	Kinds           []Kind
 	IncludeArchived bool
 	OnlyArchived    bool
+	Filter          Filter
 	Before          *Cursor // page after this position
 	Limit           int
 }

@@ -116,3 +116,30 @@ func TestNewerRiverSchemaFailsClosed(t *testing.T) {
 	require.ErrorIs(t, err, migrate.ErrDatabaseNewer)
 	require.ErrorContains(t, err, "River migration 999")
 }
+
+// A branch's migration merged after a later one was released (0014 after 0015) is applied on a
+// database that already has the later one, as it is on a fresh database.
+func TestUpAppliesAMigrationBelowTheNewestApplied(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, testdb.Schema(t))
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = migrate.Up(ctx, pool)
+	require.NoError(t, err)
+
+	// The database as main left it: 0015 applied, 0014 never.
+	_, err = pool.Exec(ctx, `DROP TABLE console_sessions, console_signin_codes; DELETE FROM schema_migrations WHERE version = 14`)
+	require.NoError(t, err)
+	var newest int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&newest))
+	require.Greater(t, newest, 14)
+
+	applied, err := migrate.Up(ctx, pool)
+	require.NoError(t, err)
+	require.Len(t, applied, 1)
+	require.Equal(t, "0014_console_sessions", applied[0].Name)
+	var tables bool
+	require.NoError(t, pool.QueryRow(ctx, `SELECT to_regclass('console_sessions') IS NOT NULL AND to_regclass('console_signin_codes') IS NOT NULL`).Scan(&tables))
+	require.True(t, tables)
+}

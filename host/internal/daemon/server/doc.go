@@ -2,6 +2,7 @@
 // (fail-closed), discovers and starts plugins, picks the active embedder and ensures its vector
 // index, rebuilds the lexical index from the change feed and follows it, moves bulk-imported
 // rows into the vector index in the background, and serves MCP at /mcp, REST under /api/v1,
-// /healthz, /readyz and Prometheus /metrics on one listener. Shutdown stops accepting
+// the operator console under /console/ (/ redirects there; its live feed follows the same change
+// feed), /healthz, /readyz and Prometheus /metrics on one listener. Shutdown stops accepting
 // requests, drains them, and kills every plugin process.
 package server

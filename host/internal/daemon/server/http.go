@@ -25,8 +25,9 @@ var Version = "dev"
 // bench) raced on it.
 func init() { gin.SetMode(gin.ReleaseMode) }
 
-// Handler builds the HTTP surface: MCP, REST, health, readiness and metrics. closeMCP ends the
-// MCP sessions still open; call it once the listener has stopped.
+// Handler builds the HTTP surface: MCP, REST, the operator console, health, readiness and
+// metrics. closeMCP ends the MCP sessions still open and the console's live feed; call it once
+// the listener has stopped.
 func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 	r := gin.New()
 	// Project keys hold slashes: /api/v1/projects/{key} takes them percent-encoded, which
@@ -51,7 +52,8 @@ func (c *Core) Handler() (h http.Handler, closeMCP func()) {
 		opts.Maintenance = c.Maintenance
 	}
 	restapi.Register(r, opts)
-	return r, mcp.Close
+	stopConsole := c.mountConsole(r)
+	return r, func() { mcp.Close(); stopConsole() }
 }
 
 // Readiness is /readyz's body. The endpoint is unauthenticated, so it shows states only: no

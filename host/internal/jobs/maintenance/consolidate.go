@@ -3,10 +3,8 @@ package maintenance
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/memhost/memhost/host/internal/wire"
 
@@ -16,13 +14,15 @@ import (
 
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/sdk/embedder/calibration"
 	sdkworker "github.com/memhost/memhost/sdk/worker"
 )
 
 // Consolidate merges a project's near-duplicate live facts, those the write-time fold missed
-// included. Facts whose normalised texts are identical, or whose vectors (the embedder's
-// stored ones) are at least Same apart and which keep each other (memory.Unkept both ways:
-// the same specifics, sense, word order and pairings), merge without a model. The rest of a
+// included. Facts that keep each other (memory.Unkept both ways: the same specifics, sense,
+// word order and pairings) and state the same fact by the write-time fold's own rule
+// (memory.SameFact: the same normalised text, or vectors — the embedder's stored ones — at
+// least Same apart and the same statement) merge without a model. The rest of a
 // cluster at least Near apart is asked of the merge worker chain, but only when one of the
 // texts keeps all the others (memory.MergeText), and only whether they state the same fact:
 // the survivor keeps that input's own text, never a model's rewording, so a merge can neither
@@ -187,38 +187,22 @@ func appendItem(items []wire.MaintenanceItem, it wire.MaintenanceItem) []wire.Ma
 }
 
 // sameFact is the deterministic rule: m may merge into sv without a model when each keeps
-// the other (memory.Unkept) and their texts are the same but for case, punctuation and
-// spacing, or their vectors at least same apart.
+// the other (memory.Unkept) and they state the same fact by the write-time fold's own rule
+// (memory.SameFact), their cosine standing for its similarity.
 func sameFact(sv, m store.ConsolidationFact, same float64) bool {
 	if len(memory.Unkept(m.Text, sv.Text)) > 0 || len(memory.Unkept(sv.Text, m.Text)) > 0 {
 		return false // "/dist/app" and "./dist/app" normalise alike
 	}
-	return normalised(sv.Text) == normalised(m.Text) || cosine(sv, m) >= same
-}
-
-// normalised is a text's letters and digits, lower-cased, each run one word: "Use pnpm!" and
-// "use pnpm." are the same. Specifics survive it as runs ("1.24" is "1 24", never "124").
-func normalised(text string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ")
+	return memory.SameFact(sv.Text, m.Text, cosine(sv, m), same)
 }
 
 // cosine is the similarity of two facts' vectors; 0 when they come from different embedders
 // (never compared), either has none yet, or either has no direction.
 func cosine(a, b store.ConsolidationFact) float64 {
-	if a.VectorOf != b.VectorOf || len(a.Vector) == 0 || len(a.Vector) != len(b.Vector) {
+	if a.VectorOf != b.VectorOf {
 		return 0
 	}
-	var dot, na, nb float64
-	for i := range a.Vector {
-		x, y := float64(a.Vector[i]), float64(b.Vector[i])
-		dot, na, nb = dot+x*y, na+x*x, nb+y*y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
+	return calibration.Cosine(a.Vector, b.Vector)
 }
 
 // clusters groups facts whose normalised texts are identical or whose cosine is at least near
@@ -241,7 +225,7 @@ func clusters(facts []store.ConsolidationFact, near float64, maxSize int, apart 
 	}
 	norms := make([]string, len(facts))
 	for i, f := range facts {
-		norms[i] = normalised(f.Text)
+		norms[i] = memory.Normalised(f.Text)
 	}
 	for i := range facts {
 		for k := i + 1; k < len(facts); k++ {

@@ -372,3 +372,27 @@ func TestConsolidateHoldsTheCanonicalTextToTheWriteRules(t *testing.T) {
 	require.False(t, e.memory(t, a).Archived())
 	require.False(t, e.memory(t, b).Archived())
 }
+
+// TestSameFactIsTheFoldsRule: the deterministic pass merges without a model only what the
+// write-time fold would fold (memory.SameFact). Vectors that point the same way (an embedder
+// scores these as near-duplicates) do not make another speaker's, or the opposite, fact the
+// same one; texts equal but for case and punctuation are the same with no vector at all.
+func TestSameFactIsTheFoldsRule(t *testing.T) {
+	t.Parallel()
+	v := []float32{0.6, 0.8, 0}
+	fact := func(text string, vec []float32) store.ConsolidationFact {
+		return store.ConsolidationFact{Memory: store.Memory{Text: text}, Vector: vec, VectorOf: "e"}
+	}
+	for _, tc := range []struct {
+		a, b string
+		vec  []float32
+		same bool
+	}{
+		{"Alice prefers tabs for indentation", "Bob prefers tabs for indentation", v, false},
+		{"We always squash merge pull requests", "We never squash merge pull requests", v, false},
+		{"Use pnpm to install dependencies", "use pnpm to install dependencies!", nil, true},
+		{"Use pnpm to install dependencies", "Dependencies are installed with pnpm", v, true},
+	} {
+		require.Equal(t, tc.same, sameFact(fact(tc.a, tc.vec), fact(tc.b, tc.vec), 0.95), "%q / %q", tc.a, tc.b)
+	}
+}

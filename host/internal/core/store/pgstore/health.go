@@ -35,7 +35,7 @@ func (s *Store) Health(ctx context.Context, key string, since time.Time) (store.
 		})
 	// One reason per kind of archive: "merged into <id>" and "conflict <id>" name a memory
 	// each, and would list one line per survivor or conflict.
-	b.Queue(`SELECT regexp_replace(coalesce(archived_reason, ''), '^(merged into|conflict) [0-9a-f-]{36}$', '\1'), count(*) FROM memories
+	b.Queue(`SELECT `+reasonGroupSQL+`, count(*) FROM memories
 		WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NOT NULL GROUP BY 1`, key).
 		Query(func(rows pgx.Rows) error {
 			h.ArchivedByReason = map[string]int64{}

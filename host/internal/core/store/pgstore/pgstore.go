@@ -327,6 +327,9 @@ func (s *Store) List(ctx context.Context, q store.ListQuery) ([]store.Memory, er
 	case !q.IncludeArchived:
 		where = append(where, "archived_at IS NULL")
 	}
+	if !q.Filter.IsZero() {
+		where = append(where, filterSQL(q.Filter, &args))
+	}
 	if q.Before != nil {
 		args = append(args, q.Before.CreatedAt, q.Before.ID)
 		where = append(where, fmt.Sprintf("(created_at, id) < ($%d, $%d)", len(args)-1, len(args)))

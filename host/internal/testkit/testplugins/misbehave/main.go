@@ -11,9 +11,9 @@
 //   - chatty: writes plain text, non-hclog JSON and hclog JSON with a millisecond timestamp
 //     to stderr at start, and plain text through os.Stderr (carried by go-plugin over gRPC)
 //     and straight to the stderr descriptor on every Embed;
-//   - stallhealth: while the file beside the binary named stall.<binary> holds a number N > 0,
-//     each Health call decrements it and then blocks until its deadline, as a process too busy
-//     (or a machine too loaded) to answer a probe in time does;
+//   - slowhealth: while the file beside the binary named slow.<binary> holds a number N > 0,
+//     each Health call decrements it and answers after 300 ms, as a busy process on a loaded
+//     machine does;
 //   - anything else: a well-behaved embedder.
 //
 // In every mode a text containing "reject" is refused as invalid input with a two-line
@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/sdk/embedder"
@@ -113,11 +114,11 @@ func (m misbehaving) Embed(_ context.Context, _ embedder.Purpose, texts []string
 }
 
 func (m misbehaving) Health(ctx context.Context) error {
-	if m.mode != "stallhealth" {
+	if m.mode != "slowhealth" {
 		return nil
 	}
-	stall := filepath.Join(filepath.Dir(os.Args[0]), "stall."+filepath.Base(os.Args[0]))
-	b, err := os.ReadFile(stall)
+	slow := filepath.Join(filepath.Dir(os.Args[0]), "slow."+filepath.Base(os.Args[0]))
+	b, err := os.ReadFile(slow)
 	if err != nil {
 		return nil
 	}
@@ -125,9 +126,13 @@ func (m misbehaving) Health(ctx context.Context) error {
 	if err != nil || n <= 0 {
 		return nil
 	}
-	if err := os.WriteFile(stall, []byte(strconv.Itoa(n-1)), 0o600); err != nil {
+	if err := os.WriteFile(slow, []byte(strconv.Itoa(n-1)), 0o600); err != nil {
 		return fmt.Errorf("misbehave: %w", err)
 	}
-	<-ctx.Done()
-	return ctx.Err()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(300 * time.Millisecond):
+		return nil
+	}
 }
