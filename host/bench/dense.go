@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 	"github.com/memhost/memhost/sdk/embedder"
@@ -41,10 +43,22 @@ type Dense struct {
 type ReembedBench struct {
 	Project   string
 	Rows      int
-	Took      time.Duration // read, embed through the plugin, store (one job run)
+	Took      time.Duration // read, embed through the plugin, store (one job run in the host)
 	Drained   int
-	DrainTime time.Duration
+	DrainTime time.Duration // the indexer, from the job's end: the host's beside the calls, then one alone
+	// Agents' calls at the MCP client (a store and a search against a random project), idle and
+	// while the job and then the indexer ran, on the host that ran them.
+	IdleStore, IdleSearch Latency
+	BusyStore, BusySearch Latency
+	// Indexed rows the host's indexer moved in IndexedIn while the calls went on (part of
+	// Drained and DrainTime).
+	Indexed   int
+	IndexedIn time.Duration
 }
+
+// targetReembedRatio bounds agents' p99 while a re-embed runs against their idle p99 (issue
+// 29: a re-embed never moves agents' p99 more than 1.5x).
+const targetReembedRatio = 1.5
 
 // Rate is rows re-embedded per second.
 func (r ReembedBench) Rate() float64 { return float64(r.Rows) / r.Took.Seconds() }
@@ -107,21 +121,30 @@ func measureDense(ctx context.Context, cfg Config, dims int, p progress) (Dense,
 	p.logf("dense %d: fold threshold calibrated at %.2f", dims, d.Fold.Calibrated)
 	dcfg := cfg
 	dcfg.PluginPath = cfg.DensePlugin
-	d.Shared, err = measureSharedThen(ctx, dcfg, emb, d.Embedder, p, func(pool *pgxpool.Pool, st *pgstore.Store, projects []*sharedProject) error {
+	d.Shared, err = measureSharedThen(ctx, dcfg, emb, d.Embedder, p, func(pool *pgxpool.Pool, _ *pgstore.Store, projects []*sharedProject) error {
 		var err error
-		d.Reembed, err = measureReembed(ctx, pool, st, emb, d.Embedder, projects[0].key)
+		d.Reembed, err = measureReembed(ctx, dcfg, pool, d.Embedder, projects, p)
 		if err == nil {
-			p.logf("dense %d: re-embedded %d memories at %.0f/s; indexer moved them into the graph in %s", dims, d.Reembed.Rows,
-				d.Reembed.Rate(), d.Reembed.DrainTime.Round(time.Millisecond))
+			p.logf("dense %d: re-embedded %d memories at %.0f/s; indexer moved them into the graph in %s; agents' p99 store %s -> %s, search %s -> %s",
+				dims, d.Reembed.Rows, d.Reembed.Rate(), d.Reembed.DrainTime.Round(time.Millisecond),
+				d.Reembed.IdleStore.P99, d.Reembed.BusyStore.P99, d.Reembed.IdleSearch.P99, d.Reembed.BusySearch.P99)
 		}
 		return err
 	})
 	return d, err
 }
 
-// measureReembed drops the embedder's vectors of project's memories and times the re-embed
-// job giving them back, then the indexer moving them into the project's graph.
-func measureReembed(ctx context.Context, pool *pgxpool.Pool, st *pgstore.Store, emb embedder.Embedder, info embedder.Info, project string) (ReembedBench, error) {
+// reembedBusyIndexing bounds how long agents' calls go on while the host's indexer moves the
+// re-embedded rows into the graph (yielding to the calls, as it does); the rest is drained
+// after the calls by one indexer.
+const reembedBusyIndexing = time.Minute
+
+// measureReembed drops the embedder's vectors of the large project's memories, as an embedder
+// switch leaves them, starts a host on the layout, times agents' calls idle, then asks the host
+// to run the re-embed job (as `memhost reembed` does) and times the same calls while the job
+// runs and the host's indexer moves the rows into the project's graph.
+func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info embedder.Info, projects []*sharedProject, p progress) (ReembedBench, error) {
+	project := projects[0].key
 	r := ReembedBench{Project: project}
 	tag, err := pool.Exec(ctx, `DELETE FROM memory_vectors WHERE embedder = $1 AND scope = 'project' AND scope_key = $2`, info.Name, project)
 	if err != nil {
@@ -132,17 +155,96 @@ func measureReembed(ctx context.Context, pool *pgxpool.Pool, st *pgstore.Store, 
 	if _, err := pool.Exec(ctx, "VACUUM ANALYZE memory_vectors"); err != nil {
 		return r, fmt.Errorf("re-embed: vacuum: %w", err)
 	}
-	job := &maintenance.Reembed{Store: st, Embedders: memory.Fixed(emb)}
-	start := time.Now()
-	res, err := job.Run(ctx, maintenance.Run{Now: start, Project: project, Budget: maintenance.Budget{MaxRows: r.Rows + 1}})
-	r.Took = time.Since(start)
+	dir, err := os.MkdirTemp("", "memhost-bench-reembed-")
 	if err != nil {
-		return r, fmt.Errorf("re-embed: %w", err)
+		return r, err
 	}
-	if int(res.Changed) != r.Rows {
-		return r, fmt.Errorf("re-embed: stored %d vectors of %d", res.Changed, r.Rows)
+	defer os.RemoveAll(dir)
+	tokens := auth.NewTokens(pool)
+	agent, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-reembed", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	if err != nil {
+		return r, fmt.Errorf("create token: %w", err)
 	}
-	r.Drained, r.DrainTime, err = drainDeferred(ctx, st)
+	admin, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-reembed-operator", Scopes: []auth.Scope{auth.ScopeAdmin}})
+	if err != nil {
+		return r, fmt.Errorf("create token: %w", err)
+	}
+	// By hand only: a run at boot would land in the idle timings.
+	host, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_shared"), filepath.Dir(cfg.PluginPath), dir,
+		"[maintenance.reembed]\nenabled = false\n")
+	if err != nil {
+		return r, err
+	}
+	defer host.stop()
+	if err := host.connect(ctx, agent); err != nil {
+		return r, err
+	}
+	rnd := rand.New(rand.NewPCG(cfg.Seed, 0x3e3b))
+	// Untimed first, as long as a host has served its projects a while: a fresh host's first
+	// calls pay for its cold caches and first plans, which no re-embed causes.
+	warm := agentLoad{host: host, projects: projects, r: rnd}
+	for range len(projects) {
+		if err := warm.step(ctx); err != nil {
+			return r, err
+		}
+	}
+	idle := agentLoad{host: host, projects: projects, r: rnd}
+	for range cfg.SharedOps {
+		if err := idle.step(ctx); err != nil {
+			return r, err
+		}
+	}
+	r.IdleStore, r.IdleSearch = summarize(idle.stores), summarize(idle.searches)
+	p.logf("re-embed: idle store p99 %s, search p99 %s; the host re-embeds %d memories", r.IdleStore.P99, r.IdleSearch.P99, r.Rows)
+
+	type outcome struct {
+		run MaintenanceJobRun
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		run, err := runJob(ctx, host.url, admin, maintenance.ReembedName)
+		done <- outcome{run, err}
+	}()
+	busy := agentLoad{host: host, projects: projects, r: rnd}
+	busyStart := time.Now()
+	var drainStart time.Time
+	for {
+		if drainStart.IsZero() {
+			select {
+			case o := <-done:
+				if o.err != nil {
+					return r, fmt.Errorf("re-embed: %w\n%s", o.err, host.tail())
+				}
+				if int(o.run.Changed) != r.Rows {
+					return r, fmt.Errorf("re-embed: stored %d vectors of %d (%s)", o.run.Changed, r.Rows, o.run.Outcome)
+				}
+				r.Took, drainStart = o.run.Wall, time.Now()
+			default:
+			}
+		} else {
+			// The re-embedded rows: the agents' own writes meanwhile wait for the indexer too.
+			var left int
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
+				WHERE v.ann_deferred AND v.ann_error IS NULL AND m.scope = 'project' AND m.scope_key = $1 AND m.created_at < $2`,
+				project, busyStart).Scan(&left); err != nil {
+				return r, fmt.Errorf("re-embed: rows left for the indexer: %w", err)
+			}
+			if left == 0 || time.Since(drainStart) > reembedBusyIndexing {
+				r.Indexed, r.IndexedIn = r.Rows-left, time.Since(drainStart)
+				break
+			}
+		}
+		if err := busy.step(ctx); err != nil {
+			return r, err
+		}
+	}
+	r.BusyStore, r.BusySearch = summarize(busy.stores), summarize(busy.searches)
+	// The rest of the queue, moved by one indexer with no calls to yield to.
+	host.stop()
+	r.Drained, r.DrainTime, err = drainDeferred(ctx, pgstore.New(pool))
+	r.Drained += r.Indexed
+	r.DrainTime += r.IndexedIn
 	return r, err
 }
 

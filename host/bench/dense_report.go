@@ -13,7 +13,9 @@ OpenAI-compatible runtime (sdk/embedder/embeddertest/openaifake), computed in th
 rather than over HTTP, so the times are memhost's and Postgres's, without a real model's
 inference. Its ranking quality is the fake's, not a real model's. After the timed calls the
 re-embed job (maintenance.reembed) gives the large project's memories their vectors back, as
-after an embedder switch, and the background indexer moves them into the project's graph.
+after an embedder switch: a host on the layout times agents' calls idle, then runs the job
+(POST /api/v1/maintenance/reembed/run) while the calls go on, and its background indexer moves
+the rows into the project's graph.
 `
 
 // renderDense writes one dense round.
@@ -31,7 +33,15 @@ func renderDense(b *strings.Builder, d Dense, note func(string, ...any)) {
 	r := d.Reembed
 	w("\n| re-embed and fold | |\n| --- | --- |\n")
 	w("| re-embed of %s (one job run, batches of 64 through the plugin) | %d memories in %s: %.0f/s |\n", r.Project, r.Rows, r.Took.Round(time.Millisecond), r.Rate())
-	w("| - then the background indexer into the project's graph | %s |\n", drained(r.Drained, r.DrainTime))
+	w("| - then the indexer into the project's graph (the host's beside the calls for up to %s: %d rows; then one alone) | %s |\n", reembedBusyIndexing, r.Indexed, drained(r.Drained, r.DrainTime))
+	sr, qr := ratio(r.BusyStore.P99, r.IdleStore.P99), ratio(r.BusySearch.P99, r.IdleSearch.P99)
+	w("| agents' memory_store p99 at the MCP client: idle (%d) / while the host re-embeds and indexes (%d) | %s / %s = %.2fx (target <= %.1fx: %s) |\n",
+		r.IdleStore.N, r.BusyStore.N, ms(r.IdleStore.P99), ms(r.BusyStore.P99), sr, targetReembedRatio, verdict(sr <= targetReembedRatio))
+	w("| agents' memory_search p99: idle / while the host re-embeds and indexes | %s / %s = %.2fx (target <= %.1fx: %s) |\n",
+		ms(r.IdleSearch.P99), ms(r.BusySearch.P99), qr, targetReembedRatio, verdict(qr <= targetReembedRatio))
+	if sr > targetReembedRatio || qr > targetReembedRatio {
+		note("Dense %d: a re-embed moved agents' p99 by %.2fx (store) and %.2fx (search) against the %.1fx target: the job embeds and stores in batches through the plugin on the same two cores the calls use.", d.Embedder.Dimensions, sr, qr, targetReembedRatio)
+	}
 	f := d.Fold
 	if f.Calibrated > 0 {
 		for _, row := range f.Sweep {

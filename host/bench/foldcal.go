@@ -34,7 +34,10 @@ type Calibration struct {
 type FoldRates struct {
 	Pairs                 int
 	Cosine, Guarded, Rule calibration.Rates
-	ByKind                []KindRates
+	// Pending is the decision of a write stored before its embedder answered (memory's
+	// vectors.go): the exact match, else the statement check alone, with no cosine to pass.
+	Pending calibration.Rates
+	ByKind  []KindRates
 }
 
 // KindRates are the three decisions on the pairs of one kind.
@@ -128,6 +131,9 @@ func foldRates(scored []calibration.Scored, threshold float64) (FoldRates, error
 	}
 	r.Guarded, _ = calibration.RatesOf(scored, guarded)
 	r.Rule, _ = calibration.RatesOf(scored, rule)
+	r.Pending, _ = calibration.RatesOf(scored, func(s calibration.Scored) bool {
+		return store.NormalizeText(s.A) == store.NormalizeText(s.B) || memory.SameStatement(s.A, s.B)
+	})
 	byCosine, byGuard, byRule := calibration.RatesByKind(scored, cosine), calibration.RatesByKind(scored, guarded),
 		calibration.RatesByKind(scored, rule)
 	for kind, c := range byCosine {
@@ -157,6 +163,8 @@ func renderFoldCalibration(b *strings.Builder, c Calibration, note func(string, 
 	w("| + specifics veto (memory.Distinct, the rule before) | %s | %s | | |\n", pct(s.Guarded.FalseFold, s.Guarded.FalseFolds), pct(s.Guarded.MissedFold, s.Guarded.MissedFolds))
 	w("| + statement check (memory.SameStatement, the write path) | %s | %s | false <= %.1f%% | %s |\n",
 		pct(s.Rule.FalseFold, s.Rule.FalseFolds), pct(s.Rule.MissedFold, s.Rule.MissedFolds), 100*targetFalseFold, verdict(s.Rule.FalseFold <= targetFalseFold))
+	w("| statement check alone (a write stored before a slow embedder's vector exists) | %s | %s | false <= %.1f%% | %s |\n",
+		pct(s.Pending.FalseFold, s.Pending.FalseFolds), pct(s.Pending.MissedFold, s.Pending.MissedFolds), 100*targetFalseFold, verdict(s.Pending.FalseFold <= targetFalseFold))
 	for _, h := range []struct {
 		name string
 		r    FoldRates

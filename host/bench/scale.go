@@ -50,11 +50,14 @@ type Scale struct {
 	SearchSelfHit   int     // searches whose generating fact came back in the top 10
 	Recall          float64 // ANN top-10 vs exact, counting ties at the 10th distance as found
 	RecallStrict    float64 // same, by id only
+	// EfSearch is the walk width the store gives the project's graph (pgstore: wider in larger graphs).
+	EfSearch int
 	// RecallByEf is recall and Nearest latency at other hnsw.ef_search settings.
 	RecallByEf    []EfRecall
 	RecallQueries int
 	HitErrors     int // background hit recording failures
 	Banner        BannerBench
+	LoadAvg       [2]string // /proc/loadavg before the timed stores and after the timed searches
 }
 
 func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info embedder.Info, n int, p progress) (Scale, error) {
@@ -137,6 +140,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 		stopRecorder()
 		return s, err
 	}
+	s.LoadAvg[0] = loadAvg()
 	if err := measureStore(ctx, svc, a, corpus, facts, r, &s); err != nil {
 		stopRecorder()
 		return s, err
@@ -146,6 +150,7 @@ func measureScale(ctx context.Context, cfg Config, emb embedder.Embedder, info e
 		stopRecorder()
 		return s, err
 	}
+	s.LoadAvg[1] = loadAvg()
 	p.logf("N=%d: search p50 %s p99 %s", n, s.Search.P50, s.Search.P99)
 	if s.Banner, err = measureBanner(ctx, st, svc, project); err != nil {
 		stopRecorder()
@@ -243,7 +248,7 @@ func measureSearch(ctx context.Context, svc *memory.Service, a memory.Access, fa
 
 // measureRecall compares the store's ANN path (store.Nearest: HNSW with iterative scan) with an
 // exact top-10 from a sequential scan running the same SQL with index scans disabled.
-func measureRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, emb embedder.Embedder, info embedder.Info, project string, facts []Fact, r *rand.Rand, s *Scale) error {
+func measureRecall(ctx context.Context, pool *pgxpool.Pool, st *pgstore.Store, emb embedder.Embedder, info embedder.Info, project string, facts []Fact, r *rand.Rand, s *Scale) error {
 	texts := make([]string, recallQueries)
 	for i := range texts {
 		texts[i] = facts[r.IntN(len(facts))].Query
@@ -271,11 +276,14 @@ func measureRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, emb 
 		found += f
 		foundStrict += fs
 	}
+	if s.EfSearch, err = st.EfSearch(ctx, queries[0]); err != nil {
+		return err
+	}
 	s.RecallQueries = len(vecs)
 	s.Recall = found / float64(len(vecs))
 	s.RecallStrict = foundStrict / float64(len(vecs))
 	for _, ef := range efSweep {
-		alt := pgstore.New(pool, pgstore.WithEfSearch(ef))
+		alt := pgstore.New(pool, pgstore.WithEfSearch(ef), pgstore.WithFixedEfSearch())
 		row := EfRecall{EfSearch: ef}
 		var durs []time.Duration
 		for i, q := range queries {

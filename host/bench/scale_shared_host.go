@@ -15,11 +15,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/wire"
 )
 
@@ -31,6 +34,7 @@ type benchHost struct {
 	done    chan error
 	logPath string
 	session *mcp.ClientSession
+	stopped sync.Once
 }
 
 // startHost writes a config for dbURL (a schema of the bench database) and a free port, runs
@@ -38,6 +42,16 @@ type benchHost struct {
 // the lexical index rebuilt from the change feed.
 func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHost, error) {
 	return startHostWith(ctx, bin, dbURL, pluginDir, dir, "")
+}
+
+// agentToken mints the read and write token the bench's MCP client calls a host with, as an
+// agent's would be.
+func agentToken(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	if err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	return token, nil
 }
 
 // startHostWith is startHost with more configuration (TOML tables after the bench's own).
@@ -131,18 +145,21 @@ func (h *benchHost) call(ctx context.Context, tool string, args map[string]any, 
 	return json.Unmarshal(raw, out)
 }
 
-// stop ends the session and the host (SIGTERM, then SIGKILL after 30 s).
+// stop ends the session and the host (SIGTERM, then SIGKILL after 30 s); later calls do
+// nothing.
 func (h *benchHost) stop() {
-	if h.session != nil {
-		_ = h.session.Close()
-	}
-	_ = h.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-h.done:
-	case <-time.After(30 * time.Second):
-		_ = h.cmd.Process.Kill()
-		<-h.done
-	}
+	h.stopped.Do(func() {
+		if h.session != nil {
+			_ = h.session.Close()
+		}
+		_ = h.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-h.done:
+		case <-time.After(30 * time.Second):
+			_ = h.cmd.Process.Kill()
+			<-h.done
+		}
+	})
 }
 
 // tail is the end of the host's log, for errors.

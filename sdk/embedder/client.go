@@ -36,15 +36,7 @@ func (c *client) Describe(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, rpcerr.FromStatus(ctx, "embedder Describe", err)
 	}
-	info := Info{
-		Name:                   resp.GetName(),
-		Version:                resp.GetVersion(),
-		Description:            resp.GetDescription(),
-		Dimensions:             int(resp.GetDimensions()),
-		MaxBatch:               int(resp.GetMaxBatch()),
-		MaxInputBytes:          int(resp.GetMaxInputBytes()),
-		SuggestedFoldThreshold: resp.GetSuggestedFoldThreshold(),
-	}
+	info := infoFromProto(resp)
 	if err := info.Validate(); err != nil {
 		return Info{}, fmt.Errorf("embedder Describe: plugin returned invalid info: %w", err)
 	}
@@ -69,14 +61,9 @@ func (c *client) dimensions(ctx context.Context) (int, error) {
 }
 
 func (c *client) Embed(ctx context.Context, purpose Purpose, texts []string) ([][]float32, error) {
-	var p memhostv1.EmbedRequest_Purpose
-	switch purpose {
-	case PurposeDocument:
-		p = memhostv1.EmbedRequest_PURPOSE_DOCUMENT
-	case PurposeQuery:
-		p = memhostv1.EmbedRequest_PURPOSE_QUERY
-	default:
-		return nil, fmt.Errorf("embedder Embed: %w: unknown purpose %d", ErrInvalidInput, purpose)
+	p, err := purposeToProto(purpose)
+	if err != nil {
+		return nil, fmt.Errorf("embedder Embed: %w", err)
 	}
 	dims, err := c.dimensions(ctx)
 	if err != nil {
@@ -86,18 +73,16 @@ func (c *client) Embed(ctx context.Context, purpose Purpose, texts []string) ([]
 	if err != nil {
 		return nil, rpcerr.FromStatus(ctx, "embedder Embed", err)
 	}
-	vecs := resp.GetVectors()
+	vecs := vectorsFromProto(resp)
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("embedder Embed: plugin returned %d vectors for %d texts", len(vecs), len(texts))
 	}
-	out := make([][]float32, len(vecs))
 	for i, v := range vecs {
-		if n := len(v.GetValues()); n != dims {
-			return nil, fmt.Errorf("embedder Embed: vector %d has %d dimensions, Describe promised %d", i, n, dims)
+		if len(v) != dims {
+			return nil, fmt.Errorf("embedder Embed: vector %d has %d dimensions, Describe promised %d", i, len(v), dims)
 		}
-		out[i] = v.GetValues()
 	}
-	return out, nil
+	return vecs, nil
 }
 
 func (c *client) Health(ctx context.Context) error {
@@ -105,10 +90,7 @@ func (c *client) Health(ctx context.Context) error {
 	if err != nil {
 		return rpcerr.FromStatus(ctx, "embedder Health", err)
 	}
-	if !resp.GetOk() {
-		return fmt.Errorf("embedder Health: %w: %s", ErrUnhealthy, resp.GetMessage())
-	}
-	return nil
+	return rpcerr.Healthy("embedder Health", resp.GetOk(), resp.GetMessage())
 }
 
 // validUTF8 returns texts with invalid UTF-8 sequences replaced by U+FFFD,

@@ -2,7 +2,6 @@ package embedder
 
 import (
 	"context"
-	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
@@ -10,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
 )
 
@@ -28,31 +28,13 @@ type server struct {
 	// info caches the first successful Describe so that every Embed can
 	// enforce the limits without another call into the implementation;
 	// Describe must be constant for the life of the process anyway.
-	mu   sync.Mutex
-	info *Info
+	info pluginkind.Described[Info]
 }
 
 var _ memhostv1.EmbedderServer = (*server)(nil)
 
-func (s *server) describe(ctx context.Context) (info Info, err error) {
-	s.mu.Lock()
-	cached := s.info
-	s.mu.Unlock()
-	if cached != nil {
-		return *cached, nil
-	}
-	defer rpcerr.Recover(s.logger, "embedder Describe", &err)
-	info, err = s.impl.Describe(ctx)
-	if err != nil {
-		return Info{}, rpcerr.ToStatus(err)
-	}
-	if err := info.Validate(); err != nil {
-		return Info{}, status.Errorf(codes.Internal, "embedder Describe: implementation returned invalid info: %v", err)
-	}
-	s.mu.Lock()
-	s.info = &info
-	s.mu.Unlock()
-	return info, nil
+func (s *server) describe(ctx context.Context) (Info, error) {
+	return s.info.Get(ctx, s.logger, "embedder Describe", s.impl.Describe, rpcerr.ToStatus)
 }
 
 func (s *server) Describe(ctx context.Context, _ *memhostv1.DescribeRequest) (*memhostv1.DescribeResponse, error) {
@@ -60,26 +42,13 @@ func (s *server) Describe(ctx context.Context, _ *memhostv1.DescribeRequest) (*m
 	if err != nil {
 		return nil, err
 	}
-	return &memhostv1.DescribeResponse{
-		Name:                   info.Name,
-		Version:                info.Version,
-		Dimensions:             int32(info.Dimensions),
-		MaxBatch:               int32(info.MaxBatch),
-		MaxInputBytes:          int32(info.MaxInputBytes),
-		SuggestedFoldThreshold: info.SuggestedFoldThreshold,
-		Description:            info.Description,
-	}, nil
+	return infoToProto(info), nil
 }
 
 func (s *server) Embed(ctx context.Context, req *memhostv1.EmbedRequest) (_ *memhostv1.EmbedResponse, err error) {
-	var purpose Purpose
-	switch req.GetPurpose() {
-	case memhostv1.EmbedRequest_PURPOSE_UNSPECIFIED, memhostv1.EmbedRequest_PURPOSE_DOCUMENT:
-		purpose = PurposeDocument
-	case memhostv1.EmbedRequest_PURPOSE_QUERY:
-		purpose = PurposeQuery
-	default:
-		return nil, status.Errorf(codes.InvalidArgument, "unknown purpose %d", req.GetPurpose())
+	purpose, err := purposeFromProto(req.GetPurpose())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	info, err := s.describe(ctx)
 	if err != nil {
@@ -102,22 +71,13 @@ func (s *server) Embed(ctx context.Context, req *memhostv1.EmbedRequest) (_ *mem
 	if err != nil {
 		return nil, rpcerr.ToStatus(err)
 	}
-	resp := &memhostv1.EmbedResponse{Vectors: make([]*memhostv1.EmbedResponse_Vector, len(vecs))}
-	for i, v := range vecs {
-		resp.Vectors[i] = &memhostv1.EmbedResponse_Vector{Values: v}
-	}
-	return resp, nil
+	return vectorsToProto(vecs), nil
 }
 
-func (s *server) Health(ctx context.Context, _ *memhostv1.HealthRequest) (_ *memhostv1.HealthResponse, err error) {
-	defer rpcerr.Recover(s.logger, "embedder Health", &err)
-	if herr := s.impl.Health(ctx); herr != nil {
-		// Cancellation is the caller giving up, not the embedder being
-		// unhealthy; report it as such.
-		if ctx.Err() != nil {
-			return nil, status.FromContextError(ctx.Err()).Err()
-		}
-		return &memhostv1.HealthResponse{Ok: false, Message: herr.Error()}, nil
+func (s *server) Health(ctx context.Context, _ *memhostv1.HealthRequest) (*memhostv1.HealthResponse, error) {
+	ok, msg, err := rpcerr.Health(ctx, s.logger, "embedder Health", s.impl.Health)
+	if err != nil {
+		return nil, err
 	}
-	return &memhostv1.HealthResponse{Ok: true}, nil
+	return &memhostv1.HealthResponse{Ok: ok, Message: msg}, nil
 }

@@ -27,7 +27,7 @@ func (c *client) Describe(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, rpcerr.FromStatus(ctx, "provider Describe", err)
 	}
-	info := infoFromWire(resp)
+	info := infoFromProto(resp)
 	if err := info.Validate(); err != nil {
 		return Info{}, fmt.Errorf("provider Describe: plugin returned invalid info: %w", err)
 	}
@@ -38,11 +38,11 @@ func (c *client) Prepare(ctx context.Context, s Spawn) (Plan, error) {
 	if err := s.Validate(); err != nil {
 		return Plan{}, fmt.Errorf("provider Prepare: %w: %w", ErrInvalidInput, err)
 	}
-	resp, err := c.rpc.Prepare(ctx, &memhostv1.PrepareRequest{Spawn: spawnToWire(s)})
+	resp, err := c.rpc.Prepare(ctx, &memhostv1.PrepareRequest{Spawn: spawnToProto(s)})
 	if err != nil {
 		return Plan{}, rpcerr.FromStatus(ctx, "provider Prepare", err)
 	}
-	plan := planFromWire(resp)
+	plan := planFromProto(resp)
 	if err := plan.Validate(s); err != nil {
 		return Plan{}, fmt.Errorf("provider Prepare: plugin returned an invalid plan: %w", err)
 	}
@@ -53,7 +53,7 @@ func (c *client) Finish(ctx context.Context, e Ended) (Session, error) {
 	if err := e.Spawn.Validate(); err != nil {
 		return Session{}, fmt.Errorf("provider Finish: %w: %w", ErrInvalidInput, err)
 	}
-	resp, err := c.rpc.Finish(ctx, endedToWire(e))
+	resp, err := c.rpc.Finish(ctx, endedToProto(e))
 	if err != nil {
 		return Session{}, rpcerr.FromStatus(ctx, "provider Finish", err)
 	}
@@ -69,10 +69,7 @@ func (c *client) Health(ctx context.Context) error {
 	if err != nil {
 		return rpcerr.FromStatus(ctx, "provider Health", err)
 	}
-	if !resp.GetOk() {
-		return fmt.Errorf("provider Health: %w: %s", ErrUnhealthy, resp.GetMessage())
-	}
-	return nil
+	return rpcerr.Healthy("provider Health", resp.GetOk(), resp.GetMessage())
 }
 
 var _ Connector = (*client)(nil)
@@ -83,11 +80,11 @@ func (c *client) Connect(ctx context.Context, r ConnectRequest) (Connection, err
 	if err := r.Validate(); err != nil {
 		return Connection{}, fmt.Errorf("provider Connect: %w: %w", ErrInvalidInput, err)
 	}
-	resp, err := c.rpc.Connect(ctx, connectRequestToWire(r))
+	resp, err := c.rpc.Connect(ctx, connectRequestToProto(r))
 	if err != nil {
 		return Connection{}, rpcerr.FromStatus(ctx, "provider Connect", err)
 	}
-	conn := connectionFromWire(resp)
+	conn := connectionFromProto(resp)
 	if err := conn.Validate(); err != nil {
 		return Connection{}, fmt.Errorf("provider Connect: plugin returned an invalid plan: %w", err)
 	}

@@ -36,11 +36,11 @@ func (s *server) Describe(ctx context.Context, _ *memhostv1.ProviderDescribeRequ
 	if err := info.Validate(); err != nil {
 		return nil, status.Errorf(codes.Internal, "provider Describe: implementation returned invalid info: %v", err)
 	}
-	return infoToWire(info), nil
+	return infoToProto(info), nil
 }
 
 func (s *server) Prepare(ctx context.Context, req *memhostv1.PrepareRequest) (_ *memhostv1.PrepareResponse, err error) {
-	spawn := spawnFromWire(req.GetSpawn())
+	spawn := spawnFromProto(req.GetSpawn())
 	if err := spawn.Validate(); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -52,11 +52,11 @@ func (s *server) Prepare(ctx context.Context, req *memhostv1.PrepareRequest) (_ 
 	if err := plan.Validate(spawn); err != nil {
 		return nil, status.Errorf(codes.Internal, "provider Prepare: implementation returned an invalid plan: %v", err)
 	}
-	return planToWire(plan), nil
+	return planToProto(plan), nil
 }
 
 func (s *server) Finish(ctx context.Context, req *memhostv1.FinishRequest) (_ *memhostv1.FinishResponse, err error) {
-	ended := endedFromWire(req)
+	ended := endedFromProto(req)
 	if err := ended.Spawn.Validate(); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -71,17 +71,12 @@ func (s *server) Finish(ctx context.Context, req *memhostv1.FinishRequest) (_ *m
 	return &memhostv1.FinishResponse{SessionId: sess.ID, Transcript: sess.Transcript}, nil
 }
 
-func (s *server) Health(ctx context.Context, _ *memhostv1.ProviderHealthRequest) (_ *memhostv1.ProviderHealthResponse, err error) {
-	defer rpcerr.Recover(s.logger, "provider Health", &err)
-	if herr := s.impl.Health(ctx); herr != nil {
-		// Cancellation is the caller giving up, not the provider being
-		// unhealthy; report it as such.
-		if ctx.Err() != nil {
-			return nil, status.FromContextError(ctx.Err()).Err()
-		}
-		return &memhostv1.ProviderHealthResponse{Ok: false, Message: herr.Error()}, nil
+func (s *server) Health(ctx context.Context, _ *memhostv1.ProviderHealthRequest) (*memhostv1.ProviderHealthResponse, error) {
+	ok, msg, err := rpcerr.Health(ctx, s.logger, "provider Health", s.impl.Health)
+	if err != nil {
+		return nil, err
 	}
-	return &memhostv1.ProviderHealthResponse{Ok: true}, nil
+	return &memhostv1.ProviderHealthResponse{Ok: ok, Message: msg}, nil
 }
 
 func (s *server) Connect(ctx context.Context, req *memhostv1.ConnectRequest) (_ *memhostv1.ConnectResponse, err error) {
@@ -89,7 +84,7 @@ func (s *server) Connect(ctx context.Context, req *memhostv1.ConnectRequest) (_ 
 	if !ok {
 		return nil, status.Error(codes.Unimplemented, "provider Connect: this provider cannot connect its CLI")
 	}
-	r := connectRequestFromWire(req)
+	r := connectRequestFromProto(req)
 	if err := r.Validate(); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -101,7 +96,7 @@ func (s *server) Connect(ctx context.Context, req *memhostv1.ConnectRequest) (_ 
 	if err := conn.Validate(); err != nil {
 		return nil, status.Errorf(codes.Internal, "provider Connect: implementation returned an invalid plan: %v", err)
 	}
-	return connectionToWire(conn), nil
+	return connectionToProto(conn), nil
 }
 
 func (s *server) Task(ctx context.Context, req *memhostv1.TaskRequest) (_ *memhostv1.TaskResponse, err error) {

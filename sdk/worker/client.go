@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/rpcerr"
 )
 
 // newClient is the Worker the host holds for the plugin at the other end of
@@ -83,8 +84,5 @@ func (c *client) Health(ctx context.Context) error {
 	if err != nil {
 		return fromStatus(ctx, "worker Health", err)
 	}
-	if !resp.GetOk() {
-		return fmt.Errorf("worker Health: %w: %s", ErrUnhealthy, resp.GetMessage())
-	}
-	return nil
+	return rpcerr.Healthy("worker Health", resp.GetOk(), resp.GetMessage())
 }

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
@@ -10,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
 )
 
@@ -29,31 +29,13 @@ type server struct {
 	// info caches the first valid Describe, which must be constant for the
 	// life of the process, so that every Run is checked without another
 	// call into the implementation.
-	mu   sync.Mutex
-	info *Info
+	info pluginkind.Described[Info]
 }
 
 var _ memhostv1.WorkerServer = (*server)(nil)
 
-func (s *server) describe(ctx context.Context) (info Info, err error) {
-	s.mu.Lock()
-	cached := s.info
-	s.mu.Unlock()
-	if cached != nil {
-		return *cached, nil
-	}
-	defer rpcerr.Recover(s.logger, "worker Describe", &err)
-	info, err = s.impl.Describe(ctx)
-	if err != nil {
-		return Info{}, toStatus(err)
-	}
-	if err := info.Validate(); err != nil {
-		return Info{}, status.Errorf(codes.Internal, "worker Describe: implementation returned invalid info: %v", err)
-	}
-	s.mu.Lock()
-	s.info = &info
-	s.mu.Unlock()
-	return info, nil
+func (s *server) describe(ctx context.Context) (Info, error) {
+	return s.info.Get(ctx, s.logger, "worker Describe", s.impl.Describe, toStatus)
 }
 
 func (s *server) Describe(ctx context.Context, _ *memhostv1.WorkerDescribeRequest) (*memhostv1.WorkerDescribeResponse, error) {
@@ -92,15 +74,10 @@ func (s *server) Run(ctx context.Context, req *memhostv1.RunRequest) (_ *memhost
 	return answerToProto(a), nil
 }
 
-func (s *server) Health(ctx context.Context, _ *memhostv1.WorkerHealthRequest) (_ *memhostv1.WorkerHealthResponse, err error) {
-	defer rpcerr.Recover(s.logger, "worker Health", &err)
-	if herr := s.impl.Health(ctx); herr != nil {
-		// Cancellation is the caller giving up, not the worker being
-		// unhealthy; report it as such.
-		if ctx.Err() != nil {
-			return nil, status.FromContextError(ctx.Err()).Err()
-		}
-		return &memhostv1.WorkerHealthResponse{Ok: false, Message: herr.Error()}, nil
+func (s *server) Health(ctx context.Context, _ *memhostv1.WorkerHealthRequest) (*memhostv1.WorkerHealthResponse, error) {
+	ok, msg, err := rpcerr.Health(ctx, s.logger, "worker Health", s.impl.Health)
+	if err != nil {
+		return nil, err
 	}
-	return &memhostv1.WorkerHealthResponse{Ok: true}, nil
+	return &memhostv1.WorkerHealthResponse{Ok: ok, Message: msg}, nil
 }

@@ -11,9 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/memhost/memhost/host/internal/plugins"
 )
+
+// processInit is when the process was done initialising: package main's variables are
+// initialised after every package it imports (memhost run's timeline starts there).
+var processInit = time.Now()
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -58,10 +58,15 @@ func printStored(out io.Writer, r memory.StoreResult) {
 		return
 	case r.Exact:
 		fmt.Fprintf(out, "already known: identical to memory %s\n", id)
+	case r.Folded && r.VectorPending:
+		fmt.Fprintf(out, "folded into memory %s (the same statement), which reads: %s\n", id, printable(r.Memory.Text))
 	case r.Folded:
 		fmt.Fprintf(out, "folded into memory %s (similarity %.2f), which reads: %s\n", id, r.Similarity, printable(r.Memory.Text))
 	default:
 		fmt.Fprintf(out, "stored as memory %s\n", id)
+	}
+	if r.VectorPending {
+		fmt.Fprintln(out, "its vector follows in the background (the embedder is slow); search finds it by its words meanwhile")
 	}
 	if r.Redactions > 0 {
 		fmt.Fprintf(out, "%d secret(s) redacted before storing\n", r.Redactions)

@@ -48,11 +48,18 @@ anyway, without memory, after a one-line warning.`,
   memhost run gemini -- -p "summarise the plan" -o json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var timeline *spawn.Timeline
+			if path := os.Getenv(spawn.TimelineEnv); path != "" {
+				timeline = &spawn.Timeline{}
+				timeline.MarkAt(spawn.StepInit, processInit)
+			}
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
+			timeline.Mark(spawn.StepConfig)
 			o, closeFn := spawnOptions(cmd, cfg, args[0])
+			o.Timeline, o.TimelinePath = timeline, os.Getenv(spawn.TimelineEnv)
 			defer closeFn()
 			o.Args = args[1:]
 			o.PromptHook = promptHook(cmd, cfg, args[0])

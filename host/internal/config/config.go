@@ -90,8 +90,9 @@ type Memory struct {
 	SearchDefaultK int `koanf:"search_default_k"`
 	SearchMaxK     int `koanf:"search_max_k"`
 	CandidatePool  int `koanf:"candidate_pool"`
-	// ANNEfSearch is the HNSW walk width of searches (pgvector's hnsw.ef_search): higher finds
-	// more of the exact nearest neighbours at some latency.
+	// ANNEfSearch is the HNSW walk width of searches (pgvector's hnsw.ef_search) in graphs of
+	// up to 16K memories: higher finds more of the exact nearest neighbours at some latency. A
+	// larger graph is walked wider, its rows / 160 (at most 1000), so recall holds as it grows.
 	ANNEfSearch int `koanf:"ann_ef_search"`
 	// GraphMinRows is how many memories a project holds before it gets an HNSW graph of its
 	// own; smaller projects are searched by an exact scan of their rows.
@@ -102,6 +103,14 @@ type Memory struct {
 	// IndexMaxWait bounds that wait: a host whose calls never pause that long starts moving
 	// rows after it anyway, in small steps that leave the calls most of the CPU.
 	IndexMaxWait time.Duration `koanf:"index_max_wait"`
+	// FlushWrites makes a memory write's commit wait until Postgres has flushed it to disk (the
+	// default: every acknowledged write survives a crash). Off, an operator's opt-in trade, a
+	// write is acknowledged once Postgres holds it: it survives a kill of the host, not a crash
+	// of Postgres or the machine within the next 3 x wal_writer_delay (0.6 s by default).
+	FlushWrites bool `koanf:"flush_writes"`
+	// EmbedWait is how long a write waits for its vector before it is stored without it (the
+	// vector follows within seconds); 0 waits as long as the embedder takes.
+	EmbedWait time.Duration `koanf:"embed_wait"`
 }
 
 // Ranking tunes the single scorer.
@@ -202,6 +211,8 @@ func Default() *Config {
 			GraphMinRows:   1000,
 			IndexQuiet:     250 * time.Millisecond,
 			IndexMaxWait:   10 * time.Second,
+			FlushWrites:    true,
+			EmbedWait:      10 * time.Millisecond, // memory.DefaultEmbedWait
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

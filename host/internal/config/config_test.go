@@ -55,6 +55,17 @@ func TestDefaultsAreValid(t *testing.T) {
 	require.Contains(t, problems[0].Message, "MEMHOST_DATABASE_URL")
 }
 
+// TestWritesAreFlushedUnlessTradedAway: every acknowledged write survives a crash of Postgres
+// or the machine unless the operator opts out with memory.flush_writes = false (file or
+// environment).
+func TestWritesAreFlushedUnlessTradedAway(t *testing.T) {
+	t.Parallel()
+	require.True(t, load(t, LoadOptions{}).Memory.FlushWrites, "the default")
+	require.True(t, load(t, LoadOptions{ConfigPath: writeConfig(t, Example())}).Memory.FlushWrites, "the example")
+	require.False(t, load(t, LoadOptions{ConfigPath: writeConfig(t, "[memory]\nflush_writes = false\n")}).Memory.FlushWrites, "the opt-in")
+	require.False(t, load(t, LoadOptions{Environ: []string{"MEMHOST_MEMORY__FLUSH_WRITES=false"}}).Memory.FlushWrites, "the opt-in from the environment")
+}
+
 func TestExampleLoadsAndValidates(t *testing.T) {
 	t.Parallel()
 	cfg := load(t, LoadOptions{ConfigPath: writeConfig(t, Example())})

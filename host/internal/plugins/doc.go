@@ -4,7 +4,12 @@
 // host. It knows processes, not kinds; what is particular to a kind (who a
 // plugin says it is, how to ask it whether it is healthy, what its errors
 // mean) comes from one small Adapter per kind, beside this package
-// (plugins/embedders for embedders).
+// (plugins/embedders for embedders). What every kind does alike is written
+// once here, generic over the kind's SDK interface: KindAdapter (the
+// dispense type check, Identify from a validated Describe, Health, the SDK's
+// shared errors read as outcomes) needs only a zero-size Kind saying what
+// sets the kind apart, and Handle (Find, List, Info, Status, Describe,
+// Health, a typed Call) is what a kind's own handle embeds to add its calls.
 //
 // Discover turns plugin directories into Candidates (files named
 // memhost-<kind>-<name>, executable, optionally pinned by a sha256

@@ -8,21 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/memhost/memhost/sdk/embedder"
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 )
 
 // limits are the time bounds Exercise holds an embedder to.
-type limits struct {
-	// call bounds every call, so that a hanging embedder fails the test
-	// instead of stalling it until go test's deadline.
-	call time.Duration
-	// cancel is how soon Embed must return once its context is done.
-	cancel time.Duration
-}
+type limits = plugintest.Limits
 
-var defaultLimits = limits{call: 30 * time.Second, cancel: 2 * time.Second}
+var defaultLimits = plugintest.DefaultLimits
 
 // agreeTolerance is how far two vectors for the same text may drift apart
 // (1 - cosine) and still agree: float noise from batching passes, a vector
@@ -47,34 +41,25 @@ const agreeTolerance = 1e-6
 func Exercise(t *testing.T, e embedder.Embedder) {
 	t.Helper()
 	k := newKit(t, e, defaultLimits)
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, k)
-		})
-	}
+	plugintest.RunChecks(t, k, checks)
 }
 
-// check is one conformance subtest. It takes testing.TB so that the kit's
-// own tests can run it against a recorder.
-type check struct {
-	name string
-	run  func(t testing.TB, k *kit)
-}
+// check is one conformance subtest (see plugintest.Check).
+type check = plugintest.Check[*kit]
 
 var checks = []check{
-	{"DescribeIsSane", checkDescribe},
-	{"OneVectorPerText", checkOneVectorPerText},
-	{"Deterministic", checkDeterministic},
-	{"OrderIndependent", checkOrderIndependent},
-	{"EmptyBatch", checkEmptyBatch},
-	{"EmptyText", checkEmptyText},
-	{"MaxBatch", checkMaxBatch},
-	{"MaxInputBytes", checkMaxInputBytes},
-	{"Unicode", checkUnicode},
-	{"CancelledContext", checkCancelledContext},
-	{"CancelDuringCall", checkCancelDuringCall},
-	{"Health", checkHealth},
+	{Name: "DescribeIsSane", Run: checkDescribe},
+	{Name: "OneVectorPerText", Run: checkOneVectorPerText},
+	{Name: "Deterministic", Run: checkDeterministic},
+	{Name: "OrderIndependent", Run: checkOrderIndependent},
+	{Name: "EmptyBatch", Run: checkEmptyBatch},
+	{Name: "EmptyText", Run: checkEmptyText},
+	{Name: "MaxBatch", Run: checkMaxBatch},
+	{Name: "MaxInputBytes", Run: checkMaxInputBytes},
+	{Name: "Unicode", Run: checkUnicode},
+	{Name: "CancelledContext", Run: checkCancelledContext},
+	{Name: "CancelDuringCall", Run: checkCancelDuringCall},
+	{Name: "Health", Run: checkHealth},
 }
 
 // kit is the embedder under test and what Describe said about it.
@@ -105,7 +90,7 @@ func checkDescribe(t testing.TB, k *kit) {
 		t.Fatalf("Describe: version is empty")
 	}
 	if again := k.describe(t); again != k.info {
-		t.Fatalf("Describe is not stable: first %s, then %s", short(fmt.Sprintf("%+v", k.info)), short(fmt.Sprintf("%+v", again)))
+		t.Fatalf("Describe is not stable: first %s, then %s", plugintest.Short(fmt.Sprintf("%+v", k.info)), plugintest.Short(fmt.Sprintf("%+v", again)))
 	}
 }
 
@@ -186,7 +171,7 @@ func checkCancelledContext(t testing.TB, k *kit) {
 	cancel()
 	texts := []string{"cancelled before it started"}
 	call := k.start(ctx, embedder.PurposeDocument, texts)
-	vecs, err := call.wait(t, "Embed with a cancelled context", k.limits.cancel)
+	vecs, err := call.Wait(t, "Embed with a cancelled context", k.limits.Cancel)
 	k.requireCancelled(t, texts, vecs, err)
 }
 
@@ -198,55 +183,40 @@ func checkCancelDuringCall(t testing.TB, k *kit) {
 	texts := batch(k.info.MaxBatch)
 	call := k.start(ctx, embedder.PurposeDocument, texts)
 	select {
-	case <-call.done:
+	case <-call.Done():
 		// Finished before the cancellation: nothing to observe.
 	case <-time.After(10 * time.Millisecond):
 		cancel()
 	}
-	vecs, err := call.wait(t, "Embed after its context was cancelled", k.limits.cancel)
+	vecs, err := call.Wait(t, "Embed after its context was cancelled", k.limits.Cancel)
 	k.requireCancelled(t, texts, vecs, err)
 }
 
 func checkHealth(t testing.TB, k *kit) {
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
-	defer cancel()
-	call := start(func() ([][]float32, error) { return nil, k.e.Health(ctx) })
-	if _, err := call.wait(t, "Health", k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("Health: %s", short(err.Error()))
-	}
+	plugintest.CheckHealth(t, k.limits, k.e.Health)
 }
 
 func (k *kit) describe(t testing.TB) embedder.Info {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
-	defer cancel()
-	var info embedder.Info
-	call := start(func() (_ [][]float32, err error) {
-		info, err = k.e.Describe(ctx)
-		return nil, err
-	})
-	if _, err := call.wait(t, "Describe", k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("Describe: %s", short(err.Error()))
-	}
-	return info
+	return plugintest.Describe(t, k.limits, k.e.Describe)
 }
 
 // embed calls Embed, requiring success and a well-formed result.
 func (k *kit) embed(t testing.TB, p embedder.Purpose, texts []string) [][]float32 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
 	defer cancel()
 	what := fmt.Sprintf("Embed of %d texts (%s)", len(texts), p)
-	vecs, err := k.start(ctx, p, texts).wait(t, what, k.limits.call+k.limits.cancel)
+	vecs, err := k.start(ctx, p, texts).Wait(t, what, k.limits.Call+k.limits.Cancel)
 	if err != nil {
-		t.Fatalf("%s: %s", what, short(err.Error()))
+		t.Fatalf("%s: %s", what, plugintest.Short(err.Error()))
 	}
 	k.requireVectors(t, texts, vecs)
 	return vecs
 }
 
-func (k *kit) start(ctx context.Context, p embedder.Purpose, texts []string) *pending {
-	return start(func() ([][]float32, error) { return k.e.Embed(ctx, p, texts) })
+func (k *kit) start(ctx context.Context, p embedder.Purpose, texts []string) *plugintest.Pending[[][]float32] {
+	return plugintest.Go(func() ([][]float32, error) { return k.e.Embed(ctx, p, texts) })
 }
 
 // requireVectors fails unless vecs holds one vector per text, each of the
@@ -277,49 +247,8 @@ func (k *kit) requireCancelled(t testing.TB, texts []string, vecs [][]float32, e
 		return
 	}
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("a cancelled Embed returned an error that does not wrap context.Canceled: %s", short(err.Error()))
+		t.Fatalf("a cancelled Embed returned an error that does not wrap context.Canceled: %s", plugintest.Short(err.Error()))
 	}
-}
-
-// pending is a call into the embedder running on its own goroutine, so
-// that neither a hang nor a panic in the embedder keeps the kit from
-// reporting.
-type pending struct {
-	done chan struct{}
-	vecs [][]float32
-	err  error
-	// panicked holds what the call panicked with, if it did.
-	panicked any
-}
-
-func start(call func() ([][]float32, error)) *pending {
-	p := &pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		defer func() {
-			if r := recover(); r != nil {
-				p.panicked = r
-			}
-		}()
-		p.vecs, p.err = call()
-	}()
-	return p
-}
-
-// wait returns the call's result, failing the test if the call panicked or
-// did not return within timeout (the goroutine is then left behind: the
-// embedder holds it).
-func (p *pending) wait(t testing.TB, what string, timeout time.Duration) ([][]float32, error) {
-	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(timeout):
-		t.Fatalf("%s did not return within %s", what, timeout)
-	}
-	if p.panicked != nil {
-		t.Fatalf("%s panicked: %s", what, short(fmt.Sprint(p.panicked)))
-	}
-	return p.vecs, p.err
 }
 
 // requireAgree fails when a and b, two vectors of equal length for the same
@@ -364,21 +293,5 @@ func batch(n int) []string {
 	return texts
 }
 
-// maxMessage bounds the text a check quotes from an embedder (an error, a
-// panic value, an Info), so that failure lines stay short.
-const maxMessage = 160
-
-func short(s string) string { return truncate(s, maxMessage) }
-
 // quote names a text in a failure message.
-func quote(s string) string { return fmt.Sprintf("%q", truncate(s, 24)) }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func quote(s string) string { return fmt.Sprintf("%q", plugintest.Truncate(s, 24)) }

@@ -92,7 +92,7 @@ func run(f func(t testing.TB)) *recorder {
 // fastLimits keeps the kit's tests of hanging embedders short.
 // Its cancel bound is still far above what a well-behaved plugin needs: a cancelled call that
 // returns at once took over 100 ms on a machine loaded by two make test runs.
-var fastLimits = limits{call: 2 * time.Second, cancel: time.Second}
+var fastLimits = limits{Call: 2 * time.Second, Cancel: time.Second}
 
 // kitResults runs newKit and every check against e with a recorder each.
 func kitResults(t *testing.T, e embedder.Embedder) map[string]*recorder {
@@ -102,7 +102,7 @@ func kitResults(t *testing.T, e embedder.Embedder) map[string]*recorder {
 	require.False(t, setup.Failed(), "setup failed: %s", setup.first())
 	results := map[string]*recorder{}
 	for _, c := range checks {
-		results[c.name] = run(func(tb testing.TB) { c.run(tb, k) })
+		results[c.Name] = run(func(tb testing.TB) { c.Run(tb, k) })
 	}
 	return results
 }
@@ -304,8 +304,8 @@ func TestKitCatchesAnEmbedderThatIgnoresCancellation(t *testing.T) {
 		results = map[string]*recorder{}
 		for _, name := range []string{"CancelledContext", "CancelDuringCall"} {
 			for _, c := range checks {
-				if c.name == name {
-					results[name] = run(func(tb testing.TB) { c.run(tb, k) })
+				if c.Name == name {
+					results[name] = run(func(tb testing.TB) { c.Run(tb, k) })
 				}
 			}
 		}

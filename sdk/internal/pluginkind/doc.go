@@ -6,7 +6,8 @@
 // public interface over a client connection. From that Kind come the host's
 // go-plugin value (GoPlugin, which makes it a plugin.Kind), the plugin
 // process's (Server), serving (Serve) and the test harness (package
-// plugintest).
+// plugintest). Described is the first valid Describe a kind's server keeps
+// to hold every later call to the declared limits.
 //
 // This is the shape of go-plugin's examples/grpc (a plugin value per kind
 // whose GRPCServer and GRPCClient wrap the generated code) and of grafana's

@@ -84,3 +84,26 @@ func Wrap(what string, sentinel error, msg string) error {
 	}
 	return fmt.Errorf("%s: %w: %s", what, sentinel, msg)
 }
+
+// Health runs an implementation's Health for the server method what and says whether it is
+// ok and, if not, why. err is no verdict on the plugin: the caller gave up (cancellation is
+// not the plugin being unhealthy) or the implementation panicked.
+func Health(ctx context.Context, logger hclog.Logger, what string, health func(context.Context) error) (ok bool, msg string, err error) {
+	defer Recover(logger, what, &err)
+	if herr := health(ctx); herr != nil {
+		if ctx.Err() != nil {
+			return false, "", status.FromContextError(ctx.Err()).Err()
+		}
+		return false, herr.Error(), nil
+	}
+	return true, "", nil
+}
+
+// Healthy is the host-side error of the Health answer of the call what: nil when ok, else
+// plugin.ErrUnhealthy with the plugin's reason.
+func Healthy(what string, ok bool, msg string) error {
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: %s", what, plugin.ErrUnhealthy, msg)
+}

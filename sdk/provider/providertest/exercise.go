@@ -16,21 +16,15 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/provider"
 )
 
 // limits are the time bounds Exercise holds a provider to.
-type limits struct {
-	// call bounds every call, so that a hanging provider fails the test
-	// instead of stalling it until go test's deadline.
-	call time.Duration
-	// cancel is how soon Prepare must return once its context is done.
-	cancel time.Duration
-}
+type limits = plugintest.Limits
 
-var defaultLimits = limits{call: 30 * time.Second, cancel: 2 * time.Second}
+var defaultLimits = plugintest.DefaultLimits
 
 // Option configures Exercise.
 type Option struct {
@@ -70,35 +64,26 @@ func WithUser(setup func(home string) (env map[string]string, err error)) Option
 func Exercise(t *testing.T, p provider.Provider, opts ...Option) {
 	t.Helper()
 	k := newKit(t, p, defaultLimits, opts...)
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, k)
-		})
-	}
+	plugintest.RunChecks(t, k, checks)
 }
 
-// check is one conformance subtest. It takes testing.TB so that the kit's
-// own tests can run it against a recorder.
-type check struct {
-	name string
-	run  func(t testing.TB, k *kit)
-}
+// check is one conformance subtest (see plugintest.Check).
+type check = plugintest.Check[*kit]
 
 var checks = []check{
-	{"DescribeIsSane", checkDescribe},
-	{"KeepsUserArgs", checkKeepsUserArgs},
-	{"DeliversBanner", checkDeliversBanner},
-	{"DeliversMCP", checkDeliversMCP},
-	{"KeepsTokenPrivate", checkKeepsTokenPrivate},
-	{"StartsWithoutMemhost", checkStartsWithoutMemhost},
-	{"WritesNothing", checkWritesNothing},
-	{"Finish", checkFinish},
-	{"CancelledContext", checkCancelledContext},
-	{"Health", checkHealth},
-	{"Concurrent", checkConcurrent},
-	{"Connect", checkConnect},
-	{"Task", checkTask},
+	{Name: "DescribeIsSane", Run: checkDescribe},
+	{Name: "KeepsUserArgs", Run: checkKeepsUserArgs},
+	{Name: "DeliversBanner", Run: checkDeliversBanner},
+	{Name: "DeliversMCP", Run: checkDeliversMCP},
+	{Name: "KeepsTokenPrivate", Run: checkKeepsTokenPrivate},
+	{Name: "StartsWithoutMemhost", Run: checkStartsWithoutMemhost},
+	{Name: "WritesNothing", Run: checkWritesNothing},
+	{Name: "Finish", Run: checkFinish},
+	{Name: "CancelledContext", Run: checkCancelledContext},
+	{Name: "Health", Run: checkHealth},
+	{Name: "Concurrent", Run: checkConcurrent},
+	{Name: "Connect", Run: checkConnect},
+	{Name: "Task", Run: checkTask},
 }
 
 // kit is the provider under test and what Describe said about it.
@@ -140,25 +125,25 @@ func checkTask(t testing.TB, k *kit) {
 		return
 	}
 	for _, args := range [][]string{nil, userArgs, {"--", "a prompt after the options' end"}, {"mcp", "list"}} {
-		ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+		ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
 		var task string
-		call := start(func() (err error) {
+		call := plugintest.GoErr(func() (err error) {
 			task, err = tk.Task(ctx, args)
 			return err
 		})
-		err := call.wait(t, "Task", k.limits.call+k.limits.cancel)
+		err := call.Err(t, "Task", k.limits.Call+k.limits.Cancel)
 		cancel()
 		if errors.Is(err, provider.ErrUnimplemented) {
 			return
 		}
 		if err != nil {
-			t.Fatalf("Task(%q): %s", args, short(err.Error()))
+			t.Fatalf("Task(%q): %s", args, plugintest.Short(err.Error()))
 		}
 		if len(args) == 0 && task != "" {
-			t.Fatalf("Task of no arguments: %q; want none", short(task))
+			t.Fatalf("Task of no arguments: %q; want none", plugintest.Short(task))
 		}
 		if task != "" && !fromArgs(task, args) {
-			t.Fatalf("Task(%q) = %q: not the arguments' own words", args, short(task))
+			t.Fatalf("Task(%q) = %q: not the arguments' own words", args, plugintest.Short(task))
 		}
 	}
 }
@@ -246,7 +231,7 @@ func checkDescribe(t testing.TB, k *kit) {
 		t.Fatalf("Describe: version is empty")
 	}
 	if again := k.describe(t); !reflect.DeepEqual(again, k.info) {
-		t.Fatalf("Describe is not stable: first %s, then %s", truncate(fmt.Sprintf("%+v", k.info), maxMessage/2), truncate(fmt.Sprintf("%+v", again), maxMessage/2))
+		t.Fatalf("Describe is not stable: first %s, then %s", plugintest.Truncate(fmt.Sprintf("%+v", k.info), plugintest.MaxMessage/2), plugintest.Truncate(fmt.Sprintf("%+v", again), plugintest.MaxMessage/2))
 	}
 }
 
@@ -351,29 +336,24 @@ func checkCancelledContext(t testing.TB, k *kit) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var plan provider.Plan
-	call := start(func() (err error) {
+	call := plugintest.GoErr(func() (err error) {
 		plan, err = k.p.Prepare(ctx, w.spawn)
 		return err
 	})
-	err := call.wait(t, "Prepare with a cancelled context", k.limits.cancel)
+	err := call.Err(t, "Prepare with a cancelled context", k.limits.Cancel)
 	if err == nil {
 		if verr := plan.Validate(w.spawn); verr != nil {
-			t.Fatalf("Prepare returned an invalid plan: %s", short(verr.Error()))
+			t.Fatalf("Prepare returned an invalid plan: %s", plugintest.Short(verr.Error()))
 		}
 		return
 	}
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("a cancelled Prepare returned an error that does not wrap context.Canceled: %s", short(err.Error()))
+		t.Fatalf("a cancelled Prepare returned an error that does not wrap context.Canceled: %s", plugintest.Short(err.Error()))
 	}
 }
 
 func checkHealth(t testing.TB, k *kit) {
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
-	defer cancel()
-	call := start(func() error { return k.p.Health(ctx) })
-	if err := call.wait(t, "Health", k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("Health: %s", short(err.Error()))
-	}
+	plugintest.CheckHealth(t, k.limits, k.p.Health)
 }
 
 // checkConcurrent: spawns prepared at once each get their own plan.
@@ -387,7 +367,7 @@ func checkConcurrent(t testing.TB, k *kit) {
 	var wg sync.WaitGroup
 	for i, w := range worlds {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+			ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
 			defer cancel()
 			plans[i], _ = k.p.Prepare(ctx, w.spawn)
 		})
@@ -395,7 +375,7 @@ func checkConcurrent(t testing.TB, k *kit) {
 	wg.Wait()
 	for i, w := range worlds {
 		if err := plans[i].Validate(w.spawn); err != nil {
-			t.Fatalf("concurrent Prepare %d returned an invalid plan: %s", i, short(err.Error()))
+			t.Fatalf("concurrent Prepare %d returned an invalid plan: %s", i, plugintest.Short(err.Error()))
 		}
 		if !reaches(plans[i], w.spawn.MCP.Token) {
 			t.Fatalf("concurrent Prepare %d does not carry its own spawn's token", i)
@@ -405,35 +385,25 @@ func checkConcurrent(t testing.TB, k *kit) {
 
 func (k *kit) describe(t testing.TB) provider.Info {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
-	defer cancel()
-	var info provider.Info
-	call := start(func() (err error) {
-		info, err = k.p.Describe(ctx)
-		return err
-	})
-	if err := call.wait(t, "Describe", k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("Describe: %s", short(err.Error()))
-	}
-	return info
+	return plugintest.Describe(t, k.limits, k.p.Describe)
 }
 
 // prepare calls Prepare, requiring success and a plan that keeps the
 // protocol.
 func (k *kit) prepare(t testing.TB, s provider.Spawn) provider.Plan {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
 	defer cancel()
 	var plan provider.Plan
-	call := start(func() (err error) {
+	call := plugintest.GoErr(func() (err error) {
 		plan, err = k.p.Prepare(ctx, s)
 		return err
 	})
-	if err := call.wait(t, "Prepare", k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("Prepare: %s", short(err.Error()))
+	if err := call.Err(t, "Prepare", k.limits.Call+k.limits.Cancel); err != nil {
+		t.Fatalf("Prepare: %s", plugintest.Short(err.Error()))
 	}
 	if err := plan.Validate(s); err != nil {
-		t.Fatalf("Prepare returned an invalid plan: %s", short(err.Error()))
+		t.Fatalf("Prepare returned an invalid plan: %s", plugintest.Short(err.Error()))
 	}
 	return plan
 }
@@ -441,16 +411,16 @@ func (k *kit) prepare(t testing.TB, s provider.Spawn) provider.Plan {
 // finish calls Finish, requiring success and a well-formed session.
 func (k *kit) finish(t testing.TB, e provider.Ended) provider.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
 	defer cancel()
 	var sess provider.Session
-	call := start(func() (err error) {
+	call := plugintest.GoErr(func() (err error) {
 		sess, err = k.p.Finish(ctx, e)
 		return err
 	})
 	what := fmt.Sprintf("Finish after exit code %d", e.ExitCode)
-	if err := call.wait(t, what, k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("%s: %s", what, short(err.Error()))
+	if err := call.Err(t, what, k.limits.Call+k.limits.Cancel); err != nil {
+		t.Fatalf("%s: %s", what, plugintest.Short(err.Error()))
 	}
 	if sess.Transcript != "" && !filepath.IsAbs(sess.Transcript) {
 		t.Fatalf("%s: transcript %s is not an absolute path", what, quote(sess.Transcript))
@@ -539,63 +509,8 @@ func compare(before, after map[string]string) string {
 	return ""
 }
 
-// pending is a call into the provider running on its own goroutine, so
-// that neither a hang nor a panic in the provider keeps the kit from
-// reporting.
-type pending struct {
-	done     chan struct{}
-	err      error
-	panicked any
-}
-
-func start(call func() error) *pending {
-	p := &pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		defer func() {
-			if r := recover(); r != nil {
-				p.panicked = r
-			}
-		}()
-		p.err = call()
-	}()
-	return p
-}
-
-// wait returns the call's error, failing the test if the call panicked or
-// did not return within timeout (the goroutine is then left behind: the
-// provider holds it).
-func (p *pending) wait(t testing.TB, what string, timeout time.Duration) error {
-	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(timeout):
-		t.Fatalf("%s did not return within %s", what, timeout)
-	}
-	if p.panicked != nil {
-		t.Fatalf("%s panicked: %s", what, short(fmt.Sprint(p.panicked)))
-	}
-	return p.err
-}
-
-// maxMessage bounds the text a check quotes from a provider (an error, a
-// panic value, an Info), so that failure lines stay short.
-const maxMessage = 160
-
-func short(s string) string { return truncate(s, maxMessage) }
-
 // quote names a text in a failure message.
-func quote(s string) string { return fmt.Sprintf("%q", truncate(s, 48)) }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func quote(s string) string { return fmt.Sprintf("%q", plugintest.Truncate(s, 48)) }
 
 // checkConnect: a provider that can connect its CLI (provider.Connector)
 // answers a valid plan that registers memhost, changes only files in the
@@ -619,10 +534,10 @@ func checkConnect(t testing.TB, k *kit) {
 		return
 	}
 	if err != nil {
-		t.Fatalf("Connect: %s", short(err.Error()))
+		t.Fatalf("Connect: %s", plugintest.Short(err.Error()))
 	}
 	if err := conn.Validate(); err != nil {
-		t.Fatalf("Connect returned an invalid plan: %s", short(err.Error()))
+		t.Fatalf("Connect returned an invalid plan: %s", plugintest.Short(err.Error()))
 	}
 	if conn.RegisteredIn != "" {
 		t.Fatalf("Connect: a fresh user has memhost registered in %s", quote(conn.RegisteredIn))
@@ -663,12 +578,12 @@ func checkConnect(t testing.TB, k *kit) {
 // connect calls Connect within the call limit.
 func (k *kit) connect(t testing.TB, c provider.Connector, r provider.ConnectRequest) (provider.Connection, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
+	ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
 	defer cancel()
 	var conn provider.Connection
-	call := start(func() (err error) {
+	call := plugintest.GoErr(func() (err error) {
 		conn, err = c.Connect(ctx, r)
 		return err
 	})
-	return conn, call.wait(t, "Connect", k.limits.call+k.limits.cancel)
+	return conn, call.Err(t, "Connect", k.limits.Call+k.limits.Cancel)
 }

@@ -86,7 +86,7 @@ func run(f func(t testing.TB)) *recorder {
 // fastLimits keeps the kit's tests of hanging providers short.
 // Its cancel bound is still far above what a well-behaved plugin needs: a cancelled call that
 // returns at once took over 100 ms on a machine loaded by two make test runs.
-var fastLimits = limits{call: 2 * time.Second, cancel: time.Second}
+var fastLimits = limits{Call: 2 * time.Second, Cancel: time.Second}
 
 // kitResults runs newKit and every check against p with a recorder each.
 func kitResults(t *testing.T, p provider.Provider, opts ...Option) map[string]*recorder {
@@ -96,7 +96,7 @@ func kitResults(t *testing.T, p provider.Provider, opts ...Option) map[string]*r
 	require.False(t, setup.Failed(), "setup failed: %s", setup.first())
 	results := map[string]*recorder{}
 	for _, c := range checks {
-		results[c.name] = run(func(tb testing.TB) { c.run(tb, k) })
+		results[c.Name] = run(func(tb testing.TB) { c.Run(tb, k) })
 	}
 	return results
 }

@@ -6,22 +6,15 @@ import (
 	"fmt"
 	"testing"
 	"time"
-	"unicode/utf8"
 
+	"github.com/memhost/memhost/sdk/internal/plugintest"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
 // limits are the time bounds Exercise holds a worker to.
-type limits struct {
-	// call bounds every call, so that a hanging worker fails the test
-	// instead of stalling it until go test's deadline.
-	call time.Duration
-	// cancel is how soon Run must return once its context is done or its
-	// deadline has passed.
-	cancel time.Duration
-}
+type limits = plugintest.Limits
 
-var defaultLimits = limits{call: 30 * time.Second, cancel: 2 * time.Second}
+var defaultLimits = plugintest.DefaultLimits
 
 // budget is the token budget of the kit's ordinary tasks: enough for any
 // reply to its short inputs.
@@ -51,31 +44,22 @@ const schema = `{"type":"object","required":["summary"],"properties":{"summary":
 func Exercise(t *testing.T, w worker.Worker) {
 	t.Helper()
 	k := newKit(t, w, defaultLimits)
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, k)
-		})
-	}
+	plugintest.RunChecks(t, k, checks)
 }
 
-// check is one conformance subtest. It takes testing.TB so that the kit's
-// own tests can run it against a recorder.
-type check struct {
-	name string
-	run  func(t testing.TB, k *kit)
-}
+// check is one conformance subtest (see plugintest.Check).
+type check = plugintest.Check[*kit]
 
 var checks = []check{
-	{"DescribeIsSane", checkDescribe},
-	{"AnswersEveryKind", checkAnswers},
-	{"AnswersJSONForASchema", checkSchema},
-	{"StaysWithinTheBudget", checkBudget},
-	{"UnservedKindIsInvalidInput", checkUnservedKind},
-	{"DeadlinePassed", checkDeadlinePassed},
-	{"CancelledContext", checkCancelledContext},
-	{"CancelDuringCall", checkCancelDuringCall},
-	{"Health", checkHealth},
+	{Name: "DescribeIsSane", Run: checkDescribe},
+	{Name: "AnswersEveryKind", Run: checkAnswers},
+	{Name: "AnswersJSONForASchema", Run: checkSchema},
+	{Name: "StaysWithinTheBudget", Run: checkBudget},
+	{Name: "UnservedKindIsInvalidInput", Run: checkUnservedKind},
+	{Name: "DeadlinePassed", Run: checkDeadlinePassed},
+	{Name: "CancelledContext", Run: checkCancelledContext},
+	{Name: "CancelDuringCall", Run: checkCancelDuringCall},
+	{Name: "Health", Run: checkHealth},
 }
 
 // kit is the worker under test and what Describe said about it.
@@ -101,7 +85,7 @@ func (k *kit) task(kind worker.TaskKind) worker.Task {
 		Kind:         kind,
 		Instructions: "Summarise the input in one sentence.",
 		Input:        "we use pnpm, not npm, in this repo; the API listens on port 8080",
-		Deadline:     time.Now().Add(k.limits.call),
+		Deadline:     time.Now().Add(k.limits.Call),
 		TokenBudget:  budget,
 	}
 }
@@ -175,7 +159,7 @@ func checkDeadlinePassed(t testing.TB, k *kit) {
 	task.Deadline = time.Now().Add(-time.Millisecond)
 	ctx, cancel := context.WithDeadline(context.Background(), task.Deadline)
 	defer cancel()
-	_, err := k.start(ctx, task).wait(t, "Run past its deadline", k.limits.cancel)
+	_, err := k.start(ctx, task).Wait(t, "Run past its deadline", k.limits.Cancel)
 	if !errors.Is(err, worker.ErrTimeout) {
 		t.Fatalf("Run past its deadline: want an error wrapping ErrTimeout (context.DeadlineExceeded), got %s", describeErr(err))
 	}
@@ -185,7 +169,7 @@ func checkCancelledContext(t testing.TB, k *kit) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	task := k.task(k.info.TaskKinds[0])
-	_, err := k.start(ctx, task).wait(t, "Run with a cancelled context", k.limits.cancel)
+	_, err := k.start(ctx, task).Wait(t, "Run with a cancelled context", k.limits.Cancel)
 	k.requireCancelled(t, task, err)
 }
 
@@ -197,37 +181,22 @@ func checkCancelDuringCall(t testing.TB, k *kit) {
 	task := k.task(k.info.TaskKinds[0])
 	call := k.start(ctx, task)
 	select {
-	case <-call.done:
+	case <-call.Done():
 		// Finished before the cancellation: nothing to observe.
 	case <-time.After(10 * time.Millisecond):
 		cancel()
 	}
-	_, err := call.wait(t, "Run after its context was cancelled", k.limits.cancel)
+	_, err := call.Wait(t, "Run after its context was cancelled", k.limits.Cancel)
 	k.requireCancelled(t, task, err)
 }
 
 func checkHealth(t testing.TB, k *kit) {
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
-	defer cancel()
-	call := start(func() (worker.Answer, error) { return worker.Answer{}, k.w.Health(ctx) })
-	if _, err := call.wait(t, "Health", k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("Health: %s", short(err.Error()))
-	}
+	plugintest.CheckHealth(t, k.limits, k.w.Health)
 }
 
 func (k *kit) describe(t testing.TB) worker.Info {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.call)
-	defer cancel()
-	var info worker.Info
-	call := start(func() (_ worker.Answer, err error) {
-		info, err = k.w.Describe(ctx)
-		return worker.Answer{}, err
-	})
-	if _, err := call.wait(t, "Describe", k.limits.call+k.limits.cancel); err != nil {
-		t.Fatalf("Describe: %s", short(err.Error()))
-	}
-	return info
+	return plugintest.Describe(t, k.limits, k.w.Describe)
 }
 
 // run calls Run under the task's deadline and holds a successful answer to
@@ -238,7 +207,7 @@ func (k *kit) run(t testing.TB, task worker.Task) (worker.Answer, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), task.Deadline)
 	defer cancel()
 	what := fmt.Sprintf("Run %s", task.Kind)
-	a, err := k.start(ctx, task).wait(t, what, k.limits.call+k.limits.cancel)
+	a, err := k.start(ctx, task).Wait(t, what, k.limits.Call+k.limits.Cancel)
 	if err != nil {
 		return worker.Answer{}, err
 	}
@@ -249,8 +218,8 @@ func (k *kit) run(t testing.TB, task worker.Task) (worker.Answer, error) {
 	return checked, nil
 }
 
-func (k *kit) start(ctx context.Context, task worker.Task) *pending {
-	return start(func() (worker.Answer, error) { return k.w.Run(ctx, task) })
+func (k *kit) start(ctx context.Context, task worker.Task) *plugintest.Pending[worker.Answer] {
+	return plugintest.Go(func() (worker.Answer, error) { return k.w.Run(ctx, task) })
 }
 
 // requireTyped fails unless err is one of the errors a worker may answer a
@@ -274,45 +243,6 @@ func (k *kit) requireCancelled(t testing.TB, task worker.Task, err error) {
 	}
 }
 
-// pending is a call into the worker running on its own goroutine, so that
-// neither a hang nor a panic in the worker keeps the kit from reporting.
-type pending struct {
-	done     chan struct{}
-	answer   worker.Answer
-	err      error
-	panicked any
-}
-
-func start(call func() (worker.Answer, error)) *pending {
-	p := &pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		defer func() {
-			if r := recover(); r != nil {
-				p.panicked = r
-			}
-		}()
-		p.answer, p.err = call()
-	}()
-	return p
-}
-
-// wait returns the call's result, failing t if the call panicked or did not
-// return within limit. A call that hangs is left running: the kit cannot
-// stop it, only report it.
-func (p *pending) wait(t testing.TB, what string, limit time.Duration) (worker.Answer, error) {
-	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(limit):
-		t.Fatalf("%s did not return within %s", what, limit)
-	}
-	if p.panicked != nil {
-		t.Fatalf("%s panicked: %s", what, short(fmt.Sprint(p.panicked)))
-	}
-	return p.answer, p.err
-}
-
 func describeErr(err error) string {
 	if err == nil {
 		return "no error"
@@ -323,13 +253,4 @@ func describeErr(err error) string {
 // maxMessage bounds a failure message quoted from the worker.
 const maxMessage = 200
 
-func short(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	n := maxMessage
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func short(s string) string { return plugintest.Truncate(s, maxMessage) }

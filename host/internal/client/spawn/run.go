@@ -61,6 +61,10 @@ type Options struct {
 	// NAME`), to which Run adds the session's key; "" gives the session no prompt hook
 	// (brain.prompt_context is off).
 	PromptHook string
+	// Timeline, when not nil, records when the run reached each step (TimelineEnv); it is
+	// written to TimelinePath once the CLI has started.
+	Timeline     *Timeline
+	TimelinePath string
 }
 
 // DefaultQuietUnder: a session that ends cleanly within 30 s did nothing worth recalling (a
@@ -119,6 +123,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{ExitCode: code}, fmt.Errorf("start %s: %w", r.command(), err)
 	}
 	res := Result{Overhead: time.Since(start), Injected: r.handle != nil}
+	o.Timeline.Mark(StepExec)
+	if o.TimelinePath != "" {
+		if err := o.Timeline.WriteFile(o.TimelinePath); err != nil {
+			r.warn("%v", err)
+		}
+	}
 	started := time.Now()
 	if r.scratch != nil {
 		if err := r.scratch.started(cmd.Process.Pid); err != nil {
@@ -269,6 +279,7 @@ func (r *runner) inject(ctx context.Context) error {
 		return err
 	}
 	banner, err := r.bannerBeside(ctx)
+	r.o.Timeline.Mark(StepBanner)
 	if err != nil {
 		return err
 	}
@@ -291,7 +302,9 @@ func (r *runner) inject(ctx context.Context) error {
 	if r.plan, err = r.handle.Prepare(ctx, r.spawn); err != nil {
 		return err
 	}
-	return r.scratch.apply(r.plan)
+	err = r.scratch.apply(r.plan)
+	r.o.Timeline.Mark(StepPlan)
+	return err
 }
 
 // bannerBeside fetches the banner while the provider plugin starts: the two are most of
@@ -330,6 +343,7 @@ func (r *runner) grant(ctx context.Context) error {
 	}
 	r.project = id.Key
 	r.token, r.release, err = r.o.Tokens.Grant(ctx, r.project, r.o.CLI)
+	r.o.Timeline.Mark(StepToken)
 	return err
 }
 
@@ -376,6 +390,7 @@ func (r *runner) launch(ctx context.Context) error {
 		return err
 	}
 	r.handle, r.info = h, h.Info()
+	r.o.Timeline.Mark(StepPlugin)
 	return nil
 }
 

@@ -41,7 +41,7 @@ func plan(text string, expand bool) []concept {
 
 // lookup finds the longest thesaurus key that starts the term sequence.
 func lookup(terms []string) (thesaurusEntry, bool) {
-	for _, e := range thesaurus[terms[0]] {
+	for _, e := range thesaurus()[terms[0]] {
 		if len(e.key) <= len(terms) && equalTerms(e.key, terms[:len(e.key)]) {
 			return e, true
 		}

@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/memhost/memhost/sdk/tokenize"
 )
@@ -139,7 +140,8 @@ type thesaurusEntry struct {
 }
 
 // thesaurus maps the first term of each key to its entries, longest key first.
-var thesaurus = compileThesaurus(thesaurusLines)
+// thesaurus is compiled at its first use, not at the start of every memhost process.
+var thesaurus = sync.OnceValue(func() map[string][]thesaurusEntry { return compileThesaurus(thesaurusLines) })
 
 func compileThesaurus(lines []string) map[string][]thesaurusEntry {
 	out := map[string][]thesaurusEntry{}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -78,7 +79,7 @@ func scanWords(text string) []scanned {
 func appendWord(words []scanned, tok string) []scanned {
 	lower := strings.ToLower(strings.TrimRight(tok, "-_./:"))
 	if n := len(words); n > 0 && words[n-1].number {
-		if u, ok := units[lower]; ok {
+		if u, ok := units()[lower]; ok {
 			// "10 MB", "three weeks": the unit is part of the number.
 			words[n-1].specific += u
 			words[n-1].number = false
@@ -142,7 +143,7 @@ var conjunctions = map[string]bool{"and": true, "but": true, "while": true, "whe
 
 // units are the units notes write after a number, each mapped to one spelling so "10 MB",
 // "10MB" and "10 megabytes" are one specific and "10 GB" another.
-var units = func() map[string]string {
+var units = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, line := range []string{
 		"b byte bytes", "kb kilobyte kilobytes", "mb megabyte megabytes", "gb gigabyte gigabytes",
@@ -158,4 +159,4 @@ var units = func() map[string]string {
 		}
 	}
 	return m
-}()
+})

@@ -8,7 +8,8 @@
 // texts the one keeps (the merge guard), in modeltext.go how a text a model wrote is held to
 // the same input rules, and in candidates.go which of a search's candidate rows are worth
 // reading and whether its nearest-neighbour lookup can change the result at all; hybrid.go
-// holds each embedder's part in relevance (its weight and floor). Beside the two paths: an
+// holds each embedder's part in relevance (its weight and floor); vectors.go lets a slow
+// embedder's vector follow its write (FollowVectors) instead of holding the write up. Beside the two paths: an
 // operator's correction of one memory (edit.go), and what a memory absorbed, which Get shows
 // (absorbed.go: the paraphrases folded in, apart from the memories consolidation merged).
 //

@@ -95,7 +95,7 @@ func foldOrInsert(ctx context.Context, tx store.ScopeTx, w store.Write, rule Fol
 		m, err := tx.Fold(ctx, foldParams(*c.Exact, w, 1, rule))
 		return WriteResult{Memory: m, Folded: true, Exact: true, Similarity: 1}, err
 	}
-	if n, ok := foldTarget(c.Neighbours, w.Text, rule.Threshold); ok {
+	if n, ok := foldTarget(c.Neighbours, w.Text, rule.Threshold, v.Pending()); ok {
 		m, err := tx.Fold(ctx, foldParams(n.Memory, w, n.Similarity, rule))
 		return WriteResult{Memory: m, Folded: true, Similarity: n.Similarity}, err
 	}
@@ -109,10 +109,11 @@ func foldOrInsert(ctx context.Context, tx store.ScopeTx, w store.Write, rule Fol
 
 // SameFact is the one rule for "a and b state the same fact" that the write-time fold and
 // consolidation share: their texts are the same but for case, punctuation and spacing
-// (Normalised), or their vectors are at least threshold alike (similarity) and the statement
-// check finds the same speaker, polarity, numbers and names (SameStatement).
+// (Normalised) or their vectors are at least threshold alike (similarity), and the statement
+// check finds the same speaker, polarity, numbers, names and paths (SameStatement): "/dist/app"
+// and "./dist/app" normalise alike but are two places.
 func SameFact(a, b string, similarity, threshold float64) bool {
-	return Normalised(a) == Normalised(b) || (similarity >= threshold && SameStatement(a, b))
+	return (Normalised(a) == Normalised(b) || similarity >= threshold) && SameStatement(a, b)
 }
 
 // Normalised is a text's letters and digits, lower-cased, each run one word: "Use pnpm!" and
@@ -127,9 +128,15 @@ func Normalised(text string) string {
 // above threshold that states the same thing (SameStatement). The embedder's similarity finds
 // the candidates; the statement check keeps near misses apart — another speaker, a negation,
 // a different number or name — which any embedder can score as near-duplicates.
-func foldTarget(neighbours []store.Neighbour, text string, threshold float64) (store.Neighbour, bool) {
+//
+// A write stored before its vector exists (pending) has no similarity to go by: the statement
+// check alone decides, over its best lexical matches first. It is what made the fold safe
+// with a vector too: on the fold set (docs/benchmarks.md, "Fold calibration") it folds the
+// same near misses with or without the embedder's threshold (0.02%), and as many
+// restatements.
+func foldTarget(neighbours []store.Neighbour, text string, threshold float64, pending bool) (store.Neighbour, bool) {
 	for _, n := range neighbours {
-		if n.Similarity < threshold {
+		if !pending && n.Similarity < threshold {
 			break
 		}
 		if SameFact(n.Text, text, n.Similarity, threshold) {
@@ -172,6 +179,9 @@ func foldParams(existing store.Memory, w store.Write, similarity float64, rule F
 		}
 	}
 	p.Detail["similarity"] = similarity
+	if w.Vector.Pending() {
+		p.Detail["vector"] = "pending: decided by the statement check alone"
+	}
 	p.Detail["canonical"] = "existing"
 	if !keepExisting {
 		p.Detail["canonical"] = "incoming"

@@ -113,12 +113,12 @@ func TestFoldTarget(t *testing.T) {
 		return store.Neighbour{Memory: store.Memory{ID: uuid.Must(uuid.NewV7()), Text: text}, Similarity: sim}
 	}
 	sibling, twin, far := n("api-web runs 28 replicas", 0.99), n("billing-web has 16 replicas", 0.97), n("billing-web runs 16 pods", 0.5)
-	got, ok := foldTarget([]store.Neighbour{sibling, twin, far}, "billing-web runs 16 replicas", 0.9)
+	got, ok := foldTarget([]store.Neighbour{sibling, twin, far}, "billing-web runs 16 replicas", 0.9, false)
 	require.True(t, ok)
 	require.Equal(t, twin.ID, got.ID, "the vetoed nearest is skipped, the next one takes the fold")
-	_, ok = foldTarget([]store.Neighbour{sibling, far}, "billing-web runs 16 replicas", 0.9)
+	_, ok = foldTarget([]store.Neighbour{sibling, far}, "billing-web runs 16 replicas", 0.9, false)
 	require.False(t, ok, "below the threshold nothing folds")
-	_, ok = foldTarget(nil, "x", 0.9)
+	_, ok = foldTarget(nil, "x", 0.9, false)
 	require.False(t, ok)
 }
 

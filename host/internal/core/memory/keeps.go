@@ -137,7 +137,7 @@ func contentTerm(word string) string {
 		return ""
 	}
 	t := terms[0]
-	if base, ok := irregularStems[t]; ok {
+	if base, ok := irregularStems()[t]; ok {
 		t = base
 	}
 	if lightTerms[t] || negationTerms[t] || reversalTerms[t] || orderCues[t] {

@@ -13,6 +13,8 @@ type Metrics struct {
 	hitsDropped prometheus.Counter
 	degraded    prometheus.Counter
 	lookups     *prometheus.CounterVec
+	follow      *prometheus.CounterVec
+	lag         prometheus.Histogram
 }
 
 // NewMetrics registers the series on reg.
@@ -29,8 +31,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Searches answered from the lexical path alone because the embedder was unavailable."}),
 		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "memhost_memory_search_vector_lookups_total",
 			Help: "Searches with a query vector, by what became of the nearest-neighbour lookup: ran, skipped (the lexical hits already outscore anything only it could find) or unused (started early for a semantic embedder, then not needed)."}, []string{"outcome"}),
+		follow: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "memhost_memory_vectors_followed_total",
+			Help: "Memories stored before their embedder answered, by what became of their vector: queued, stored, failed or dropped (both left to the re-embed job)."}, []string{"outcome"}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "memhost_memory_vector_lag_seconds",
+			Help: "Time from a write stored without its vector to the vector stored.", Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}),
 	}
-	reg.MustRegister(m.writes, m.searches, m.hitsDropped, m.degraded, m.lookups)
+	reg.MustRegister(m.writes, m.searches, m.hitsDropped, m.degraded, m.lookups, m.follow, m.lag)
 	return m
 }
 
@@ -61,5 +67,17 @@ func (m *Metrics) degradedSearch() {
 func (m *Metrics) vectorLookup(outcome string) {
 	if m != nil {
 		m.lookups.WithLabelValues(outcome).Inc()
+	}
+}
+
+func (m *Metrics) vectorFollow(outcome string, n int) {
+	if m != nil {
+		m.follow.WithLabelValues(outcome).Add(float64(n))
+	}
+}
+
+func (m *Metrics) vectorLag(d time.Duration) {
+	if m != nil {
+		m.lag.Observe(d.Seconds())
 	}
 }

@@ -38,13 +38,16 @@ type Config struct {
 	MaxK            int
 	CandidatePool   int // candidates taken from each retrieval path before ranking
 	HalfLives       map[store.Kind]time.Duration
+	// EmbedWait is how long a write waits for its embedder before it is stored without its
+	// vector, which follows (vectors.go); 0 waits as long as the embedder takes.
+	EmbedWait time.Duration
 }
 
 // DefaultConfig is the configuration memhost ships with (see internal/config for the keys).
 func DefaultConfig() Config {
 	const day = 24 * time.Hour
 	return Config{
-		MaxTextBytes: 16 << 10, MergedFromMax: 20, DefaultK: 10, MaxK: 100, CandidatePool: 100,
+		MaxTextBytes: 16 << 10, MergedFromMax: 20, DefaultK: 10, MaxK: 100, CandidatePool: 100, EmbedWait: DefaultEmbedWait,
 		HalfLives: map[store.Kind]time.Duration{
 			store.KindFact: 180 * day, store.KindDecision: 365 * day, store.KindConvention: 365 * day,
 			store.KindPreference: 365 * day, store.KindGotcha: 120 * day, store.KindErrorPattern: 90 * day,
@@ -55,6 +58,11 @@ func DefaultConfig() Config {
 		},
 	}
 }
+
+// DefaultEmbedWait is Config.EmbedWait as shipped: ten times the BM25 floor's call (under a
+// millisecond), a fraction of a CPU model's (50-250 ms a text). A write to an embedder whose
+// calls average over half of it does not wait at all (vectors.go).
+const DefaultEmbedWait = 10 * time.Millisecond
 
 // Service is the memory write and read paths.
 type Service struct {
@@ -72,6 +80,7 @@ type Service struct {
 	onError  func(error)
 	lastCall atomic.Int64 // unix nanoseconds when the last Store or Search began
 	gate     Gatekeeper   // nil: every valid write is stored
+	follow   vectorFollower
 }
 
 // LastCall is when the last Store or Search began (zero before the first): background work
@@ -100,7 +109,7 @@ func WithErrorHandler(fn func(error)) Option { return func(s *Service) { s.onErr
 // background service; without it they are counted as dropped.
 func New(st store.Store, ix *lexical.Index, emb EmbedderSource, redact RedactFunc, cfg Config, opts ...Option) *Service {
 	s := &Service{store: st, index: ix, embedders: emb, redact: redact, cfg: cfg, now: time.Now,
-		hits: make(chan retrieval, 1024), onError: func(error) {}}
+		hits: make(chan retrieval, 1024), onError: func(error) {}, follow: vectorFollower{queue: make(chan pendingVector, followQueue)}}
 	for _, o := range opts {
 		o(s)
 	}

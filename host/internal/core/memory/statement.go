@@ -121,7 +121,7 @@ func statementOf(text string) statement {
 			terms = terms[:1]
 		}
 		for _, t := range terms {
-			if base, ok := irregularStems[t]; ok {
+			if base, ok := irregularStems()[t]; ok {
 				t = base // "built", "kept", "written": the stemmer leaves irregular forms alone
 			}
 			switch {

@@ -3,6 +3,7 @@ package memory
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/memhost/memhost/sdk/tokenize"
 )
@@ -45,7 +46,7 @@ var numberWords = map[string]string{"zero": "0", "one": "1", "two": "2", "three"
 
 // irregularStems maps the stemmed past forms of irregular verbs to their base's stem. Forms that
 // are also common nouns or directions ("left", "ground", "bound", "lay") are left out.
-var irregularStems = func() map[string]string {
+var irregularStems = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, line := range strings.Split(`begin began begun|bend bent|bite bit bitten|blow blew blown
 		|break broke broken|bring brought|build built|buy bought|catch caught|choose chose chosen
@@ -69,7 +70,7 @@ var irregularStems = func() map[string]string {
 		}
 	}
 	return m
-}()
+})
 
 // synonymGroups are words that say the same thing in the notes agents write about a project,
 // so a restatement may swap one for another: "Vault keeps our secrets" / "Vault stores our
@@ -177,7 +178,7 @@ var synonymGroups = []string{
 }
 
 // synonymOf maps a term to the groups it belongs to.
-var synonymOf = func() map[string][]int {
+var synonymOf = sync.OnceValue(func() map[string][]int {
 	m := map[string][]int{}
 	for g, line := range synonymGroups {
 		for _, w := range strings.Fields(line) {
@@ -187,12 +188,12 @@ var synonymOf = func() map[string][]int {
 		}
 	}
 	return m
-}()
+})
 
 // synonyms reports whether two terms share a synonym group.
 func synonyms(a, b string) bool {
-	for _, g := range synonymOf[a] {
-		if slices.Contains(synonymOf[b], g) {
+	for _, g := range synonymOf()[a] {
+		if slices.Contains(synonymOf()[b], g) {
 			return true
 		}
 	}

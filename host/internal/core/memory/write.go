@@ -2,12 +2,11 @@ package memory
 
 import (
 	"context"
+	"time"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
 
 	"github.com/google/uuid"
-
-	"github.com/memhost/memhost/sdk/embedder"
 )
 
 // StoreRequest is one memory_store call.
@@ -34,7 +33,11 @@ type StoreResult struct {
 	Exact      bool      `json:"exact_duplicate"`
 	Similarity float64   `json:"similarity"`
 	Redactions int       `json:"redactions"`
-	Memory     View      `json:"memory,omitzero"`
+	// VectorPending is true when the text was stored before its embedder answered: its vector
+	// follows within seconds, search finds it by its words meanwhile, and a fold was decided by
+	// the statement check alone (Similarity is 0 then).
+	VectorPending bool `json:"vector_pending,omitempty"`
+	Memory        View `json:"memory,omitzero"`
 	// Vetoed, when set, says why the gatekeeper judged the text not durable: nothing was
 	// stored (not an error: the agent learns why and moves on). It is a model's words, shown
 	// as one printable line.
@@ -42,7 +45,7 @@ type StoreResult struct {
 }
 
 // Store is the write path: validate, redact, embed, then fold into the nearest neighbour or
-// insert (FoldOrInsert). There is no LLM call here but the optional gatekeeper's, which is
+// insert (FoldOrInsert). A slow embedder's vector follows the write (vectors.go). There is no LLM call here but the optional gatekeeper's, which is
 // bounded by its own budget and fails open.
 func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreResult, error) {
 	s.called()
@@ -63,7 +66,8 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 	text, scope := w.Text, w.Ref()
 	go func() { candidates <- s.foldCandidates(text, scope) }()
 	vetoed := s.veto(ctx, w.ScopeKey, w.Text)
-	w.Vector, err = s.embed(ctx, e, info, embedder.PurposeDocument, w.Text)
+	var inflight <-chan embedResult
+	w.Vector, inflight, err = s.documentVector(ctx, e, info, w.Text)
 	folds, why := <-candidates, <-vetoed
 	if why != "" {
 		s.metrics.write("vetoed", start)
@@ -79,6 +83,10 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 		return StoreResult{}, err
 	}
 	s.index.Apply(changeOf(res.Memory))
+	if w.Vector.Pending() && !res.Exact && res.Memory.Text == w.Text {
+		// The memory holds the write's text, and that text has no vector yet.
+		s.followVector(pendingVector{id: res.Memory.ID, text: w.Text, embedder: info.Name, at: time.Now(), inflight: inflight})
+	}
 	outcome := "insert"
 	switch {
 	case res.Exact:
@@ -88,5 +96,5 @@ func (s *Service) Store(ctx context.Context, a Access, req StoreRequest) (StoreR
 	}
 	s.metrics.write(outcome, start)
 	return StoreResult{Stored: true, ID: res.Memory.ID, Folded: res.Folded, Exact: res.Exact, Similarity: res.Similarity,
-		Redactions: redactions, Memory: ViewOf(res.Memory)}, nil
+		Redactions: redactions, Memory: ViewOf(res.Memory), VectorPending: w.Vector.Pending() && !res.Exact}, nil
 }

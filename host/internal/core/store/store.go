@@ -103,10 +103,12 @@ type ScopeTx interface {
 	// few newest facts (which a concurrent write may have added since) that are live facts of
 	// the locked scope holding a vector of v's embedder, with their similarity to v, best
 	// first. A zero vector has no direction, so it has no neighbours; nor do rows holding one.
-	// A nil v (Vector{}) looks up the exact match alone.
+	// A nil v (Vector{}) looks up the exact match alone. A pending v (Vector.Pending: the
+	// write's vector is not there yet) gets the same candidates whatever vectors they hold,
+	// with similarity 0, in the order of candidates, then the newest.
 	Lookup(ctx context.Context, text string, v Vector, candidates []uuid.UUID) (Candidates, error)
 	// Insert adds w as a new row with an add entry in history, and commits. w must be of the
-	// locked scope.
+	// locked scope. A pending w.Vector stores no vector: it follows (PutVectors).
 	Insert(ctx context.Context, w Write) (Memory, error)
 	// Fold updates a live row of the locked scope as p says, records the fold in history, and
 	// commits. A row that is not live in the locked scope is rules.ErrNotFound, and nothing changes.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -153,6 +154,12 @@ type Vector struct {
 	Values     []float32
 }
 
+// Pending reports whether v names its embedder but holds no values yet: a write stored
+// before its embedder answered, whose vector follows (memory.Service.FollowVectors). A
+// pending write is inserted without a vector row, and its fold lookup finds candidates
+// without their similarity.
+func (v Vector) Pending() bool { return v.Embedder != "" && v.Values == nil }
+
 // IsZero reports whether v has no direction: an embedder maps text it has no tokens for
 // (emoji, symbols) to the zero vector, whose cosine similarity to anything is undefined.
 func (v Vector) IsZero() bool {
@@ -214,6 +221,12 @@ type Replacement struct {
 	Text       string
 	Vector     Vector
 	Provenance Provenance
+}
+
+// TextHash is the exact-duplicate key the store keeps per memory: sha256 of NormalizeText(text).
+func TextHash(text string) []byte {
+	sum := sha256.Sum256([]byte(NormalizeText(text)))
+	return sum[:]
 }
 
 // NormalizeText is the form in which two texts are the same memory (an exact duplicate):

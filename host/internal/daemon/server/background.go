@@ -10,7 +10,7 @@ import (
 
 // Background is the host's background work under one lifecycle: following the change feed
 // into the lexical index, moving bulk-imported rows into the ANN index, recording search
-// hits, checking plugin and worker health, purging dead tokens and the maintenance jobs (River). Start it once the core is open; Stop it before Close.
+// hits, giving writes stored before their embedder answered their vectors, checking plugin and worker health, purging dead tokens and the maintenance jobs (River). Start it once the core is open; Stop it before Close.
 func (c *Core) Background() *lifecycle.Group {
 	loops := []lifecycle.Service{
 		lifecycle.Func("change feed", func(ctx context.Context) error {
@@ -23,6 +23,7 @@ func (c *Core) Background() *lifecycle.Group {
 		}.run),
 		lifecycle.Func("scope graphs", c.runGraphs),
 		lifecycle.Func("hit recorder", c.Service.RecordHits),
+		lifecycle.Func("vector follower", c.Service.FollowVectors),
 		lifecycle.Func("plugin health", c.Plugins.Run),
 		lifecycle.Func("token purge", c.purgeTokens),
 		lifecycle.Func("maintenance", c.Maintenance.Run),

@@ -93,7 +93,8 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 	for _, m := range applied {
 		log.Info("applied migration", "name", m.Name)
 	}
-	c.Store = pgstore.New(c.Pool, pgstore.WithEfSearch(cfg.Memory.ANNEfSearch), pgstore.WithGraphMinRows(cfg.Memory.GraphMinRows))
+	c.Store = pgstore.New(c.Pool, pgstore.WithEfSearch(cfg.Memory.ANNEfSearch), pgstore.WithGraphMinRows(cfg.Memory.GraphMinRows),
+		pgstore.WithFlushedWrites(cfg.Memory.FlushWrites))
 
 	c.Plugins = plugins.New(plugins.Config{
 		Adapters:    []plugins.Adapter{embedders.Adapter{}},
@@ -207,6 +208,7 @@ func serviceConfig(cfg *config.Config) memory.Config {
 	mc.DefaultK = cfg.Memory.SearchDefaultK
 	mc.MaxK = cfg.Memory.SearchMaxK
 	mc.CandidatePool = cfg.Memory.CandidatePool
+	mc.EmbedWait = cfg.Memory.EmbedWait
 	mc.FoldThresholds = cfg.Embedder.FoldThresholds
 	mc.VectorWeights, mc.RelevanceFloors = cfg.Embedder.VectorWeights, cfg.Embedder.RelevanceFloors
 	for k, days := range cfg.Ranking.HalfLifeDays {

@@ -391,6 +391,7 @@ func TestSameFactIsTheFoldsRule(t *testing.T) {
 		{"Alice prefers tabs for indentation", "Bob prefers tabs for indentation", v, false},
 		{"We always squash merge pull requests", "We never squash merge pull requests", v, false},
 		{"Use pnpm to install dependencies", "use pnpm to install dependencies!", nil, true},
+		{"Build output goes to /dist/app", "Build output goes to ./dist/app", nil, false},
 		{"Use pnpm to install dependencies", "Dependencies are installed with pnpm", v, true},
 	} {
 		require.Equal(t, tc.same, sameFact(fact(tc.a, tc.vec), fact(tc.b, tc.vec), 0.95), "%q / %q", tc.a, tc.b)

@@ -6,14 +6,14 @@ import (
 	"fmt"
 
 	"github.com/memhost/memhost/host/internal/plugins"
-	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/provider"
 )
 
 // Handle is how memhost uses a provider plugin: a provider.Provider whose
-// calls go through the supervisor (deadline, restarts, generic errors).
+// calls go through the supervisor (deadline, restart, generic errors). Info,
+// Describe, Health, Status and the rest are plugins.Handle's.
 type Handle struct {
-	p *plugins.Plugin
+	plugins.Handle[provider.Provider, provider.Info]
 }
 
 var _ provider.Provider = (*Handle)(nil)
@@ -22,36 +22,17 @@ var _ provider.Provider = (*Handle)(nil)
 // ("claude"), else its binary's file name ("memhost-provider-claude") or the
 // name part of that. See plugins.Supervisor.Find.
 func Find(s *plugins.Supervisor, name string) (*Handle, error) {
-	p, err := s.Find(plugin.KindProvider, name)
+	h, err := Adapter{}.Find(s, name)
 	if err != nil {
 		return nil, err
 	}
-	return &Handle{p: p}, nil
-}
-
-// Info is what the plugin's Describe reported at its latest start.
-func (h *Handle) Info() provider.Info {
-	info, _ := h.p.Identity().Detail.(provider.Info)
-	return info
-}
-
-// Status is a full snapshot of the plugin.
-func (h *Handle) Status() plugins.Status { return h.p.Status() }
-
-// Describe asks the running process to describe itself.
-func (h *Handle) Describe(ctx context.Context) (provider.Info, error) {
-	var info provider.Info
-	err := h.call(ctx, "Describe", func(ctx context.Context, p provider.Provider) (err error) {
-		info, err = p.Describe(ctx)
-		return err
-	})
-	return info, err
+	return &Handle{h}, nil
 }
 
 // Prepare asks how to start the CLI for s.
 func (h *Handle) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, error) {
 	var plan provider.Plan
-	err := h.call(ctx, "Prepare", func(ctx context.Context, p provider.Provider) (err error) {
+	err := h.Call(ctx, "Prepare", func(ctx context.Context, p provider.Provider) (err error) {
 		plan, err = p.Prepare(ctx, s)
 		return err
 	})
@@ -61,16 +42,11 @@ func (h *Handle) Prepare(ctx context.Context, s provider.Spawn) (provider.Plan, 
 // Finish tells the provider the session ended.
 func (h *Handle) Finish(ctx context.Context, e provider.Ended) (provider.Session, error) {
 	var sess provider.Session
-	err := h.call(ctx, "Finish", func(ctx context.Context, p provider.Provider) (err error) {
+	err := h.Call(ctx, "Finish", func(ctx context.Context, p provider.Provider) (err error) {
 		sess, err = p.Finish(ctx, e)
 		return err
 	})
 	return sess, err
-}
-
-// Health calls the plugin's Health.
-func (h *Handle) Health(ctx context.Context) error {
-	return h.call(ctx, "Health", func(ctx context.Context, p provider.Provider) error { return p.Health(ctx) })
 }
 
 var _ provider.Connector = (*Handle)(nil)
@@ -80,7 +56,7 @@ var _ provider.Connector = (*Handle)(nil)
 // and commands to fall back on: connecting it asks for a rebuilt plugin.
 func (h *Handle) Connect(ctx context.Context, r provider.ConnectRequest) (provider.Connection, error) {
 	var c provider.Connection
-	err := h.call(ctx, "Connect", func(ctx context.Context, p provider.Provider) error {
+	err := h.Call(ctx, "Connect", func(ctx context.Context, p provider.Provider) error {
 		conn, ok := p.(provider.Connector)
 		if !ok {
 			return fmt.Errorf("%w: the plugin cannot connect its CLI", provider.ErrUnimplemented)
@@ -101,7 +77,7 @@ var _ provider.Tasker = (*Handle)(nil)
 // Task RPC knows none: "" and no error, so the session gets the query-less banner.
 func (h *Handle) Task(ctx context.Context, args []string) (string, error) {
 	var task string
-	err := h.call(ctx, "Task", func(ctx context.Context, p provider.Provider) error {
+	err := h.Call(ctx, "Task", func(ctx context.Context, p provider.Provider) error {
 		t, ok := p.(provider.Tasker)
 		if !ok {
 			return nil
@@ -114,14 +90,4 @@ func (h *Handle) Task(ctx context.Context, args []string) (string, error) {
 		return "", nil
 	}
 	return task, err
-}
-
-func (h *Handle) call(ctx context.Context, method string, fn func(context.Context, provider.Provider) error) error {
-	return h.p.Call(ctx, method, func(ctx context.Context, raw any) error {
-		p, err := asProvider(raw)
-		if err != nil {
-			return err
-		}
-		return fn(ctx, p)
-	})
 }

@@ -5,15 +5,15 @@ import (
 	"fmt"
 
 	"github.com/memhost/memhost/host/internal/plugins"
-	"github.com/memhost/memhost/sdk/plugin"
 	"github.com/memhost/memhost/sdk/worker"
 )
 
 // Handle is how the host uses a worker plugin: a worker.Worker whose calls
 // go through the supervisor and whose tasks and answers are held to the
-// protocol (see the package documentation).
+// protocol (see the package documentation). Info, Describe, Health, Status
+// and the rest are plugins.Handle's.
 type Handle struct {
-	p *plugins.Plugin
+	plugins.Handle[worker.Worker, worker.Info]
 }
 
 var _ worker.Worker = (*Handle)(nil)
@@ -22,30 +22,11 @@ var _ worker.Worker = (*Handle)(nil)
 // binary's file name ("memhost-worker-echo") or the name part of that. See
 // plugins.Supervisor.Find.
 func Find(s *plugins.Supervisor, name string) (*Handle, error) {
-	p, err := s.Find(plugin.KindWorker, name)
+	h, err := Adapter{}.Find(s, name)
 	if err != nil {
 		return nil, err
 	}
-	return &Handle{p: p}, nil
-}
-
-// Info is what the plugin's Describe reported at its latest start.
-func (h *Handle) Info() worker.Info {
-	info, _ := h.p.Identity().Detail.(worker.Info)
-	return info
-}
-
-// Status is a full snapshot of the plugin.
-func (h *Handle) Status() plugins.Status { return h.p.Status() }
-
-// Describe asks the running process to describe itself.
-func (h *Handle) Describe(ctx context.Context) (worker.Info, error) {
-	var info worker.Info
-	err := h.call(ctx, "Describe", func(ctx context.Context, w worker.Worker) (err error) {
-		info, err = w.Describe(ctx)
-		return err
-	})
-	return info, err
+	return &Handle{h}, nil
 }
 
 // Run performs t and returns the checked answer. A task that breaks the
@@ -63,7 +44,7 @@ func (h *Handle) Run(ctx context.Context, t worker.Task) (worker.Answer, error) 
 	ctx, cancel := context.WithDeadline(ctx, t.Deadline)
 	defer cancel()
 	var a worker.Answer
-	err := h.call(ctx, "Run", func(ctx context.Context, w worker.Worker) (err error) {
+	err := h.Call(ctx, "Run", func(ctx context.Context, w worker.Worker) (err error) {
 		a, err = w.Run(ctx, t)
 		return err
 	})
@@ -71,19 +52,4 @@ func (h *Handle) Run(ctx context.Context, t worker.Task) (worker.Answer, error) 
 		return worker.Answer{}, err
 	}
 	return a, nil
-}
-
-// Health calls the plugin's Health.
-func (h *Handle) Health(ctx context.Context) error {
-	return h.call(ctx, "Health", func(ctx context.Context, w worker.Worker) error { return w.Health(ctx) })
-}
-
-func (h *Handle) call(ctx context.Context, method string, fn func(context.Context, worker.Worker) error) error {
-	return h.p.Call(ctx, method, func(ctx context.Context, raw any) error {
-		w, err := asWorker(raw)
-		if err != nil {
-			return err
-		}
-		return fn(ctx, w)
-	})
 }

@@ -407,7 +407,7 @@ func TestNearestSettingsLastForItsQueryOnly(t *testing.T) {
 	require.NoError(t, err)
 	defer conn.Release()
 	var b pgx.Batch
-	b.Queue(pgstore.NearestSettingsSQL, "123")
+	b.Queue(pgstore.NearestSettingsSQL, 123, []string{})
 	var mode, ef string
 	b.Queue(`SELECT current_setting('plan_cache_mode'), current_setting('hnsw.ef_search')`).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&mode, &ef)
@@ -417,4 +417,54 @@ func TestNearestSettingsLastForItsQueryOnly(t *testing.T) {
 	require.Equal(t, "123", ef)
 	require.NoError(t, conn.QueryRow(ctx, `SELECT current_setting('plan_cache_mode')`).Scan(&mode))
 	require.Equal(t, "auto", mode)
+}
+
+// TestLargerGraphsAreWalkedWider: the walk width of a search is the configured one in small
+// graphs and grows with the largest graph the search may walk (its rows / 160, at most
+// pgvector's 1000), read from the catalog in the statement that sets it; graphs that do not
+// exist count for nothing, and the graphs are the query's scopes' own.
+func TestLargerGraphsAreWalkedWider(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGraphs(t)
+	big, small := store.Project("big"), store.Project("small")
+	b.seed(t, big, graphMin)
+	_, err := b.store.IndexScopes(ctx)
+	require.NoError(t, err)
+	require.Contains(t, annIndexes(t, b.pool), graphOf(big))
+	q := store.VectorQuery{Vector: storetest.Vec(1, 0), Scopes: []store.ScopeRef{big, small}}
+	require.Equal(t, []string{graphOf(big), graphOf(small)}, pgstore.NearestGraphNames(b.store, q))
+
+	for _, c := range []struct {
+		rows       int // the big graph's size in the catalog; 0 keeps the build's count
+		configured int
+		names      []string
+		want       string
+	}{
+		{0, 100, pgstore.NearestGraphNames(b.store, q), "100"},
+		{0, 40, pgstore.NearestGraphNames(b.store, q), "40"},
+		{100000, 100, pgstore.NearestGraphNames(b.store, q), "625"},
+		{100000, 800, pgstore.NearestGraphNames(b.store, q), "800"},
+		{5000000, 100, pgstore.NearestGraphNames(b.store, q), "1000"},
+		{100000, 100, []string{graphOf(small)}, "100"},
+	} {
+		// The size is set inside a transaction that is rolled back, so no ANALYZE races it.
+		tx, err := b.pool.Begin(ctx)
+		require.NoError(t, err)
+		if c.rows > 0 {
+			_, err = tx.Exec(ctx, `UPDATE pg_class SET reltuples = $1 WHERE oid = to_regclass($2)`, c.rows, graphOf(big))
+			require.NoError(t, err)
+		}
+		_, err = tx.Exec(ctx, pgstore.NearestSettingsSQL, c.configured, c.names)
+		require.NoError(t, err)
+		var ef string
+		require.NoError(t, tx.QueryRow(ctx, `SELECT current_setting('hnsw.ef_search')`).Scan(&ef))
+		require.NoError(t, tx.Rollback(ctx))
+		require.Equal(t, c.want, ef, "graph of %d rows, configured %d, graphs %v", c.rows, c.configured, c.names)
+	}
+	require.Empty(t, pgstore.NearestGraphNames(pgstore.New(b.pool, pgstore.WithFixedEfSearch()), q), "a fixed width sizes by no graph")
+	// The search itself runs with the wider walk and finds the big scope's rows.
+	hits, err := b.store.Nearest(ctx, store.VectorQuery{Vector: q.Vector, Scopes: []store.ScopeRef{big}, Limit: 5})
+	require.NoError(t, err)
+	require.Len(t, hits, 5)
 }

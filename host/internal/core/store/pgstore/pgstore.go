@@ -24,6 +24,10 @@ import (
 type Store struct {
 	pool     *pgxpool.Pool
 	efSearch int
+	// fixedEf keeps every walk at efSearch, however large the graph (WithFixedEfSearch).
+	fixedEf bool
+	// flushWrites makes a memory write's commit wait for its WAL flush (WithFlushedWrites).
+	flushWrites bool
 	// graphMinRows and graphEmbedders say which scopes IndexScopes gives graphs (annindex.go).
 	graphMinRows   int
 	graphEmbedders sync.Map // embedder name -> dimensions, from EnsureVectorIndex
@@ -43,9 +47,25 @@ func WithEfSearch(n int) Option {
 	}
 }
 
+// WithFixedEfSearch walks every graph at the WithEfSearch width, however large: the benchmark's
+// sweep of widths measures each as set. Without it a large graph is walked wider (vector.go).
+func WithFixedEfSearch() Option { return func(s *Store) { s.fixedEf = true } }
+
+// WithFlushedWrites says whether a memory write (WithScopeLock, InsertWith) waits at its
+// commit until Postgres has flushed the commit to disk, as the session's synchronous_commit
+// says. It does by default: every acknowledged write survives a crash of the host, of
+// Postgres or of the machine (the project's standard). WithFlushedWrites(false) is an
+// operator's opt-in trade: a write commits with synchronous_commit off, acknowledged once
+// Postgres holds it, which survives a kill of the host (Postgres flushes it within
+// 3 x wal_writer_delay, 0.6 s by default) but not a crash of Postgres or of the machine in
+// that window — what an SQLite memory in WAL mode with synchronous=NORMAL promises — for the
+// difference between a 1 ms and a 3-10 ms write on a shared virtual disk (docs/benchmarks.md,
+// "Where the time goes"). Other changes (edits, maintenance) keep the session's setting.
+func WithFlushedWrites(flush bool) Option { return func(s *Store) { s.flushWrites = flush } }
+
 // New wraps a pool whose schema has been migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, efSearch: DefaultEfSearch, graphMinRows: DefaultGraphMinRows}
+	s := &Store{pool: pool, efSearch: DefaultEfSearch, graphMinRows: DefaultGraphMinRows, flushWrites: true}
 	for _, o := range opts {
 		o(s)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -13,12 +12,24 @@ import (
 	"github.com/memhost/memhost/host/internal/core/store"
 )
 
-// DefaultEfSearch is the HNSW candidate list size of searches (WithEfSearch). Each graph holds
-// one scope's rows, so nothing is filtered out of the walk, and 100 candidates find 98% of the
-// exact top 10 even in a graph of 100K memories of real text (docs/benchmarks.md has the
-// sweep); it is also search's candidate pool, so one walk fills the pool. Iterative scan
-// extends the walk when the kind filter drops rows.
+// DefaultEfSearch is the HNSW candidate list size of searches in small graphs (WithEfSearch).
+// Each graph holds one scope's rows, so nothing is filtered out of the walk, and 100
+// candidates find 96-99% of the exact top 10 in graphs up to 10K memories (docs/benchmarks.md
+// has the sweeps); it is also search's candidate pool, so one walk fills the pool. Iterative
+// scan extends the walk when the kind filter drops rows.
 const DefaultEfSearch = 100
+
+// A larger graph is walked wider: the walk width a fixed recall needs grows with the graph
+// (on the bench's templated corpus, whose flat neighbourhoods are the worst case, 0.95 of the
+// exact top 10 takes 100 candidates at 10K memories and ~600 at 100K), so a search walks
+// max(the configured width, rows of the largest graph it walks / efRowsPerCandidate),
+// at most maxEfSearch (pgvector's limit). The graph's size is the catalog's estimate
+// (pg_class.reltuples, kept by the build and by autovacuum), read in the statement that sets
+// the width: no round trip.
+const (
+	efRowsPerCandidate = 160
+	maxEfSearch        = 1000
+)
 
 // resortWindow is how many rows each scope's graph scan hands over for exact re-sorting.
 const resortWindow = 40
@@ -116,11 +127,28 @@ const genericPlansSQL = `SELECT ` + genericPlans
 
 // nearestSettingsSQL makes the planner keep one plan per connection for each query text
 // (NearestSQL inlines all but the vector, so that plan walks the scope's graph) and turns on
-// iterative scans, so rows the kind and archive filters drop do not starve the result. $1 is
-// the walk width. set_config(..., true) lasts until the end of the transaction.
-const nearestSettingsSQL = `SELECT ` + genericPlans + `,
+// iterative scans, so rows the kind and archive filters drop do not starve the result. The
+// walk width is $1 (the configured one) or, for a larger graph, its size over
+// efRowsPerCandidate, at most maxEfSearch; $2 names the graphs the query may walk (GraphName),
+// resolved through the search path (absent ones count for nothing). set_config(..., true)
+// lasts until the end of the transaction.
+var nearestSettingsSQL = fmt.Sprintf(`SELECT `+genericPlans+`,
 	set_config('hnsw.iterative_scan', 'relaxed_order', true),
-	set_config('hnsw.ef_search', $1, true)`
+	set_config('hnsw.ef_search', greatest($1::int, least(%d, (SELECT coalesce(max(c.reltuples), 0)
+		FROM unnest($2::text[]) g JOIN pg_class c ON c.oid = to_regclass(g))::int / %d))::text, true)`, maxEfSearch, efRowsPerCandidate)
+
+// graphNames are the graphs a query of q may walk, one per scope, whether or not it exists:
+// the ones its walk width is sized by; none when the store's width is fixed.
+func (s *Store) graphNames(q store.VectorQuery) []string {
+	if s.fixedEf {
+		return []string{}
+	}
+	names := make([]string, len(q.Scopes))
+	for i, ref := range q.Scopes {
+		names[i] = GraphName(q.Vector.Embedder, ref)
+	}
+	return names
+}
 
 // Nearest implements store.Store in one round trip: the settings and the query go as one
 // pipelined batch, which Postgres runs as one implicit transaction, so the settings hold for
@@ -134,7 +162,7 @@ func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.Vecto
 	}
 	var hits []store.VectorHit
 	var b pgx.Batch
-	b.Queue(nearestSettingsSQL, strconv.Itoa(s.efSearch))
+	b.Queue(nearestSettingsSQL, s.efSearch, s.graphNames(q))
 	sql, args := NearestSQL(q)
 	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		var err error
@@ -149,6 +177,19 @@ func (s *Store) Nearest(ctx context.Context, q store.VectorQuery) ([]store.Vecto
 		return nil, fmt.Errorf("nearest memories: %w", err)
 	}
 	return hits, nil
+}
+
+// EfSearch is the walk width Nearest gives q: the configured one, or more for a large graph
+// (nearestSettingsSQL). The benchmark reports it beside the recall it measures.
+func (s *Store) EfSearch(ctx context.Context, q store.VectorQuery) (int, error) {
+	var ef int
+	var b pgx.Batch
+	b.Queue(nearestSettingsSQL, s.efSearch, s.graphNames(q))
+	b.Queue(`SELECT current_setting('hnsw.ef_search')::int`).QueryRow(func(row pgx.Row) error { return row.Scan(&ef) })
+	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return 0, fmt.Errorf("walk width: %w", err)
+	}
+	return ef, nil
 }
 
 func isUniqueViolation(err error) bool {

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,11 +20,8 @@ import (
 
 func formatFloat(f float32) string { return strconv.FormatFloat(float64(f), 'g', -1, 32) }
 
-// TextHash is the exact-duplicate key: sha256 of store.NormalizeText(text).
-func TextHash(text string) []byte {
-	sum := sha256.Sum256([]byte(store.NormalizeText(text)))
-	return sum[:]
-}
+// TextHash is the exact-duplicate key (store.TextHash).
+func TextHash(text string) []byte { return store.TextHash(text) }
 
 // scopeLock serialises writes to one scope across every host on the database; $1 is the
 // scope's lock key.
@@ -38,6 +34,20 @@ const scopeLockSQL = `SELECT ` + scopeLock
 // memories costs a millisecond and more once the table has a few dozen graphs (the planner
 // weighs every index), while the lookups' generic plans are as good (see genericPlansSQL).
 const writeLockSQL = `SELECT ` + scopeLock + `, ` + genericPlans
+
+// unflushed ends a lock statement so that the transaction commits without waiting for its WAL
+// flush (WithFlushedWrites(false) says when and why): set in the statement the write sends
+// anyway, it costs no round trip.
+const unflushed = `, set_config('synchronous_commit', 'off', true)`
+
+// lockSQL is the statement that takes a write's scope lock: lock (writeLockSQL or
+// scopeLockSQL), unflushed when the operator traded the flush away.
+func (s *Store) lockSQL(lock string) string {
+	if s.flushWrites {
+		return lock
+	}
+	return lock + unflushed
+}
 
 func scopeLockKey(scope store.Scope, key string) string { return string(scope) + ":" + key }
 
@@ -56,7 +66,7 @@ func (s *Store) WithScopeLock(ctx context.Context, scope store.ScopeRef, fn func
 		return fmt.Errorf("write memory: %w", err)
 	}
 	defer conn.Release()
-	tx := &scopeTx{conn: conn, scope: scope}
+	tx := &scopeTx{conn: conn, scope: scope, lock: s.lockSQL(writeLockSQL)}
 	if err := fn(tx); err != nil {
 		tx.rollback(ctx)
 		return fmt.Errorf("write memory: %w", err)
@@ -80,8 +90,9 @@ var errWriteFinished = errors.New("the write is finished: no call may follow Ins
 type scopeTx struct {
 	conn  *pgxpool.Conn
 	scope store.ScopeRef
-	begun bool // BEGIN and the lock went out
-	final bool // Insert or Fold ran: nothing may follow
+	lock  string // the statement that takes the lock (Store.lockSQL)
+	begun bool   // BEGIN and the lock went out
+	final bool   // Insert or Fold ran: nothing may follow
 }
 
 var _ store.ScopeTx = (*scopeTx)(nil)
@@ -91,7 +102,7 @@ func (t *scopeTx) batch() *pgx.Batch {
 	b := &pgx.Batch{}
 	if !t.begun {
 		b.Queue(`BEGIN`)
-		b.Queue(writeLockSQL, scopeLockKey(t.scope.Scope, t.scope.Key))
+		b.Queue(t.lock, scopeLockKey(t.scope.Scope, t.scope.Key))
 	}
 	return b
 }
@@ -166,19 +177,23 @@ func (t *scopeTx) Lookup(ctx context.Context, text string, v store.Vector, candi
 		}
 		return nil
 	})
-	if neighbours {
-		// Facts fold into facts only: a goal, plan or journal entry never absorbs one.
-		b.Queue(candidatesSQL(v), uuidArray(candidates), string(t.scope.Scope), t.scope.Key, v.Embedder, vectorText(v.Values)).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var n store.Neighbour
-				var err error
-				if n.Memory, err = scanMemory(scanExtra{rows, []any{&n.Similarity}}); err != nil {
-					return fmt.Errorf("find nearest neighbours: %w", err)
-				}
-				c.Neighbours = append(c.Neighbours, n)
+	readNeighbours := func(rows pgx.Rows) error {
+		for rows.Next() {
+			var n store.Neighbour
+			var err error
+			if n.Memory, err = scanMemory(scanExtra{rows, []any{&n.Similarity}}); err != nil {
+				return fmt.Errorf("find nearest neighbours: %w", err)
 			}
-			return rows.Err()
-		})
+			c.Neighbours = append(c.Neighbours, n)
+		}
+		return rows.Err()
+	}
+	switch {
+	case neighbours:
+		// Facts fold into facts only: a goal, plan or journal entry never absorbs one.
+		b.Queue(candidatesSQL(v), uuidArray(candidates), string(t.scope.Scope), t.scope.Key, v.Embedder, vectorText(v.Values)).Query(readNeighbours)
+	case v.Pending():
+		b.Queue(pendingCandidatesSQL, uuidArray(candidates), string(t.scope.Scope), t.scope.Key).Query(readNeighbours)
 	}
 	if err := t.send(ctx, b, false); err != nil {
 		return store.Candidates{}, fmt.Errorf("look up fold candidates: %w", err)
@@ -209,6 +224,19 @@ func candidatesSQL(v store.Vector) string {
 	) c WHERE similarity <> 'NaN' ORDER BY similarity DESC`
 }
 
+// pendingCandidatesSQL loads a pending write's fold candidates (store.Vector.Pending): the
+// same rows as candidatesSQL's, whatever vectors they hold, with no similarity (0), in the
+// caller's order (its best lexical matches first), then the scope's newest facts.
+var pendingCandidatesSQL = `SELECT ` + qualifiedMemoryColumns + `, 0::float8 AS similarity
+	FROM memories m
+	WHERE m.id IN (
+		SELECT unnest($1::uuid[])
+		UNION
+		SELECT id FROM (SELECT id FROM memories WHERE scope = $2 AND scope_key = $3 AND archived_at IS NULL AND ` + factKinds + `
+			ORDER BY created_at DESC, id DESC LIMIT ` + strconv.Itoa(recentCandidates) + `) recent
+	) AND m.scope = $2 AND m.scope_key = $3 AND m.archived_at IS NULL AND m.` + factKinds + `
+	ORDER BY array_position($1::uuid[], m.id) NULLS LAST, m.created_at DESC, m.id DESC`
+
 // putVectorSQL stores a vector of embedder $2 for memory $1 ($3, its text form), replacing the
 // one that embedder held, if the memory's text still has the hash $4 the vector was computed
 // from: a vector always embeds its memory's current text, whoever changed the text meanwhile. In a scope with a graph of its own the row joins it later, through
@@ -221,8 +249,12 @@ var putVectorSQL = `INSERT INTO memory_vectors (memory_id, embedder, scope, scop
 	ON CONFLICT (memory_id, embedder) DO UPDATE SET embedding = EXCLUDED.embedding, ann_deferred = EXCLUDED.ann_deferred,
 		ann_error = NULL, created_at = now()`
 
-// queuePutVector adds v, the vector of text, to a batch that leaves memory id holding text.
+// queuePutVector adds v, the vector of text, to a batch that leaves memory id holding text;
+// a pending vector (store.Vector.Pending) adds nothing: it follows in its own transaction.
 func queuePutVector(b *pgx.Batch, id uuid.UUID, text string, v store.Vector) {
+	if v.Pending() {
+		return
+	}
 	b.Queue(putVectorSQL, id, v.Embedder, vectorText(v.Values), TextHash(text))
 }
 
@@ -282,7 +314,7 @@ func (s *Store) InsertWith(ctx context.Context, w store.Write, then func(tx pgx.
 	var out store.Memory
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(scopeLockSQL, scopeLockKey(w.Scope, w.ScopeKey))
+		b.Queue(s.lockSQL(scopeLockSQL), scopeLockKey(w.Scope, w.ScopeKey))
 		m, err := queueInsert(b, w)
 		if err != nil {
 			return err

@@ -9,10 +9,11 @@ import (
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
 )
 
-// The provider kind's conversion to and from the wire messages. Both
+// The provider kind's one conversion to and from the wire messages, one xToProto and
+// xFromProto pair per type (the convention of every kind). Both
 // adapters use it, so a field added to one side is added to both.
 
-func infoToWire(i Info) *memhostv1.ProviderDescribeResponse {
+func infoToProto(i Info) *memhostv1.ProviderDescribeResponse {
 	w := &memhostv1.ProviderDescribeResponse{
 		Name: i.Name, Version: i.Version, Description: i.Description, Executable: i.Executable, InstructionFiles: i.InstructionFiles,
 	}
@@ -22,7 +23,7 @@ func infoToWire(i Info) *memhostv1.ProviderDescribeResponse {
 	return w
 }
 
-func infoFromWire(w *memhostv1.ProviderDescribeResponse) Info {
+func infoFromProto(w *memhostv1.ProviderDescribeResponse) Info {
 	i := Info{
 		Name: w.GetName(), Version: w.GetVersion(), Description: w.GetDescription(), Executable: w.GetExecutable(), InstructionFiles: w.GetInstructionFiles(),
 	}
@@ -32,7 +33,7 @@ func infoFromWire(w *memhostv1.ProviderDescribeResponse) Info {
 	return i
 }
 
-func spawnToWire(s Spawn) *memhostv1.Spawn {
+func spawnToProto(s Spawn) *memhostv1.Spawn {
 	w := &memhostv1.Spawn{
 		Cli: s.CLI, Executable: s.Executable, Args: s.Args, Dir: s.Dir, Env: s.Env,
 		Banner: s.Banner, Project: s.Project, ScratchDir: s.ScratchDir, PromptHook: s.PromptHook,
@@ -43,7 +44,7 @@ func spawnToWire(s Spawn) *memhostv1.Spawn {
 	return w
 }
 
-func spawnFromWire(w *memhostv1.Spawn) Spawn {
+func spawnFromProto(w *memhostv1.Spawn) Spawn {
 	s := Spawn{
 		CLI: w.GetCli(), Executable: w.GetExecutable(), Args: w.GetArgs(), Dir: w.GetDir(), Env: w.GetEnv(),
 		Banner: w.GetBanner(), Project: w.GetProject(), ScratchDir: w.GetScratchDir(), PromptHook: w.GetPromptHook(),
@@ -54,7 +55,7 @@ func spawnFromWire(w *memhostv1.Spawn) Spawn {
 	return s
 }
 
-func planToWire(p Plan) *memhostv1.PrepareResponse {
+func planToProto(p Plan) *memhostv1.PrepareResponse {
 	w := &memhostv1.PrepareResponse{Args: p.Args, SetEnv: p.SetEnv, UnsetEnv: p.UnsetEnv, Cleanup: p.Cleanup, State: p.State,
 		DeliversBanner: p.DeliversBanner, DeliversPromptHook: p.DeliversPromptHook}
 	for _, f := range p.Files {
@@ -65,7 +66,7 @@ func planToWire(p Plan) *memhostv1.PrepareResponse {
 	return w
 }
 
-func planFromWire(w *memhostv1.PrepareResponse) Plan {
+func planFromProto(w *memhostv1.PrepareResponse) Plan {
 	p := Plan{Args: w.GetArgs(), SetEnv: w.GetSetEnv(), UnsetEnv: w.GetUnsetEnv(), Cleanup: w.GetCleanup(), State: w.GetState(),
 		DeliversBanner: w.GetDeliversBanner(), DeliversPromptHook: w.GetDeliversPromptHook()}
 	for _, f := range w.GetFiles() {
@@ -76,16 +77,16 @@ func planFromWire(w *memhostv1.PrepareResponse) Plan {
 	return p
 }
 
-func endedToWire(e Ended) *memhostv1.FinishRequest {
-	w := &memhostv1.FinishRequest{Spawn: spawnToWire(e.Spawn), State: e.State, ExitCode: int32(e.ExitCode), Duration: durationpb.New(e.Duration)}
+func endedToProto(e Ended) *memhostv1.FinishRequest {
+	w := &memhostv1.FinishRequest{Spawn: spawnToProto(e.Spawn), State: e.State, ExitCode: int32(e.ExitCode), Duration: durationpb.New(e.Duration)}
 	if !e.StartedAt.IsZero() {
 		w.StartedAt = timestamppb.New(e.StartedAt)
 	}
 	return w
 }
 
-func endedFromWire(w *memhostv1.FinishRequest) Ended {
-	e := Ended{Spawn: spawnFromWire(w.GetSpawn()), State: w.GetState(), ExitCode: int(w.GetExitCode())}
+func endedFromProto(w *memhostv1.FinishRequest) Ended {
+	e := Ended{Spawn: spawnFromProto(w.GetSpawn()), State: w.GetState(), ExitCode: int(w.GetExitCode())}
 	if w.GetStartedAt() != nil {
 		e.StartedAt = w.GetStartedAt().AsTime()
 	}
@@ -98,15 +99,15 @@ func endedFromWire(w *memhostv1.FinishRequest) Ended {
 	return e
 }
 
-func connectRequestToWire(r ConnectRequest) *memhostv1.ConnectRequest {
+func connectRequestToProto(r ConnectRequest) *memhostv1.ConnectRequest {
 	return &memhostv1.ConnectRequest{Env: r.Env, Memhost: r.Memhost, Config: r.Config, Hook: r.Hook}
 }
 
-func connectRequestFromWire(w *memhostv1.ConnectRequest) ConnectRequest {
+func connectRequestFromProto(w *memhostv1.ConnectRequest) ConnectRequest {
 	return ConnectRequest{Env: w.GetEnv(), Memhost: w.GetMemhost(), Config: w.GetConfig(), Hook: w.GetHook()}
 }
 
-func connectionToWire(c Connection) *memhostv1.ConnectResponse {
+func connectionToProto(c Connection) *memhostv1.ConnectResponse {
 	w := &memhostv1.ConnectResponse{RegisteredIn: c.RegisteredIn}
 	for _, s := range c.Steps {
 		ws := &memhostv1.ConnectStep{File: s.File}
@@ -123,7 +124,7 @@ func connectionToWire(c Connection) *memhostv1.ConnectResponse {
 	return w
 }
 
-func connectionFromWire(w *memhostv1.ConnectResponse) Connection {
+func connectionFromProto(w *memhostv1.ConnectResponse) Connection {
 	c := Connection{RegisteredIn: w.GetRegisteredIn()}
 	for _, ws := range w.GetSteps() {
 		s := ConnectStep{File: ws.GetFile()}
