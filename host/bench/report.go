@@ -46,6 +46,19 @@ installed and nothing else (no root):
 ` + "`" + `make run` + "`" + ` prints each step (` + "`" + `build:` + "`" + ` with each module as it first compiles, then ` + "`" + `memhost up:
 [1/3]` + "`" + ` PostgreSQL, ` + "`" + `[2/3]` + "`" + ` migrations, ` + "`" + `[3/3]` + "`" + ` serving), so the cold start's minutes are visible.
 
+## An operator command with a running host
+
+Measured by hand (not by ` + "`" + `make bench` + "`" + `) on the same machine (load average 7-9): wall time of
+` + "`" + `memhost project goal show` + "`" + ` with a host serving the same database, no --token, median of 5 runs
+(range). Before, the command opened a core of its own (database, migrations check, the embedder's
+plugin, the lexical index); now it asks the host with the operator's kept token. Minting that
+token (the first call, or once an hour) costs no more (0.10 s); with no host answering the command
+falls back to a core of its own and takes what it took before (4.39 s).
+
+| command | before | after |
+| --- | --- | --- |
+| ` + "`" + `memhost project goal show` + "`" + ` (host running) | 4.07 s (3.15-4.21) | 0.13 s (0.09-0.19) |
+
 ## Console
 
 Measured by ` + "`" + `make e2e-console-bench` + "`" + ` (not by ` + "`" + `make bench` + "`" + `; host/e2econsole's BenchmarkConsole),

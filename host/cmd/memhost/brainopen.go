@@ -1,11 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/user"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,10 +18,11 @@ import (
 	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
-// The project brain's operator commands work on the database directly, as the other operator
-// commands do: they open a core (database, plugins for the embedder) of their own, acting with
-// the admin grant as "cli:<user>". banner and map refresh prefer a running host when given a
-// token (hostclient.go), since `memhost run` calls them on every spawn.
+// The project brain's operator commands (goal, plan, inbox, conflicts, map, health, banner,
+// import-cli) go through the running host, as every client does (hostclient.go). Only when no
+// host answers do they open a core of their own on the database (seconds: migrations, the
+// embedder's plugin, the lexical index), acting with the admin grant as "cli:<user>", and say
+// so on stderr.
 
 // addProjectFlag adds --project to a command.
 func addProjectFlag(c *cobra.Command) {
@@ -59,11 +60,37 @@ func projectKey(cmd *cobra.Command, dir string) (string, error) {
 
 // operator is the access of an operator command on project key.
 func operator(key string) memory.Access {
-	name := "cli"
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = "cli:" + u.Username
+	return memory.Access{Project: key, Admin: true, Actor: operatorName()}
+}
+
+// brainFor is project key's brain for one command: the running host's when one answers, else
+// a core on the database. closeFn releases what it opened.
+func brainFor(cmd *cobra.Command, key string) (b brainOps, closeFn func(), err error) {
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return nil, nil, err
 	}
-	return memory.Access{Project: key, Admin: true, Actor: name}
+	if h, closeHost := hostFor(cmd, cfg); h != nil {
+		err := h.reachable(cmd.Context())
+		if err == nil {
+			return hostBrain{h: h, key: key}, closeHost, nil
+		}
+		closeHost()
+		if !errors.Is(err, errNoHost) {
+			return nil, nil, err // a host that does not answer in time is not missing: no second writer
+		}
+		noHost(cmd, cfg)
+	}
+	local, closeFn, err := openBrain(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	return localBrain{b: local, acc: operator(key)}, closeFn, nil
+}
+
+// noHost says, once, that no host answers and the command works on the database directly.
+func noHost(cmd *cobra.Command, cfg *config.Config) {
+	fmt.Fprintf(cmd.ErrOrStderr(), "memhost: no host answers on %s: working on the database directly (start one with memhost up)\n", dialable(cfg.Server.Listen))
 }
 
 // openBrain opens a core on the configured database for one command; close releases it

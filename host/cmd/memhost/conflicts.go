@@ -15,9 +15,9 @@ import (
 // conflictsCmd is `memhost project conflicts`: the conflicts inbox the conflicts job fills,
 // built like the proposals inbox (`memhost project inbox`).
 func conflictsCmd() *cobra.Command {
-	list := func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
+	list := func(cmd *cobra.Command, b brainOps, _ string, _ []string) error {
 		status, _ := cmd.Flags().GetString("status")
-		page, err := b.Conflicts(cmd.Context(), operator(key), brain.ConflictsRequest{Status: status})
+		page, err := b.Conflicts(cmd.Context(), status)
 		if err != nil {
 			return err
 		}
@@ -33,12 +33,8 @@ func conflictsCmd() *cobra.Command {
 	}
 	c.AddCommand(ls)
 	c.AddCommand(brainCmd("show ID", "Show a conflict: both statements, the evidence and its severity", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
-			id, err := b.ConflictID(cmd.Context(), operator(key), args[0])
-			if err != nil {
-				return err
-			}
-			v, err := b.Conflict(cmd.Context(), operator(key), id)
+		func(cmd *cobra.Command, b brainOps, _ string, args []string) error {
+			v, err := b.Conflict(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -46,13 +42,9 @@ func conflictsCmd() *cobra.Command {
 			return nil
 		}))
 	accept := brainCmd("accept ID", "Accept a conflict as real; --archive MEMORY archives one of its two memories (restorable)", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
-			id, err := b.ConflictID(cmd.Context(), operator(key), args[0])
-			if err != nil {
-				return err
-			}
+		func(cmd *cobra.Command, b brainOps, _ string, args []string) error {
 			archive, _ := cmd.Flags().GetString("archive")
-			v, err := b.AcceptConflict(cmd.Context(), operator(key), id, archive)
+			v, err := b.DecideConflict(cmd.Context(), args[0], true, archive)
 			if err != nil {
 				return err
 			}
@@ -65,12 +57,8 @@ func conflictsCmd() *cobra.Command {
 	accept.Flags().String("archive", "", "one of the conflict's two memories to archive (its id as shown)")
 	c.AddCommand(accept)
 	c.AddCommand(brainCmd("dismiss ID", "Dismiss a conflict: the pair is never flagged again", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
-			id, err := b.ConflictID(cmd.Context(), operator(key), args[0])
-			if err != nil {
-				return err
-			}
-			v, err := b.DismissConflict(cmd.Context(), operator(key), id)
+		func(cmd *cobra.Command, b brainOps, _ string, args []string) error {
+			v, err := b.DecideConflict(cmd.Context(), args[0], false, "")
 			if err != nil {
 				return err
 			}

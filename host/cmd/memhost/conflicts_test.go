@@ -86,7 +86,7 @@ func TestProjectConflictsThroughTheCLI(t *testing.T) {
 	out, err = run(t, append([]string{"project", "health"}, p...)...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "archived:   1 conflict")
-	out, err = run(t, "project", "conflicts", "--status", "all", "--config", cfg, "--project", "github.com/acme/quiet")
+	out, _, err = runSplit(t, "project", "conflicts", "--status", "all", "--config", cfg, "--project", "github.com/acme/quiet")
 	require.NoError(t, err, out)
 	require.Equal(t, "no conflicts in github.com/acme/quiet\n", out, "not \"no all conflicts\"")
 }

@@ -19,7 +19,8 @@ import (
 // (its only worker's plugin is not installed), `memhost project health` through the running
 // host says conflict checking is off and why, instead of showing "0 open" as if the project
 // had no contradictions; with a worker that serves it, checking is on. Without a token the
-// command's own core runs no workers and says it cannot tell.
+// command asks the host all the same (with the operator's own token); with no host answering,
+// its own core runs no workers and says it cannot tell.
 func TestHealthSaysWhenNothingChecksForConflicts(t *testing.T) {
 	t.Parallel()
 	api := testplugins.NewOpenAI(t, "", `{"conflicts":[]}`)
@@ -53,7 +54,12 @@ func TestHealthSaysWhenNothingChecksForConflicts(t *testing.T) {
 
 			out, err = run(t, "project", "health", "--config", cfg, "--project", cliProject, "--token", "")
 			require.NoError(t, err, out)
-			require.Contains(t, out, "conflicts:  0 open (conflict checking unknown: this process runs no workers; ask the running host (--token))")
+			require.Contains(t, out, c.want)
+
+			ln.Close()
+			out, err = run(t, "project", "health", "--config", cfg, "--project", cliProject, "--token", "")
+			require.NoError(t, err, out)
+			require.Contains(t, out, "conflicts:  0 open (conflict checking unknown: no host answered, and this process runs no workers)")
 		})
 	}
 }

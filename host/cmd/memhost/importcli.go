@@ -25,7 +25,8 @@ func importCLICmd() *cobra.Command {
 project's instruction files (CLAUDE.md, AGENTS.md, GEMINI.md). The CLIs' provider plugins in
 the plugin folders name these files. Each paragraph or list item becomes one memory, behind
 the headings it sits under, with its file recorded as the source (import-cli:<path>).
-Running it again adds nothing. The files are only read, never changed.`,
+Running it again adds nothing. The files are only read, never changed: memhost import-cli reads
+them here and sends them to the running host (to the database directly when none answers).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := os.Getwd()
@@ -59,20 +60,27 @@ Running it again adds nothing. The files are only read, never changed.`,
 			if id, err := project.Resolve(dir); err == nil && id.Root != dir {
 				req.Dirs = append(req.Dirs, id.Root)
 			}
-			b, closeFn, err := openBrain(cmd)
+			files := brain.ReadCLIFiles(req)
+			b, closeFn, err := brainFor(cmd, key)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			rep, err := b.ImportCLI(cmd.Context(), operator(key), req)
-			if err != nil {
-				return userError(err)
+			rep := brain.ImportReport{Project: key, Files: []brain.ImportFileReport{}}
+			for _, batch := range brain.SplitImport(files) {
+				part, err := b.ImportCLI(cmd.Context(), batch)
+				if err != nil {
+					return userError(err)
+				}
+				rep.Files = append(rep.Files, part.Files...)
+				rep.Read, rep.Added, rep.Folded, rep.Skipped = rep.Read+part.Read, rep.Added+part.Added, rep.Folded+part.Folded, rep.Skipped+part.Skipped
 			}
 			printImport(cmd.OutOrStdout(), rep)
 			return nil
 		},
 	}
 	addProjectFlag(c)
+	addTokenFlag(c)
 	c.Flags().StringArray("env", nil, "NAME=VALUE: a variable of the environment the CLIs run in, over this one's (CLAUDE_CONFIG_DIR=..., say)")
 	return c
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/api/restapi"
-	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 )
@@ -30,10 +28,11 @@ func maintenanceCmd() *cobra.Command {
 	status := &cobra.Command{
 		Use: "status", Short: "Each job's last run (outcome, rows examined and changed, LLM calls, tokens, host) and next run", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			var body struct {
 				Jobs []wire.MaintenanceJob `json:"jobs"`
 			}
@@ -98,11 +97,12 @@ func projectLifecycleCmd(archive bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
-			var r restapi.ProjectLifecycle
+			defer closeFn()
+			var r wire.ProjectLifecycle
 			if err := h.do(cmd.Context(), http.MethodPost, projectPath(key, use), nil, &r); err != nil {
 				return err
 			}
@@ -140,11 +140,12 @@ func runMaintenance(cmd *cobra.Command, job, project string) error {
 		}
 		q.Set("older_than", age)
 	}
-	h, err := runningHost(cmd)
+	h, closeFn, err := runningHost(cmd)
 	if err != nil {
 		return err
 	}
-	h.client = &hostclient.Client{URL: h.client.URL, Timeout: maintenanceRunTimeout}
+	defer closeFn()
+	h = h.withTimeout(maintenanceRunTimeout)
 	var rep wire.MaintenanceReport
 	if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/maintenance/"+url.PathEscape(job)+"/run?"+q.Encode(), nil, &rep); err != nil {
 		return err

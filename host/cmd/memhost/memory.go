@@ -106,10 +106,11 @@ func memoryOp(use, short string, args cobra.PositionalArgs, call func(cmd *cobra
 			if err != nil {
 				return err
 			}
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			v, err := call(cmd, h, key, args)
 			if err != nil {
 				return err
@@ -133,17 +134,18 @@ type searchAnswer struct {
 	Degraded string             `json:"degraded,omitempty"`
 }
 
-// runningHost is the running host's API for a command that works only through it.
-func runningHost(cmd *cobra.Command) (*hostAPI, error) {
+// runningHost is the running host's API for a command that works only through it; closeFn
+// releases what getting its token opened.
+func runningHost(cmd *cobra.Command) (h *hostAPI, closeFn func(), err error) {
 	cfg, err := loadConfig(cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	h := hostFor(cmd, cfg)
+	h, closeFn = hostFor(cmd, cfg)
 	if h == nil {
-		return nil, errors.New("--token: required (default $MEMHOST_TOKEN); this command asks the running host at server.listen")
+		return nil, nil, errors.New("--token: required (default $MEMHOST_TOKEN) when the configuration sets no database.url to mint one; this command asks the running host at server.listen")
 	}
-	return h, nil
+	return h, closeFn, nil
 }
 
 func change(cmd *cobra.Command, h *hostAPI, key, id, op string, body map[string]any) (any, error) {

@@ -64,6 +64,10 @@ func TestMemoryCommandsGoThroughTheRunningHost(t *testing.T) {
 	require.NoError(t, err, out)
 	require.Contains(t, out, "restored")
 
-	_, err = run(t, "memory", "list", "--config", cfg, "--project", cliProject, "--token", "")
-	require.ErrorContains(t, err, "--token: required")
+	// Without a token the operator's configuration is the credential: its own token is minted.
+	out, err = run(t, "memory", "list", "--config", cfg, "--project", cliProject, "--token", "")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "We use pnpm, never npm.")
+	_, err = run(t, "memory", "list", "--config", noDatabase(t, ln.Listener.Addr().String()), "--project", cliProject, "--token", "")
+	require.ErrorContains(t, err, "--token: required (default $MEMHOST_TOKEN) when the configuration sets no database.url")
 }

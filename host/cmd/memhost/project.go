@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,8 +50,8 @@ func projectCmd() *cobra.Command {
 	return c
 }
 
-// brainCmd is a project brain command: --project, a core on the database, run.
-func brainCmd(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, b *brain.Service, key string, args []string) error) *cobra.Command {
+// brainCmd is a project brain command: --project, --token, the project's brain (brainFor), run.
+func brainCmd(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, b brainOps, key string, args []string) error) *cobra.Command {
 	c := &cobra.Command{
 		Use: use, Short: short, Args: args,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,7 +59,7 @@ func brainCmd(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.
 			if err != nil {
 				return err
 			}
-			b, closeFn, err := openBrain(cmd)
+			b, closeFn, err := brainFor(cmd, key)
 			if err != nil {
 				return err
 			}
@@ -69,14 +68,15 @@ func brainCmd(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.
 		},
 	}
 	addProjectFlag(c)
+	addTokenFlag(c)
 	return c
 }
 
 func documentCmd(kind store.Kind) *cobra.Command {
 	c := &cobra.Command{Use: string(kind), Short: fmt.Sprintf("Show or set the project's %s (agents propose changes; see `memhost project inbox`)", kind)}
 	c.AddCommand(brainCmd("show", fmt.Sprintf("Print the project's %s", kind), cobra.NoArgs,
-		func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
-			d, err := b.Document(cmd.Context(), operator(key), kind)
+		func(cmd *cobra.Command, b brainOps, key string, _ []string) error {
+			d, err := b.Document(cmd.Context(), kind)
 			if err != nil {
 				return err
 			}
@@ -85,12 +85,12 @@ func documentCmd(kind store.Kind) *cobra.Command {
 			return nil
 		}))
 	c.AddCommand(brainCmd("set (TEXT | -)", fmt.Sprintf("Set the project's %s to TEXT, or to standard input with -; the old version stays in history", kind), cobra.ExactArgs(1),
-		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
+		func(cmd *cobra.Command, b brainOps, key string, args []string) error {
 			text, err := textArg(args[0], cmd.InOrStdin())
 			if err != nil {
 				return err
 			}
-			d, err := b.SetDocument(cmd.Context(), operator(key), kind, brain.SetRequest{Text: text, Source: "cli"})
+			d, err := b.SetDocument(cmd.Context(), kind, text)
 			if err != nil {
 				return err
 			}
@@ -113,9 +113,9 @@ func textArg(arg string, stdin io.Reader) (string, error) {
 }
 
 func inboxCmd() *cobra.Command {
-	list := func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
+	list := func(cmd *cobra.Command, b brainOps, _ string, _ []string) error {
 		status, _ := cmd.Flags().GetString("status")
-		page, err := b.Inbox(cmd.Context(), operator(key), brain.InboxRequest{Status: status})
+		page, err := b.Inbox(cmd.Context(), status)
 		if err != nil {
 			return err
 		}
@@ -131,12 +131,8 @@ func inboxCmd() *cobra.Command {
 	}
 	c.AddCommand(ls)
 	c.AddCommand(brainCmd("show ID", "Show a proposal: who proposed it and why, and a diff of the current text against it", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
-			id, err := proposalArg(cmd, b, key, args[0])
-			if err != nil {
-				return err
-			}
-			d, err := b.Proposal(cmd.Context(), operator(key), id)
+		func(cmd *cobra.Command, b brainOps, _ string, args []string) error {
+			d, err := b.Proposal(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -148,17 +144,8 @@ func inboxCmd() *cobra.Command {
 		if !approve {
 			use, short = "reject ID", "Reject a proposal; it stays in the inbox as rejected"
 		}
-		c.AddCommand(brainCmd(use, short, cobra.ExactArgs(1), func(cmd *cobra.Command, b *brain.Service, key string, args []string) error {
-			id, err := proposalArg(cmd, b, key, args[0])
-			if err != nil {
-				return err
-			}
-			var res brain.DecisionResult
-			if approve {
-				res, err = b.Approve(cmd.Context(), operator(key), id)
-			} else {
-				res, err = b.Reject(cmd.Context(), operator(key), id)
-			}
+		c.AddCommand(brainCmd(use, short, cobra.ExactArgs(1), func(cmd *cobra.Command, b brainOps, key string, args []string) error {
+			res, err := b.Decide(cmd.Context(), args[0], approve)
 			if err != nil {
 				return err
 			}
@@ -170,11 +157,6 @@ func inboxCmd() *cobra.Command {
 		}))
 	}
 	return c
-}
-
-// proposalArg resolves a proposal id as the inbox shows it (or whole).
-func proposalArg(cmd *cobra.Command, b *brain.Service, key, arg string) (uuid.UUID, error) {
-	return b.ProposalID(cmd.Context(), operator(key), arg)
 }
 
 func printInbox(out io.Writer, page brain.InboxPage, status string, full bool) {
@@ -215,7 +197,7 @@ func mapCmd() *cobra.Command {
 	c := &cobra.Command{Use: "map", Short: "The project map: languages, commands, layout and git activity, computed where the project lives"}
 	refresh := &cobra.Command{
 		Use:   "refresh [DIR]",
-		Short: "Map DIR (default: the current directory) here and upload it, to a running host with a token, else to the database",
+		Short: "Map DIR (default: the current directory) here and upload it to the running host (to the database when none answers)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
@@ -230,7 +212,16 @@ func mapCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			view, err := uploadMap(cmd, key, m)
+			data, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			b, closeFn, err := brainFor(cmd, key)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			view, err := b.PutMap(cmd.Context(), data)
 			if err != nil {
 				return userError(err)
 			}
@@ -244,15 +235,15 @@ func mapCmd() *cobra.Command {
 	addProjectFlag(refresh)
 	addTokenFlag(refresh)
 	show := brainCmd("show", "Print the project map's summary (--json for the whole map)", cobra.NoArgs,
-		func(cmd *cobra.Command, b *brain.Service, key string, _ []string) error {
-			m, err := b.Map(cmd.Context(), operator(key), brain.MapRequest{})
+		func(cmd *cobra.Command, b brainOps, key string, _ []string) error {
+			m, err := b.Map(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
 				// An escape of a format character (\u202e) is also a JSON escape, so the
 				// output stays valid JSON; jsonb already escapes control characters.
-				fmt.Fprintln(cmd.OutOrStdout(), printable(string(m.Map)))
+				fmt.Fprintln(cmd.OutOrStdout(), printable(jsonbText(m.Map)))
 				return nil
 			}
 			stale := ""
@@ -268,79 +259,19 @@ func mapCmd() *cobra.Command {
 	return c
 }
 
-// uploadMap stores m as project key's map: through a running host when a token is given and a
-// host answers, else in the database.
-func uploadMap(cmd *cobra.Command, key string, m projectmap.Map) (brain.MapView, error) {
-	cfg, err := loadConfig(cmd)
-	if err != nil {
-		return brain.MapView{}, err
-	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return brain.MapView{}, err
-	}
-	if h := hostFor(cmd, cfg); h != nil {
-		var view brain.MapView
-		err := h.do(cmd.Context(), "PUT", projectPath(key, "map"), data, &view)
-		if !errors.Is(err, errNoHost) {
-			return view, err
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "no host answers at %s; writing to the database\n", cfg.Server.Listen)
-	}
-	b, closeFn, err := openBrain(cmd)
-	if err != nil {
-		return brain.MapView{}, err
-	}
-	defer closeFn()
-	return b.PutMap(cmd.Context(), operator(key), data)
-}
-
 func healthCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "health",
-		Short: "The project's health: facts and journal this week, folds, conflicts and whether anything checks for them, pending proposals, documents, most and never used facts",
-		Long: `The project's health snapshot: from the running host when a token is given (--token or
-MEMHOST_TOKEN), which knows its workers and so whether conflict checking is on; else from the
-database directly, which cannot tell.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			key, err := projectKey(cmd, "")
+	c := brainCmd("health", "The project's health: facts and journal this week, folds, conflicts and whether anything checks for them, pending proposals, documents, most and never used facts",
+		cobra.NoArgs, func(cmd *cobra.Command, b brainOps, _ string, _ []string) error {
+			h, err := b.Health(cmd.Context())
 			if err != nil {
 				return err
 			}
-			h, err := fetchHealth(cmd, key)
-			if err != nil {
-				return userError(err)
-			}
 			printHealth(cmd.OutOrStdout(), h)
 			return nil
-		},
-	}
-	addProjectFlag(c)
-	addTokenFlag(c)
+		})
+	c.Long = `The project's health snapshot, from the running host, which knows its workers and so whether
+conflict checking is on; when no host answers, from the database directly, which cannot tell.`
 	return c
-}
-
-// fetchHealth reads project key's health through a running host when one answers to the
-// token, else on the database.
-func fetchHealth(cmd *cobra.Command, key string) (brain.HealthView, error) {
-	cfg, err := loadConfig(cmd)
-	if err != nil {
-		return brain.HealthView{}, err
-	}
-	if h := hostFor(cmd, cfg); h != nil {
-		var v brain.HealthView
-		err := h.do(cmd.Context(), "GET", projectPath(key, "health"), nil, &v)
-		if !errors.Is(err, errNoHost) {
-			return v, err
-		}
-	}
-	b, closeFn, err := openBrain(cmd)
-	if err != nil {
-		return brain.HealthView{}, err
-	}
-	defer closeFn()
-	return b.Health(cmd.Context(), operator(key))
 }
 
 func printHealth(out io.Writer, h brain.HealthView) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/api/restapi"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // projectsCmd is the operator's overview of a database shared by many projects. It asks the
@@ -22,10 +22,11 @@ func projectsCmd() *cobra.Command {
 		Short: "List every project with its counts and last activity, most recently active first, through the running host",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			q := url.Values{}
 			if n, _ := cmd.Flags().GetInt("limit"); n != 0 {
 				q.Set("limit", strconv.Itoa(n))
@@ -33,7 +34,7 @@ func projectsCmd() *cobra.Command {
 			if cur, _ := cmd.Flags().GetString("cursor"); cur != "" {
 				q.Set("cursor", cur)
 			}
-			var page restapi.ProjectsPage
+			var page wire.ProjectsPage
 			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/projects?"+q.Encode(), nil, &page); err != nil {
 				return err
 			}
@@ -51,7 +52,7 @@ func projectsCmd() *cobra.Command {
 	return c
 }
 
-func printProjects(out io.Writer, page restapi.ProjectsPage) {
+func printProjects(out io.Writer, page wire.ProjectsPage) {
 	if len(page.Projects) == 0 {
 		fmt.Fprintln(out, "no projects")
 		return

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
-	"github.com/memhost/memhost/host/internal/api/restapi"
 	"github.com/memhost/memhost/host/internal/core/memory"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // TestProjectsCommandListsEveryProject: `memhost projects` asks the running host for every
@@ -54,7 +54,7 @@ func TestProjectsCommandListsEveryProject(t *testing.T) {
 
 	out, err = run(t, "projects", "--config", cfg, "--token", admin, "--limit", "1", "--json")
 	require.NoError(t, err, out)
-	var page restapi.ProjectsPage
+	var page wire.ProjectsPage
 	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
 	require.Len(t, page.Projects, 1)
 	require.Equal(t, "github.com/acme/later", page.Projects[0].Key)
@@ -68,6 +68,9 @@ func TestProjectsCommandListsEveryProject(t *testing.T) {
 	require.NoError(t, err)
 	_, err = run(t, "projects", "--config", cfg, "--token", agent)
 	require.ErrorContains(t, err, "admin")
-	_, err = run(t, "projects", "--config", cfg, "--token", "")
+	out, err = run(t, "projects", "--config", cfg, "--token", "")
+	require.NoError(t, err, out)
+	require.Contains(t, out, cliProject, "without a token, the operator's own is minted")
+	_, err = run(t, "projects", "--config", noDatabase(t, ln.Listener.Addr().String()), "--token", "")
 	require.ErrorContains(t, err, "--token: required")
 }

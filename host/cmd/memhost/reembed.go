@@ -35,10 +35,11 @@ func reembedCmd() *cobra.Command {
 			"memory has one, waiting out embedder outages, with a progress bar on a terminal and plain lines otherwise.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			wait, _ := cmd.Flags().GetBool("wait")
 			return reembed(cmd.Context(), h, cmd.OutOrStdout(), wait)
 		},
@@ -51,7 +52,7 @@ func reembedCmd() *cobra.Command {
 func reembed(ctx context.Context, h *hostAPI, out io.Writer, wait bool) error {
 	bar := newProgressBar(out)
 	defer bar.end()
-	runner := &hostAPI{client: &hostclient.Client{URL: h.client.URL, Timeout: maintenanceRunTimeout}, token: h.token}
+	runner := h.withTimeout(maintenanceRunTimeout)
 	for {
 		rep, unavailable, err := reembedRun(ctx, runner, h, bar)
 		if err != nil {
@@ -122,7 +123,7 @@ func reembedRun(ctx context.Context, runner, h *hostAPI, bar *progressBar) (rep 
 	}
 	done := make(chan answer, 1)
 	go func() {
-		status, data, err := runner.client.Call(ctx, http.MethodPost, "/api/v1/maintenance/"+maintenance.ReembedName+"/run", runner.token, nil)
+		status, data, err := runner.call(ctx, http.MethodPost, "/api/v1/maintenance/"+maintenance.ReembedName+"/run", nil)
 		done <- answer{status, data, err}
 	}()
 	tick := time.NewTicker(reembedPoll)

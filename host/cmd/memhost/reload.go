@@ -24,10 +24,11 @@ MEMHOST_TOKEN): a reload is host-wide. [workers] tables are not reloaded: a relo
 them changed says so, and they apply when the host restarts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			var res server.ReloadResult
 			if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/admin/reload", nil, &res); err != nil {
 				return err

@@ -7,18 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/client/connect"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/client/spawn"
 	"github.com/memhost/memhost/host/internal/config"
-	"github.com/memhost/memhost/host/internal/daemon/server"
 )
 
 func runCmd() *cobra.Command {
@@ -160,26 +156,18 @@ func projectTokens(cmd *cobra.Command, cfg *config.Config) (tokens spawn.Tokens,
 	perSession, _ := cmd.Flags().GetBool("token-per-session")
 	switch {
 	case cfg.Database.URL != "":
-		var (
-			once sync.Once
-			pool *pgxpool.Pool
-			err  error
-		)
+		open, closeStore := tokenStore(cfg)
 		mint := spawn.MintTokens{TTL: ttl, Store: func(ctx context.Context) (spawn.Minter, error) {
-			once.Do(func() { pool, err = server.Connect(ctx, cfg) })
+			tokens, err := open(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return auth.NewTokens(pool), nil
+			return tokens, nil
 		}}
 		if cache, err := os.UserCacheDir(); err == nil && !perSession {
 			mint.CacheDir = filepath.Join(cache, "memhost", "tokens")
 		}
-		return mint, func() {
-			if pool != nil {
-				pool.Close()
-			}
-		}
+		return mint, closeStore
 	case token != "":
 		return spawn.StaticToken(token), func() {}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/shortid"
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // TestMemoryUnmerge: `memhost memory unmerge ID` restores what consolidation merged into a
@@ -41,7 +42,7 @@ func TestMemoryUnmerge(t *testing.T) {
 
 	c, err := core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: "Deploys ran through Jenkins"})
 	require.NoError(t, err)
-	_, changed, err := core.Store.Supersede(ctx, c.ID, a.ID, "maintenance:conflicts", nil)
+	_, changed, err := core.Store.Supersede(ctx, store.SupersedeParams{Older: c.ID, Newer: a.ID, Actor: "maintenance:conflicts"})
 	require.NoError(t, err)
 	require.True(t, changed)
 	out, err := run(t, "memory", "get", shortid.Of(c.ID), "--config", cfg, "--project", cliProject, "--token", token)

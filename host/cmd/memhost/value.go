@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -27,8 +25,9 @@ given (its banner and prompt hooks), retrieved (searches and gets), stored and c
 finding each stored fact cost the session that stored it (docs/value.md says how); and the memories
 given in --unused-after ended sessions and used in none, candidates to bury.
 
-From the running host when a token is given (--token or MEMHOST_TOKEN), else from the database
-directly. A token bound to a project sees only that project.`,
+From the running host (with --token, default $MEMHOST_TOKEN, or else the operator's own token
+minted through database.url); when no host answers, from the database directly. A token bound
+to a project sees only that project.`,
 		Example: `  memhost project value
   memhost project value --since 30d --unused-after 10
   memhost project value --json`,
@@ -73,27 +72,15 @@ func parseSince(v string) (time.Duration, error) {
 	return 0, &rules.FieldError{Field: "--since", Message: fmt.Sprintf("%q is not a window: give a positive duration such as 7d, 36h or 90m", v)}
 }
 
-// fetchValue reads project key's value report through a running host when one answers to the
-// token, else on the database.
+// fetchValue reads project key's value report through the running host (brainFor), else on
+// the database.
 func fetchValue(cmd *cobra.Command, key, since string, window time.Duration, unused int) (brain.ValueReport, error) {
-	cfg, err := loadConfig(cmd)
-	if err != nil {
-		return brain.ValueReport{}, err
-	}
-	if h := hostFor(cmd, cfg); h != nil {
-		var r brain.ValueReport
-		q := url.Values{"since": {since}, "unused_after": {strconv.Itoa(unused)}}
-		err := h.do(cmd.Context(), "GET", projectPath(key, "value")+"?"+q.Encode(), nil, &r)
-		if !errors.Is(err, errNoHost) {
-			return r, err
-		}
-	}
-	b, closeFn, err := openBrain(cmd)
+	b, closeFn, err := brainFor(cmd, key)
 	if err != nil {
 		return brain.ValueReport{}, err
 	}
 	defer closeFn()
-	return b.Value(cmd.Context(), operator(key), brain.ValueRequest{Since: window, UnusedAfter: unused})
+	return b.Value(cmd.Context(), since, brain.ValueRequest{Since: window, UnusedAfter: unused})
 }
 
 func printValue(out io.Writer, r brain.ValueReport, since string) {

@@ -17,7 +17,8 @@ import (
 // runs it, prints the fact relevant to the prompt in the shape Claude Code adds to the prompt,
 // never the same fact twice in one session, and nothing for a prompt about nothing in the
 // project; `memhost project value` then reports what the session was given, through the running
-// host and on the database alike, and refuses a bad window naming the flag.
+// host with a given token and with the operator's own (brainhost_test.go has it on the database
+// when no host answers), and refuses a bad window naming the flag.
 func TestPromptHookAndProjectValue(t *testing.T) {
 	t.Parallel()
 	cfg, core, token := cliHost(t)

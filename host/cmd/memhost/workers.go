@@ -26,10 +26,11 @@ func workersCmd() *cobra.Command {
 		Short: "Show the LLM workers: state, backoff, last 24 hours (calls, success, p50/p95 latency, tokens) and each task's chain",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			var st wire.WorkersStatus
 			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/workers", nil, &st); err != nil {
 				return err
@@ -49,10 +50,11 @@ func workersCmd() *cobra.Command {
 		Short: "Run one sample task (merge, conflicts, session_summary, extract, plan_drift, gatekeeper) through its chain and show who answered",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
@@ -83,10 +85,11 @@ func workersCmd() *cobra.Command {
 		Short: "Set the workers a task kind tries, in order, from now until the host restarts",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := runningHost(cmd)
+			h, closeFn, err := runningHost(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeFn()
 			body, err := json.Marshal(map[string][]string{"workers": args[1:]})
 			if err != nil {
 				return err

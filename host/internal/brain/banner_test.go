@@ -243,7 +243,7 @@ func TestHealthSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(3), h.NeverHit)
 	for _, hit := range res.Hits[:2] {
-		_, err = b.store.SetArchived(ctx, hit.ID, true, "stale", "maintenance:stale")
+		_, err = b.store.SetArchived(ctx, store.ArchiveParams{ID: hit.ID, Archived: true, Reason: "stale", Actor: "maintenance:stale"})
 		require.NoError(t, err)
 	}
 	h, err = b.brain.Health(ctx, agentA)

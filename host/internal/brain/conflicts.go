@@ -24,7 +24,7 @@ type ConflictStore interface {
 	Conflict(ctx context.Context, key string, id uuid.UUID) (store.Conflict, error)
 	Conflicts(ctx context.Context, q store.ConflictQuery) ([]store.Conflict, error)
 	ConflictIDsEndingWith(ctx context.Context, key, digits string, limit int) ([]uuid.UUID, error)
-	DecideConflict(ctx context.Context, key string, id uuid.UUID, status store.ConflictStatus, actor string, archived *uuid.UUID) (store.Conflict, error)
+	DecideConflict(ctx context.Context, d store.ConflictDecision) (store.Conflict, error)
 }
 
 // ConflictView is a conflict as the inbox shows it.
@@ -171,7 +171,7 @@ func (s *Service) decideConflict(ctx context.Context, a memory.Access, id uuid.U
 		}
 		archive = &m
 	}
-	c, err = s.st.DecideConflict(ctx, a.Project, id, status, a.Actor, archive)
+	c, err = s.st.DecideConflict(ctx, store.ConflictDecision{ScopeKey: a.Project, ID: id, Status: status, Actor: a.Actor, Archived: archive})
 	if errors.Is(err, store.ErrConflictDecided) {
 		return ConflictView{}, conflict("conflict: conflict %s was already %s by %s", id, c.Status, c.DecidedBy)
 	}

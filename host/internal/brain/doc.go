@@ -21,7 +21,8 @@
 //   - Session records: what each session was given, retrieved, stored and cited, what finding
 //     each stored fact cost, and the value figures and access logs read from them (Record,
 //     EndSession, Sessions, Session, MemoryAccess, Value; docs/value.md). Ids and counts only.
-//   - The health snapshot (Health) and the import of the agent CLIs' file memory (ImportCLI).
+//   - The health snapshot (Health) and the import of the agent CLIs' file memory: read where
+//     the CLIs keep it (ReadCLIFiles, on the CLI's machine), stored by the host (ImportCLI).
 //
 // It ranks through package rank (via memory.Service) and never with a formula of its own, and
 // it reads and writes one project per call: nothing of project A reaches project B.

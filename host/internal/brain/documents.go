@@ -65,7 +65,7 @@ func (s *Service) Document(ctx context.Context, a memory.Access, kind store.Kind
 // SetRequest sets a goal or plan directly (operators; agents propose).
 type SetRequest struct {
 	Text   string
-	Source string // "rest", "cli"
+	Source string // where the text comes from: "rest", "cli" (a one-line provenance field)
 }
 
 // SetDocument replaces the project's goal or plan (or sets the first one). It needs the admin
@@ -80,6 +80,9 @@ func (s *Service) SetDocument(ctx context.Context, a memory.Access, kind store.K
 	}
 	text, err := s.documentText(req.Text)
 	if err != nil {
+		return DocumentView{}, err
+	}
+	if err := s.line("source", &req.Source, rules.MaxProvenanceBytes); err != nil {
 		return DocumentView{}, err
 	}
 	vec, err := s.mem.EmbedDocument(ctx, text)

@@ -86,7 +86,7 @@ func (s *Service) conflictChecking() string {
 	}
 	switch {
 	case !known:
-		return "unknown: this process runs no workers; ask the running host (--token)"
+		return "unknown: no host answered, and this process runs no workers"
 	case off != "":
 		return "off: " + off
 	}

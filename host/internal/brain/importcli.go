@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,8 +24,8 @@ const SourceInstructions = "instructions"
 // maxImportFileBytes skips files no CLI would keep as memory (a generated dump, say).
 const maxImportFileBytes = 1 << 20
 
-// ImportRequest says where to look. The file names and folders are the CLIs' own, as their
-// provider plugins describe them (provider.Info); the brain knows no CLI.
+// ImportRequest says where ReadCLIFiles looks. The file names and folders are the CLIs' own, as
+// their provider plugins describe them (provider.Info); the brain knows no CLI.
 type ImportRequest struct {
 	// Dirs are the project's directories on this machine: the one import-cli was given and
 	// its repository root. A CLI keys its memory by the directory it was started in.
@@ -84,20 +85,135 @@ const (
 	refusedMemoryLink  = "is a link to a file outside %s's memory folder; not imported"
 )
 
-// ImportCLI imports the agent CLIs' file memory of one project: the CLIs' memory files and the
-// project's instruction files, each paragraph or list item one memory (splitMarkdown)
-// whose provenance source is "import-cli:<path>". Pieces the project already holds are skipped
-// and the rest go through the write path (so a paraphrase folds), which makes a second run add
-// nothing. Files are only read.
-func (s *Service) ImportCLI(ctx context.Context, a memory.Access, req ImportRequest) (ImportReport, error) {
+// The limits of an import as the host takes it (ImportCLI).
+const (
+	// MaxImportBatchBytes bounds the text of the files one ImportBatch carries; the CLI sends
+	// more in several (SplitImport).
+	MaxImportBatchBytes = 4 << 20
+	maxImportFiles      = 1000
+	maxImportPathBytes  = 1024
+)
+
+// ImportFile is one file of an import as the CLI read it where the CLIs keep their memory:
+// its path as recorded (~/... under the home directory), its source ("instructions", or
+// "<cli>-memory") and its text, or why it was not read.
+type ImportFile struct {
+	Path   string `json:"path"`
+	Source string `json:"source"`
+	Text   string `json:"text,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// ImportBatch is what POST /api/v1/projects/{key}/import-cli carries: files the CLI read.
+type ImportBatch struct {
+	Files []ImportFile `json:"files"`
+}
+
+// ReadCLIFiles finds and reads the files req names, on the machine it runs on: the CLI's,
+// where the agent CLIs keep their memory (the host may run elsewhere, and never reads a path
+// a client names). A file that cannot be read, is too large or links out of where it was
+// found carries the reason instead of its text. Files are only read.
+func ReadCLIFiles(req ImportRequest) ImportBatch {
+	batch := ImportBatch{Files: []ImportFile{}}
+	for _, f := range findImportFiles(req) {
+		file := ImportFile{Path: f.display, Source: f.source, Error: f.refused}
+		switch {
+		case rules.CheckLine("path", file.Path, maxImportPathBytes) != nil:
+			// A name with a line break or an escape sequence cannot be a memory's source.
+			file.Path = strings.ToValidUTF8(cut(rules.PrintableLine(file.Path), maxImportPathBytes), "")
+			file.Error = "its path holds control or invisible characters; not imported"
+		case f.refused == "":
+			file.Text, file.Error = readImportFile(f.path)
+		}
+		batch.Files = append(batch.Files, file)
+	}
+	return batch
+}
+
+// cut is s's first n bytes at most.
+func cut(s string, n int) string { return s[:min(len(s), n)] }
+
+func readImportFile(path string) (text, problem string) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", "cannot read the file"
+	}
+	if info.Size() > maxImportFileBytes {
+		return "", fmt.Sprintf("is %d bytes; files over %d bytes are not imported", info.Size(), maxImportFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", "cannot read the file"
+	}
+	return string(data), ""
+}
+
+// SplitImport cuts b into batches of at most MaxImportBatchBytes of text each (a larger file
+// travels alone), in order.
+func SplitImport(b ImportBatch) []ImportBatch {
+	var out []ImportBatch
+	cur, size := ImportBatch{Files: []ImportFile{}}, 0
+	for _, f := range b.Files {
+		if len(cur.Files) > 0 && (size+len(f.Text) > MaxImportBatchBytes || len(cur.Files) == maxImportFiles) {
+			out = append(out, cur)
+			cur, size = ImportBatch{Files: []ImportFile{}}, 0
+		}
+		cur.Files = append(cur.Files, f)
+		size += len(f.Text)
+	}
+	return append(out, cur)
+}
+
+// checkImport refuses a batch the CLI could not have read: every field is checked before
+// anything is stored.
+func checkImport(b ImportBatch) error {
+	if len(b.Files) > maxImportFiles {
+		return rules.Errf("files", "holds %d files; the limit is %d", len(b.Files), maxImportFiles)
+	}
+	for i, f := range b.Files {
+		field := fmt.Sprintf("files[%d].", i)
+		if f.Path == "" {
+			return rules.Errf(field+"path", "must not be empty")
+		}
+		if err := rules.CheckLine(field+"path", f.Path, maxImportPathBytes); err != nil {
+			return err
+		}
+		if f.Source != SourceInstructions && !memorySource.MatchString(f.Source) {
+			return rules.Errf(field+"source", "must be %q or \"<cli>-memory\" (a CLI's name of letters, digits, '.', '_' and '-')", SourceInstructions)
+		}
+		if err := rules.CheckLine(field+"error", f.Error, rules.MaxReasonBytes); err != nil {
+			return err
+		}
+		switch {
+		case f.Error != "" && f.Text != "":
+			return rules.Errf(field+"text", "must be empty when error says why the file was not read")
+		case len(f.Text) > maxImportFileBytes:
+			return rules.Errf(field+"text", "is %d bytes; files over %d bytes are not imported", len(f.Text), maxImportFileBytes)
+		}
+	}
+	return nil
+}
+
+// memorySource is a CLI's memory files' source, "<cli>-memory".
+var memorySource = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}-memory$`)
+
+// ImportCLI imports the agent CLIs' file memory of one project, as ReadCLIFiles read it: each
+// paragraph or list item one memory (splitMarkdown) whose provenance source is
+// "import-cli:<path>". Pieces the project already holds are skipped and the rest go through the
+// write path (so a paraphrase folds), which makes a second run add nothing. A batch with a bad
+// field is refused whole.
+func (s *Service) ImportCLI(ctx context.Context, a memory.Access, b ImportBatch) (ImportReport, error) {
 	if err := check(a); err != nil {
+		return ImportReport{}, err
+	}
+	if err := checkImport(b); err != nil {
 		return ImportReport{}, err
 	}
 	rep := ImportReport{Project: a.Project, Files: []ImportFileReport{}}
 	seen := importSeen{texts: map[string]bool{}, bodies: map[string]string{}}
-	for _, f := range findImportFiles(req) {
-		fr := ImportFileReport{Path: f.display, Source: f.source, Error: f.refused}
-		if f.refused != "" {
+	for _, f := range b.Files {
+		fr := ImportFileReport{Path: f.Path, Source: f.Source, Error: f.Error}
+		if f.Error != "" {
 			rep.Files = append(rep.Files, fr)
 			continue
 		}
@@ -137,22 +253,11 @@ func (s importSeen) has(text, body, file string) bool {
 	return false
 }
 
-func (s *Service) importFile(ctx context.Context, a memory.Access, f importFile, seen importSeen, fr *ImportFileReport) error {
-	info, err := os.Stat(f.path)
-	if err != nil {
-		return fmt.Errorf("cannot read the file")
-	}
-	if info.Size() > maxImportFileBytes {
-		return fmt.Errorf("is %d bytes; files over %d bytes are not imported", info.Size(), maxImportFileBytes)
-	}
-	data, err := os.ReadFile(f.path)
-	if err != nil {
-		return fmt.Errorf("cannot read the file")
-	}
-	fm, pieces := splitMarkdown(string(data), s.mem.Config().MaxTextBytes)
+func (s *Service) importFile(ctx context.Context, a memory.Access, f ImportFile, seen importSeen, fr *ImportFileReport) error {
+	fm, pieces := splitMarkdown(f.Text, s.mem.Config().MaxTextBytes)
 	fr.Read = len(pieces)
-	kind := importKind(f.source, fm.Type)
-	source := provenanceSource("import-cli:" + f.display)
+	kind := importKind(f.Source, fm.Type)
+	source := provenanceSource("import-cli:" + f.Path)
 	// The texts as they would be stored (secrets redacted), to compare with what is stored.
 	texts := make([]string, len(pieces))
 	for i, p := range pieces {
@@ -166,7 +271,7 @@ func (s *Service) importFile(ctx context.Context, a memory.Access, f importFile,
 	for i, p := range pieces {
 		body := p.body
 		s.mem.Redact(&body)
-		if known[texts[i]] || seen.has(store.NormalizeText(texts[i]), store.NormalizeText(body), f.display) {
+		if known[texts[i]] || seen.has(store.NormalizeText(texts[i]), store.NormalizeText(body), f.Path) {
 			fr.Skipped++
 			continue
 		}

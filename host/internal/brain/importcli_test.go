@@ -64,7 +64,7 @@ func TestImportCLIIsIdempotentAndLeavesFilesAlone(t *testing.T) {
 				before[f] = info
 			}
 
-			rep, err := b.brain.ImportCLI(ctx, operatorA, req)
+			rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ReadCLIFiles(req))
 			require.NoError(t, err)
 			require.Len(t, rep.Files, 4)
 			require.Equal(t, 8, rep.Read)
@@ -82,7 +82,7 @@ func TestImportCLIIsIdempotentAndLeavesFilesAlone(t *testing.T) {
 			}
 			require.True(t, sources["import-cli:~/src/app/CLAUDE.md"] || long)
 
-			again, err := b.brain.ImportCLI(ctx, operatorA, req)
+			again, err := b.brain.ImportCLI(ctx, operatorA, brain.ReadCLIFiles(req))
 			require.NoError(t, err)
 			require.Zero(t, again.Added, "re-running adds nothing")
 			require.Zero(t, again.Folded)
@@ -113,7 +113,7 @@ func TestImportCLIFindsNothingElsewhere(t *testing.T) {
 	dir := filepath.Join(req.MemoryFolders[0].Dir, "projects", sibling, "memory")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.md"), []byte("SIBLING fact\n"), 0o644))
-	rep, err := b.brain.ImportCLI(context.Background(), operatorA, req)
+	rep, err := b.brain.ImportCLI(context.Background(), operatorA, brain.ReadCLIFiles(req))
 	require.NoError(t, err)
 	for _, f := range rep.Files {
 		require.NotContains(t, f.Path, sibling)
@@ -143,7 +143,7 @@ func TestImportCLIRefusesLinksOutOfTheProject(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "docs", "agents.md"), []byte("- LINKED-SENTINEL: run make lint\n"), 0o644))
 	require.NoError(t, os.Symlink(filepath.Join("docs", "agents.md"), filepath.Join(proj, "GEMINI.md")))
 
-	rep, err := b.brain.ImportCLI(ctx, operatorA, req)
+	rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ReadCLIFiles(req))
 	require.NoError(t, err)
 	problems := map[string]string{}
 	for _, f := range rep.Files {
@@ -177,7 +177,7 @@ func TestImportCLIStoresARuleOnceWithoutItsListMarker(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("# Conventions\n\n- Use pnpm, never npm.\n- Tests need TZ=UTC.\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("# Rules for agents\n\n* Use pnpm, never npm.\n1. Run make lint before pushing.\n"), 0o644))
 
-	rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ImportRequest{Dirs: []string{proj}, InstructionFiles: instructionFiles})
+	rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ReadCLIFiles(brain.ImportRequest{Dirs: []string{proj}, InstructionFiles: instructionFiles}))
 	require.NoError(t, err)
 	require.Equal(t, 4, rep.Read)
 	require.Equal(t, 1, rep.Skipped, "the rule AGENTS.md repeats")
@@ -189,4 +189,46 @@ func TestImportCLIStoresARuleOnceWithoutItsListMarker(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"Conventions: Use pnpm, never npm.", "Conventions: Tests need TZ=UTC.",
 		"Rules for agents: Run make lint before pushing."}, got)
+}
+
+// TestImportCLIRefusesABatchItCouldNotHaveRead: the host stores what the CLI read, and a batch
+// with a field no reading would give is refused whole, naming the field and the limit.
+func TestImportCLIRefusesABatchItCouldNotHaveRead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	good := brain.ImportFile{Path: "~/src/app/CLAUDE.md", Source: brain.SourceInstructions, Text: "- Use pnpm.\n"}
+	for _, c := range []struct {
+		bad  brain.ImportFile
+		want string
+	}{
+		{brain.ImportFile{Source: brain.SourceInstructions, Text: "x"}, "files[1].path: must not be empty"},
+		{brain.ImportFile{Path: "a\nb.md", Source: brain.SourceInstructions, Text: "x"}, "files[1].path: must not contain control characters"},
+		{brain.ImportFile{Path: "a.md", Source: "passwd", Text: "x"}, `files[1].source: must be "instructions" or "<cli>-memory"`},
+		{brain.ImportFile{Path: "a.md", Source: "claude-memory", Text: "x", Error: "cannot read the file"}, "files[1].text: must be empty when error says why"},
+		{brain.ImportFile{Path: "a.md", Source: "claude-memory", Text: strings.Repeat("x", 1<<20+1)}, "files[1].text: is 1048577 bytes; files over 1048576 bytes are not imported"},
+	} {
+		_, err := b.brain.ImportCLI(ctx, operatorA, brain.ImportBatch{Files: []brain.ImportFile{good, c.bad}})
+		require.ErrorContains(t, err, c.want)
+	}
+	page, err := b.mem.List(ctx, operatorA, memory.ListRequest{Limit: 10})
+	require.NoError(t, err)
+	require.Empty(t, page.Memories, "a refused batch stores nothing, not even its good files")
+
+	rep, err := b.brain.ImportCLI(ctx, operatorA, brain.ImportBatch{Files: []brain.ImportFile{good,
+		{Path: "~/.claude/x.md", Source: "claude-memory", Error: "cannot read the file"}}})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Added)
+	require.Equal(t, "cannot read the file", rep.Files[1].Error, "what the CLI could not read is reported as it said")
+}
+
+func TestSplitImportKeepsFilesWholeAndInOrder(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", brain.MaxImportBatchBytes/2+1)
+	files := []brain.ImportFile{{Path: "a", Text: big}, {Path: "b", Text: big}, {Path: "c", Error: "cannot read the file"}, {Path: "d", Text: "small"}}
+	batches := brain.SplitImport(brain.ImportBatch{Files: files})
+	require.Len(t, batches, 2)
+	require.Equal(t, []brain.ImportFile{files[0]}, batches[0].Files)
+	require.Equal(t, files[1:], batches[1].Files)
+	require.Len(t, brain.SplitImport(brain.ImportBatch{Files: []brain.ImportFile{}}), 1, "an empty import is one empty batch")
 }

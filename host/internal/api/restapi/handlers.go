@@ -91,6 +91,7 @@ func Register(r gin.IRouter, o Options) {
 	if o.Brain != nil {
 		a.registerProjects(read, write, admin)
 		a.registerConflicts(read, admin)
+		a.registerImportCLI(admin)
 	}
 	if o.Workers != nil {
 		a.registerWorkers(hostWide)
@@ -175,8 +176,11 @@ func firstNonEmpty(vals ...string) string {
 // decode reads a JSON body strictly: unknown fields and trailing data are errors that name
 // what was wrong. The raw bytes are checked first (rawBody), since decoding would silently
 // replace invalid UTF-8 and unpaired surrogate escapes.
-func (a *api) decode(c *gin.Context, dst any) error {
-	data, err := a.rawBody(c)
+func (a *api) decode(c *gin.Context, dst any) error { return a.decodeWithin(c, dst, a.MaxBodyBytes) }
+
+// decodeWithin is decode for a route whose bodies may be larger than MaxBodyBytes, up to limit.
+func (a *api) decodeWithin(c *gin.Context, dst any, limit int64) error {
+	data, err := a.rawBodyWithin(c, limit)
 	if err != nil {
 		return err
 	}
@@ -212,8 +216,10 @@ func (a *api) decode(c *gin.Context, dst any) error {
 
 // rawBody reads the request body up to MaxBodyBytes and refuses text a JSON decoder would
 // alter (rules.CheckJSON).
-func (a *api) rawBody(c *gin.Context) ([]byte, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.MaxBodyBytes))
+func (a *api) rawBody(c *gin.Context) ([]byte, error) { return a.rawBodyWithin(c, a.MaxBodyBytes) }
+
+func (a *api) rawBodyWithin(c *gin.Context, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):

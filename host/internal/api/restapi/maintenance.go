@@ -43,21 +43,13 @@ type Maintenance interface {
 	UnarchiveProject(ctx context.Context, project, actor string) ([]uuid.UUID, error)
 }
 
-// ProjectLifecycle answers POST /projects/{key}/archive and /unarchive.
-type ProjectLifecycle struct {
-	Project  string `json:"project"`
-	Archived bool   `json:"archived"`
-	// Restored counts the facts unarchiving brought back (dormancy had archived them).
-	Restored int `json:"restored"`
-}
-
 // archiveProject marks the project archived; the dormancy job, queued in the same
 // transaction, archives its never-retrieved facts shortly after.
 func (a *api) archiveProject(ctx context.Context, acc memory.Access, _ *gin.Context) (any, int, error) {
 	if err := a.Maintenance.ArchiveProject(ctx, acc.Project, acc.Actor); err != nil {
 		return nil, 0, err
 	}
-	return ProjectLifecycle{Project: acc.Project, Archived: true}, 0, nil
+	return wire.ProjectLifecycle{Project: acc.Project, Archived: true}, 0, nil
 }
 
 func (a *api) unarchiveProject(ctx context.Context, acc memory.Access, _ *gin.Context) (any, int, error) {
@@ -65,7 +57,7 @@ func (a *api) unarchiveProject(ctx context.Context, acc memory.Access, _ *gin.Co
 	if err != nil {
 		return nil, 0, err
 	}
-	return ProjectLifecycle{Project: acc.Project, Restored: len(restored)}, 0, nil
+	return wire.ProjectLifecycle{Project: acc.Project, Restored: len(restored)}, 0, nil
 }
 
 func (a *api) maintenanceStatus(c *gin.Context) {

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strconv"
@@ -80,6 +81,8 @@ func (a *api) document(kind store.Kind) projectOp {
 
 type documentBody struct {
 	Text string `json:"text"`
+	// Source is the provenance the client names (the memhost CLI: "cli"); "" is "rest".
+	Source string `json:"source"`
 }
 
 func (a *api) setDocument(kind store.Kind) projectOp {
@@ -88,7 +91,7 @@ func (a *api) setDocument(kind store.Kind) projectOp {
 		if err := a.decode(c, &b); err != nil {
 			return nil, 0, err
 		}
-		d, err := a.Brain.SetDocument(ctx, acc, kind, brain.SetRequest{Text: b.Text, Source: "rest"})
+		d, err := a.Brain.SetDocument(ctx, acc, kind, brain.SetRequest{Text: b.Text, Source: cmp.Or(b.Source, "rest")})
 		return d, 0, err
 	}
 }

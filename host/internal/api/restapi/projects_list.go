@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
+	"github.com/memhost/memhost/host/internal/wire"
 
 	"github.com/gin-gonic/gin"
 
@@ -29,22 +29,6 @@ const (
 	maxProjects     = 200
 )
 
-// ProjectRow is one project of the listing.
-type ProjectRow struct {
-	Key              string    `json:"key"`
-	Memories         int64     `json:"memories"` // live facts; goal, plan and journal are counted apart
-	Archived         int64     `json:"archived"`
-	PendingProposals int64     `json:"pending_proposals"`
-	JournalEntries   int64     `json:"journal_entries"`
-	LastActivity     time.Time `json:"last_activity"`
-}
-
-// ProjectsPage is GET /api/v1/projects's answer.
-type ProjectsPage struct {
-	Projects   []ProjectRow `json:"projects"`
-	NextCursor string       `json:"next_cursor,omitempty"`
-}
-
 func (a *api) registerProjectList(authed gin.IRouter) {
 	authed.GET("/projects", a.require(auth.ScopeAdmin), a.limit(a.Limits.Reads), a.listProjects)
 }
@@ -58,36 +42,36 @@ func (a *api) listProjects(c *gin.Context) {
 	c.JSON(http.StatusOK, page)
 }
 
-func (a *api) projectPage(c *gin.Context) (ProjectsPage, error) {
+func (a *api) projectPage(c *gin.Context) (wire.ProjectsPage, error) {
 	limit, err := intQuery(c, "limit")
 	switch {
 	case err != nil:
-		return ProjectsPage{}, err
+		return wire.ProjectsPage{}, err
 	case limit == 0:
 		limit = defaultProjects
 	case limit < 1 || limit > maxProjects:
-		return ProjectsPage{}, &rules.FieldError{Field: "limit", Message: fmt.Sprintf("%d is out of range 1..%d", limit, maxProjects)}
+		return wire.ProjectsPage{}, &rules.FieldError{Field: "limit", Message: fmt.Sprintf("%d is out of range 1..%d", limit, maxProjects)}
 	}
 	q := store.ProjectsQuery{Key: principal(c).ProjectKey, Limit: limit + 1}
 	if v := c.Query("cursor"); v != "" {
 		cur, ok := store.ParseProjectsCursor(v)
 		if !ok {
-			return ProjectsPage{}, &rules.FieldError{Field: "cursor", Message: "is not a cursor returned by a previous page"}
+			return wire.ProjectsPage{}, &rules.FieldError{Field: "cursor", Message: "is not a cursor returned by a previous page"}
 		}
 		q.After = &cur
 	}
 	rows, err := a.Projects.Projects(c.Request.Context(), q)
 	if err != nil {
-		return ProjectsPage{}, err
+		return wire.ProjectsPage{}, err
 	}
-	var page ProjectsPage
+	var page wire.ProjectsPage
 	if len(rows) > limit {
 		rows = rows[:limit]
 		page.NextCursor = store.ProjectsCursorOf(rows[limit-1]).String()
 	}
-	page.Projects = make([]ProjectRow, len(rows))
+	page.Projects = make([]wire.ProjectRow, len(rows))
 	for i, p := range rows {
-		page.Projects[i] = ProjectRow{Key: p.Key, Memories: p.Memories, Archived: p.Archived,
+		page.Projects[i] = wire.ProjectRow{Key: p.Key, Memories: p.Memories, Archived: p.Archived,
 			PendingProposals: p.PendingProposals, JournalEntries: p.Journal, LastActivity: p.LastActivity}
 	}
 	return page, nil

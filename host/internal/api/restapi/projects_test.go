@@ -211,5 +211,5 @@ func TestOpenAPIDocumentsEveryProjectRoute(t *testing.T) {
 			n++
 		}
 	}
-	require.Equal(t, 27, n, "every project route")
+	require.Equal(t, 28, n, "every project route")
 }

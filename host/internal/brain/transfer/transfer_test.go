@@ -135,7 +135,7 @@ func TestRoundTripIsLosslessAndIdempotent(t *testing.T) {
 	}
 	_, err := src.store.SetPinned(ctx, ids[3], true, "t")
 	require.NoError(t, err)
-	_, err = src.store.SetArchived(ctx, ids[4], true, "old", "t")
+	_, err = src.store.SetArchived(ctx, store.ArchiveParams{ID: ids[4], Archived: true, Reason: "old", Actor: "t"})
 	require.NoError(t, err)
 
 	exported := src.export(t, store.Project("laptop/key"))

@@ -196,13 +196,19 @@ func (fw *forwarding) callTool(ctx context.Context, p *mcp.CallToolParamsRaw) (m
 			return res, nil
 		}
 		var rpcErr *jsonrpc.Error
-		if errors.As(err, &rpcErr) {
+		if errors.As(err, &rpcErr) && rpcErr.Code != codeRejected {
 			return nil, rpcErr // the host's own answer (unknown tool, bad params): as it is
 		}
 		fw.drop(up)
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fw.unavailable(err)}}}, nil
 }
+
+// codeRejected is the code of the SDK's "rejected by transport" error (its jsonrpc2.ErrRejected,
+// which it does not export): the call did not get through (the connection broke, the host is
+// gone or answered with an HTTP error) and a session opened again may carry it, unlike the
+// host's own JSON-RPC answer.
+const codeRejected = -32005
 
 // unavailable says, for the model and without internals, that memory is down and why.
 func (fw *forwarding) unavailable(err error) string {

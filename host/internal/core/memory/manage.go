@@ -39,7 +39,7 @@ func (s *Service) Archive(ctx context.Context, a Access, id uuid.UUID, reason st
 	if _, err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err
 	}
-	m, err := s.store.SetArchived(ctx, id, true, reason, a.Actor)
+	m, err := s.store.SetArchived(ctx, store.ArchiveParams{ID: id, Archived: true, Reason: reason, Actor: a.Actor})
 	if err != nil {
 		return View{}, err
 	}
@@ -52,7 +52,7 @@ func (s *Service) Restore(ctx context.Context, a Access, id uuid.UUID) (View, er
 	if _, err := s.loadWritable(ctx, a, id); err != nil {
 		return View{}, err
 	}
-	m, err := s.store.SetArchived(ctx, id, false, "", a.Actor)
+	m, err := s.store.SetArchived(ctx, store.ArchiveParams{ID: id, Actor: a.Actor})
 	if err != nil {
 		return View{}, err
 	}

@@ -36,7 +36,7 @@ func (s *Service) Lookup(ctx context.Context, a Access, ref string) (uuid.UUID, 
 	}
 	if len(ids) == 0 {
 		lo, hi := prefixRange(r.Digits)
-		if ids, err = s.store.IDsBetween(ctx, lo, hi, scopes, 2); err != nil {
+		if ids, err = s.store.IDsBetween(ctx, store.IDRangeQuery{Lo: lo, Hi: hi, Scopes: scopes, Limit: 2}); err != nil {
 			return uuid.Nil, err
 		}
 	}

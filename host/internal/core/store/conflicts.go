@@ -55,3 +55,28 @@ type ConflictQuery struct {
 	Statuses []ConflictStatus // empty: every status
 	Limit    int
 }
+
+// ConflictDecision accepts or dismisses the open conflict ID of project ScopeKey, recording
+// Actor and, on acceptance, the memory Archived (if one was).
+type ConflictDecision struct {
+	ScopeKey string
+	ID       uuid.UUID
+	Status   ConflictStatus
+	Actor    string
+	Archived *uuid.UUID
+}
+
+// SupersedeParams marks Older as superseded by Newer; Detail joins the update's history row.
+type SupersedeParams struct {
+	Older, Newer uuid.UUID
+	Actor        string
+	Detail       map[string]any
+}
+
+// StatementsQuery asks what the conflicts job shows the chain of project ScopeKey: its
+// documents, up to Facts top facts and up to Journal latest journal entries.
+type StatementsQuery struct {
+	ScopeKey string
+	Facts    int
+	Journal  int
+}

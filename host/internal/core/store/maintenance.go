@@ -28,6 +28,40 @@ type SessionTranscript struct {
 	LastError string
 }
 
+// ProjectState is the operator's archive (Archived true) or unarchive of project Key.
+type ProjectState struct {
+	Key      string
+	Archived bool
+	Actor    string
+}
+
+// PurgeParams hard-deletes memory ID if it is still purgeable at Cutoff; Actor and Reason go
+// into the purge's ledger row.
+type PurgeParams struct {
+	ID     uuid.UUID
+	Cutoff time.Time
+	Actor  string
+	Reason string
+}
+
+// JournalSummary replaces the text of the live journal entry JournalID with its summary Text,
+// whose vector is Vector.
+type JournalSummary struct {
+	JournalID uuid.UUID
+	Text      string
+	Vector    Vector
+	Actor     string
+}
+
+// UnembeddedQuery pages, in id order after After (uuid.Nil: from the start), through up to
+// Limit memories that hold no vector of Embedder; Project, when not "", keeps its own alone.
+type UnembeddedQuery struct {
+	Embedder string
+	Project  string
+	After    uuid.UUID
+	Limit    int
+}
+
 // Embedded is the vector of an Unembedded text.
 type Embedded struct {
 	ID     uuid.UUID

@@ -26,8 +26,8 @@ type Store interface {
 	// lexical-only candidates in the same round trip.
 	GetMany(ctx context.Context, ids []uuid.UUID, similarTo *Vector) ([]Loaded, error)
 	List(ctx context.Context, q ListQuery) ([]Memory, error)
-	// SetArchived soft-deletes (archived=true) or restores a memory and records it in history.
-	SetArchived(ctx context.Context, id uuid.UUID, archived bool, reason, actor string) (Memory, error)
+	// SetArchived soft-deletes or restores a memory and records it in history.
+	SetArchived(ctx context.Context, p ArchiveParams) (Memory, error)
 	SetPinned(ctx context.Context, id uuid.UUID, pinned bool, actor string) (Memory, error)
 	History(ctx context.Context, id uuid.UUID) ([]HistoryEntry, error)
 	// PurgedScope returns the scope a purged memory lived in (found false if id was never
@@ -37,10 +37,9 @@ type Store interface {
 	// of the same embedder, best first. A zero vector has no neighbours, and rows holding one
 	// are never returned: their similarity is undefined.
 	Nearest(ctx context.Context, q VectorQuery) ([]VectorHit, error)
-	// IDsBetween returns up to limit ids in [lo, hi) (hi nil: no upper bound) among the given
-	// scopes, archived included, in id order: a short id prefix resolves through the primary
+	// IDsBetween returns the ids q asks for: a short id prefix resolves through the primary
 	// key's order without a scan.
-	IDsBetween(ctx context.Context, lo uuid.UUID, hi *uuid.UUID, scopes []ScopeRef, limit int) ([]uuid.UUID, error)
+	IDsBetween(ctx context.Context, q IDRangeQuery) ([]uuid.UUID, error)
 	// IDsEndingWith returns up to limit ids whose hex digits end with digits (at least
 	// shortid.Len of them) among the given scopes, archived included: a short id resolves
 	// through an index on the ids' last digits without a scan.

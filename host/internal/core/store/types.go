@@ -278,6 +278,24 @@ type VectorHit struct {
 	Similarity float64
 }
 
+// ArchiveParams soft-deletes (Archived true) or restores one memory; Reason is kept with an
+// archive, and Actor is recorded in its history.
+type ArchiveParams struct {
+	ID       uuid.UUID
+	Archived bool
+	Reason   string
+	Actor    string
+}
+
+// IDRangeQuery asks for up to Limit ids in [Lo, Hi) (Hi nil: no upper bound) among Scopes,
+// archived included, in id order.
+type IDRangeQuery struct {
+	Lo     uuid.UUID
+	Hi     *uuid.UUID
+	Scopes []ScopeRef
+	Limit  int
+}
+
 // ListQuery pages through memories newest first.
 type ListQuery struct {
 	Scopes          []ScopeRef

@@ -83,7 +83,7 @@ func (j Conflicts) Run(ctx context.Context, r Run) (Result, error) {
 }
 
 func (j Conflicts) project(ctx context.Context, r Run, key string, l *llm, res *Result) error {
-	stmts, err := j.Store.StatementsFor(ctx, key, max(j.Facts, 2), j.Journal)
+	stmts, err := j.Store.StatementsFor(ctx, store.StatementsQuery{ScopeKey: key, Facts: max(j.Facts, 2), Journal: j.Journal})
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (j Conflicts) project(ctx context.Context, r Run, key string, l *llm, res *
 			evidence = ""
 		}
 		if newer, older, ok := replacement(ma, mb, p.Replaces); ok {
-			_, changed, err := j.Store.Supersede(ctx, older.ID, newer.ID, r.Actor, map[string]any{"evidence": evidence, "severity": p.Severity})
+			_, changed, err := j.Store.Supersede(ctx, store.SupersedeParams{Older: older.ID, Newer: newer.ID, Actor: r.Actor, Detail: map[string]any{"evidence": evidence, "severity": p.Severity}})
 			if err != nil {
 				return err
 			}

@@ -116,7 +116,7 @@ func TestConflictsSupersedesAndFilesTheRest(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, again.Result.Changed, "nothing is flagged twice")
 
-	_, err = e.store.DecideConflict(ctx, proj.Project, open[0].ID, store.ConflictDismissed, "alice", nil)
+	_, err = e.store.DecideConflict(ctx, store.ConflictDecision{ScopeKey: proj.Project, ID: open[0].ID, Status: store.ConflictDismissed, Actor: "alice"})
 	require.NoError(t, err)
 	third, err := m.RunNow(ctx, "conflicts", wire.RunOptions{Project: proj.Project})
 	require.NoError(t, err)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // Dormancy archives, with reason "dormant", the never-retrieved facts of a project the
@@ -32,7 +34,7 @@ func (j Dormancy) Run(ctx context.Context, r Run) (Result, error) {
 // ArchiveProject records the operator's archive of project and, in the same transaction,
 // queues the dormancy job for it (an event job: unique per project while queued).
 func (m *Maintenance) ArchiveProject(ctx context.Context, project, actor string) error {
-	return m.store.SetProjectArchived(ctx, project, true, actor, func(tx pgx.Tx) error {
+	return m.store.SetProjectArchived(ctx, store.ProjectState{Key: project, Archived: true, Actor: actor}, func(tx pgx.Tx) error {
 		return m.EnqueueTx(ctx, tx, Dormancy{}.Name(), project)
 	})
 }
@@ -40,7 +42,7 @@ func (m *Maintenance) ArchiveProject(ctx context.Context, project, actor string)
 // UnarchiveProject makes project active again and restores what dormancy archived in it,
 // returning the restored ids.
 func (m *Maintenance) UnarchiveProject(ctx context.Context, project, actor string) ([]uuid.UUID, error) {
-	if err := m.store.SetProjectArchived(ctx, project, false, actor, nil); err != nil {
+	if err := m.store.SetProjectArchived(ctx, store.ProjectState{Key: project, Actor: actor}, nil); err != nil {
 		return nil, err
 	}
 	return m.store.RestoreDormant(ctx, project, actor)

@@ -61,7 +61,7 @@ func TestJournalPruneSkipsEntriesAnOpenConflictReferences(t *testing.T) {
 
 	open, err := e.store.Conflicts(ctx, store.ConflictQuery{ScopeKey: proj.Project, Limit: 1})
 	require.NoError(t, err)
-	_, err = e.store.DecideConflict(ctx, proj.Project, open[0].ID, store.ConflictDismissed, "alice", nil)
+	_, err = e.store.DecideConflict(ctx, store.ConflictDecision{ScopeKey: proj.Project, ID: open[0].ID, Status: store.ConflictDismissed, Actor: "alice"})
 	require.NoError(t, err)
 	rep, err = m.RunNow(ctx, "journal", wire.RunOptions{})
 	require.NoError(t, err)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // Purge hard-deletes memories archived longer ago than Grace (pinned ones never): the only
@@ -27,5 +29,7 @@ func (j Purge) Run(ctx context.Context, r Run) (Result, error) {
 	reason := "archived for over " + grace.String()
 	return eachDue(ctx, r, "purge", reason,
 		func(limit int) ([]uuid.UUID, error) { return j.Store.Purgeable(ctx, cutoff, r.Project, limit) },
-		func(id uuid.UUID) (bool, error) { return j.Store.Purge(ctx, id, cutoff, r.Actor, reason) })
+		func(id uuid.UUID) (bool, error) {
+			return j.Store.Purge(ctx, store.PurgeParams{ID: id, Cutoff: cutoff, Actor: r.Actor, Reason: reason})
+		})
 }

@@ -148,7 +148,7 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 		if !r.DryRun {
 			batch = j.batchSize(info.Name, most)
 		}
-		rows, err := j.Store.Unembedded(ctx, info.Name, r.Project, after, min(batch, limit-int(res.Examined)))
+		rows, err := j.Store.Unembedded(ctx, store.UnembeddedQuery{Embedder: info.Name, Project: r.Project, After: after, Limit: min(batch, limit-int(res.Examined))})
 		if err != nil {
 			return res, err
 		}

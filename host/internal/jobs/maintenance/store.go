@@ -29,30 +29,32 @@ type Store interface {
 	DormantFacts(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error)
 	ArchiveDormant(ctx context.Context, id uuid.UUID, cutoff time.Time, actor string) (changed bool, err error)
 	RestoreDormant(ctx context.Context, key, actor string) ([]uuid.UUID, error)
-	SetProjectArchived(ctx context.Context, key string, archived bool, actor string, also func(pgx.Tx) error) error
+	// SetProjectArchived records the operator's archive or unarchive of a project and runs also
+	// (nil: nothing) in the same transaction.
+	SetProjectArchived(ctx context.Context, p store.ProjectState, also func(pgx.Tx) error) error
 	OldJournal(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error)
 	ArchiveOldJournal(ctx context.Context, id uuid.UUID, cutoff time.Time, actor string) (changed bool, err error)
 	Purgeable(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error)
-	Purge(ctx context.Context, id uuid.UUID, cutoff time.Time, actor, reason string) (purged bool, err error)
+	Purge(ctx context.Context, p store.PurgeParams) (purged bool, err error)
 
 	// Consolidation and conflicts.
 	ConsolidationFacts(ctx context.Context, project, embedder string, limit int) ([]store.ConsolidationFact, error)
 	KeptApart(ctx context.Context, project string) (map[string]bool, error)
-	StatementsFor(ctx context.Context, key string, facts, journal int) ([]store.Memory, error)
+	StatementsFor(ctx context.Context, q store.StatementsQuery) ([]store.Memory, error)
 	ConflictPairs(ctx context.Context, key string) (map[string]bool, error)
 	FileConflict(ctx context.Context, c store.Conflict) (filed bool, err error)
-	Supersede(ctx context.Context, older, newer uuid.UUID, actor string, detail map[string]any) (store.Memory, bool, error)
+	Supersede(ctx context.Context, p store.SupersedeParams) (store.Memory, bool, error)
 
 	// Session summaries.
 	QueueTranscriptTx(ctx context.Context, tx pgx.Tx, t store.SessionTranscript) error
 	PendingTranscripts(ctx context.Context, project string, limit int) ([]store.SessionTranscript, error)
-	SummarizeJournal(ctx context.Context, journalID uuid.UUID, text string, v store.Vector, actor string) (store.Memory, error)
+	SummarizeJournal(ctx context.Context, sum store.JournalSummary) (store.Memory, error)
 	TranscriptFailed(ctx context.Context, journalID uuid.UUID, reason string) (int, error)
 	DropTranscript(ctx context.Context, journalID uuid.UUID) error
 
 	// Re-embedding.
 	VectorCoverage(ctx context.Context, embedder string) (store.VectorCoverage, error)
-	Unembedded(ctx context.Context, embedder, project string, after uuid.UUID, limit int) ([]store.Unembedded, error)
+	Unembedded(ctx context.Context, q store.UnembeddedQuery) ([]store.Unembedded, error)
 	PutVectors(ctx context.Context, embedder string, items []store.Embedded) (int, error)
 	JobThroughput(ctx context.Context, job string, since time.Time) (changed int64, busy time.Duration, err error)
 

@@ -183,7 +183,7 @@ func (j Summarize) write(ctx context.Context, r Run, entry store.Memory, line st
 		res.Partial = true
 		return nil
 	}
-	if _, err := j.Store.SummarizeJournal(ctx, entry.ID, text, v, r.Actor); err != nil {
+	if _, err := j.Store.SummarizeJournal(ctx, store.JournalSummary{JournalID: entry.ID, Text: text, Vector: v, Actor: r.Actor}); err != nil {
 		return ignoreNotFound(err)
 	}
 	res.add(wire.MaintenanceItem{ID: entry.ID.String(), Action: "summarize", Reason: "session ended"})

@@ -118,10 +118,10 @@ func (s *Store) ConflictIDsEndingWith(ctx context.Context, key, digits string, l
 
 // DecideConflict accepts or dismisses an open conflict, recording who and, on acceptance,
 // which memory was archived; a decided one is store.ErrConflictDecided.
-func (s *Store) DecideConflict(ctx context.Context, key string, id uuid.UUID, status store.ConflictStatus, actor string, archived *uuid.UUID) (store.Conflict, error) {
+func (s *Store) DecideConflict(ctx context.Context, d store.ConflictDecision) (store.Conflict, error) {
 	var out store.Conflict
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		c, err := scanConflict(tx.QueryRow(ctx, `SELECT `+conflictColumns+` FROM memory_conflicts WHERE id = $1 AND scope_key = $2 FOR UPDATE`, id, key))
+		c, err := scanConflict(tx.QueryRow(ctx, `SELECT `+conflictColumns+` FROM memory_conflicts WHERE id = $1 AND scope_key = $2 FOR UPDATE`, d.ID, d.ScopeKey))
 		if err != nil {
 			return err
 		}
@@ -130,11 +130,11 @@ func (s *Store) DecideConflict(ctx context.Context, key string, id uuid.UUID, st
 			return store.ErrConflictDecided
 		}
 		out, err = scanConflict(tx.QueryRow(ctx, `UPDATE memory_conflicts SET status = $2, decided_at = now(), decided_by = $3, archived = $4
-			WHERE id = $1 RETURNING `+conflictColumns, id, string(status), actor, archived))
+			WHERE id = $1 RETURNING `+conflictColumns, d.ID, string(d.Status), d.Actor, d.Archived))
 		return err
 	})
 	if err != nil {
-		return out, fmt.Errorf("decide conflict %s: %w", id, err)
+		return out, fmt.Errorf("decide conflict %s: %w", d.ID, err)
 	}
 	return out, nil
 }
@@ -142,7 +142,8 @@ func (s *Store) DecideConflict(ctx context.Context, key string, id uuid.UUID, st
 // Supersede marks older as superseded by newer (both live facts of one scope), with an update
 // row in older's history; it is a no-op when already so. The link keeps older live: the
 // ranker puts it below newer and surfaces show it as superseded.
-func (s *Store) Supersede(ctx context.Context, older, newer uuid.UUID, actor string, detail map[string]any) (store.Memory, bool, error) {
+func (s *Store) Supersede(ctx context.Context, p store.SupersedeParams) (store.Memory, bool, error) {
+	older, newer := p.Older, p.Newer
 	var out store.Memory
 	var changed bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -160,10 +161,10 @@ func (s *Store) Supersede(ctx context.Context, older, newer uuid.UUID, actor str
 			return nil
 		}
 		d := map[string]any{"superseded_by": newer.String()}
-		for k, v := range detail {
+		for k, v := range p.Detail {
 			d[k] = v
 		}
-		if err := appendHistory(ctx, tx, m, store.EventUpdate, &m.Text, &m.Text, actor, d, time.Now().UTC()); err != nil {
+		if err := appendHistory(ctx, tx, m, store.EventUpdate, &m.Text, &m.Text, p.Actor, d, time.Now().UTC()); err != nil {
 			return err
 		}
 		changed = true
@@ -179,7 +180,7 @@ func (s *Store) Supersede(ctx context.Context, older, newer uuid.UUID, actor str
 // StatementsFor returns what the conflicts job shows the chain of a project: its live goal and
 // plan, its top facts not already superseded (pinned, then most important and used, then
 // newest) and its latest journal entries.
-func (s *Store) StatementsFor(ctx context.Context, key string, facts, journal int) ([]store.Memory, error) {
+func (s *Store) StatementsFor(ctx context.Context, q store.StatementsQuery) ([]store.Memory, error) {
 	rows, err := s.pool.Query(ctx, `(SELECT `+memoryColumns+` FROM memories WHERE scope = 'project' AND scope_key = $1
 			AND archived_at IS NULL AND `+documentKinds+` ORDER BY kind)
 		UNION ALL
@@ -187,9 +188,9 @@ func (s *Store) StatementsFor(ctx context.Context, key string, facts, journal in
 			AND `+factKinds+` AND superseded_by IS NULL ORDER BY pinned DESC, importance DESC, hit_count DESC, updated_at DESC, id LIMIT $2)
 		UNION ALL
 		(SELECT `+memoryColumns+` FROM memories WHERE scope = 'project' AND scope_key = $1 AND archived_at IS NULL
-			AND kind = 'journal' ORDER BY created_at DESC, id LIMIT $3)`, key, facts, journal)
+			AND kind = 'journal' ORDER BY created_at DESC, id LIMIT $3)`, q.ScopeKey, q.Facts, q.Journal)
 	if err != nil {
-		return nil, fmt.Errorf("read statements of %q: %w", key, err)
+		return nil, fmt.Errorf("read statements of %q: %w", q.ScopeKey, err)
 	}
 	return collectMemories(rows)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
+	"github.com/memhost/memhost/host/internal/core/store"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -49,13 +50,13 @@ func (s *Store) ArchiveDormant(ctx context.Context, id uuid.UUID, cutoff time.Ti
 
 // SetProjectArchived records the operator's archive (or unarchive) of a project and runs also
 // in the same transaction (the maintenance event it causes), so both happen or neither.
-func (s *Store) SetProjectArchived(ctx context.Context, key string, archived bool, actor string, also func(pgx.Tx) error) error {
-	status := map[bool]string{true: "archived", false: "active"}[archived]
+func (s *Store) SetProjectArchived(ctx context.Context, p store.ProjectState, also func(pgx.Tx) error) error {
+	status := map[bool]string{true: "archived", false: "active"}[p.Archived]
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO project_states (scope_key, status, changed_at, changed_by) VALUES ($1, $2, now(), $3)
 			ON CONFLICT (scope_key) DO UPDATE SET status = EXCLUDED.status, changed_at = EXCLUDED.changed_at, changed_by = EXCLUDED.changed_by`,
-			key, status, actor); err != nil {
-			return fmt.Errorf("set project %q %s: %w", key, status, err)
+			p.Key, status, p.Actor); err != nil {
+			return fmt.Errorf("set project %q %s: %w", p.Key, status, err)
 		}
 		if also == nil {
 			return nil

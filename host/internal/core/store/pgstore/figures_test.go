@@ -37,7 +37,7 @@ func TestConsoleFigures(t *testing.T) {
 	goal.Kind = store.KindGoal
 	_, err = storetest.Insert(ctx, s, goal)
 	require.NoError(t, err)
-	_, err = s.SetArchived(ctx, ids[0], true, "stale", "test")
+	_, err = s.SetArchived(ctx, store.ArchiveParams{ID: ids[0], Archived: true, Reason: "stale", Actor: "test"})
 	require.NoError(t, err)
 	exec := func(sql string, args ...any) {
 		_, err := pool.Exec(ctx, sql, args...)

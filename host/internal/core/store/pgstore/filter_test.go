@@ -42,7 +42,7 @@ func TestFilterSQLMatchesMatch(t *testing.T) {
 	run(`UPDATE memories SET metadata = jsonb_set(metadata, '{merged_from}', '[{"text":"an absorbed fact","at":"2026-01-01T00:00:00Z"}]') WHERE id = ANY($1)`, []uuid.UUID{ids[1], ids[2], ids[9]})
 	run(`UPDATE memories SET superseded_by = $1 WHERE id = ANY($2)`, ids[0], []uuid.UUID{ids[3], ids[4]})
 	for i, reason := range map[int]string{5: "stale", 6: store.MergedIntoReason(ids[7]), 10: "conflict " + ids[11].String(), 12: "no longer true", 13: ""} {
-		_, err := s.SetArchived(ctx, ids[i], true, reason, "test")
+		_, err := s.SetArchived(ctx, store.ArchiveParams{ID: ids[i], Archived: true, Reason: reason, Actor: "test"})
 		require.NoError(t, err)
 	}
 

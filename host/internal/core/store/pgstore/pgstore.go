@@ -295,14 +295,14 @@ func (s *Store) MatchText(ctx context.Context, q store.TextQuery) ([]uuid.UUID, 
 }
 
 // IDsBetween implements store.Store.
-func (s *Store) IDsBetween(ctx context.Context, lo uuid.UUID, hi *uuid.UUID, scopes []store.ScopeRef, limit int) ([]uuid.UUID, error) {
-	args := []any{lo}
-	where := []string{"id >= $1", scopeFilter(scopes, &args)}
-	if hi != nil {
-		args = append(args, *hi)
+func (s *Store) IDsBetween(ctx context.Context, q store.IDRangeQuery) ([]uuid.UUID, error) {
+	args := []any{q.Lo}
+	where := []string{"id >= $1", scopeFilter(q.Scopes, &args)}
+	if q.Hi != nil {
+		args = append(args, *q.Hi)
 		where = append(where, fmt.Sprintf("id < $%d", len(args)))
 	}
-	args = append(args, limit)
+	args = append(args, q.Limit)
 	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY id LIMIT $%d`,
 		strings.Join(where, " AND "), len(args)), args...)
 	if err != nil {

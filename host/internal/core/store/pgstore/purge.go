@@ -34,17 +34,18 @@ func (s *Store) Purgeable(ctx context.Context, cutoff time.Time, project string,
 	return ids, nil
 }
 
-// Purge hard-deletes id if it is still purgeable under its row lock, in one transaction: the
+// Purge hard-deletes p.ID if it is still purgeable under its row lock, in one transaction: the
 // texts in its ledger are erased, a purge row records who, when, why and the text's sha256,
 // and a tombstone on the change feed tells every host's indexes. purged says whether it did.
-func (s *Store) Purge(ctx context.Context, id uuid.UUID, cutoff time.Time, actor, reason string) (purged bool, err error) {
+func (s *Store) Purge(ctx context.Context, p store.PurgeParams) (purged bool, err error) {
+	id := p.ID
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		m, err := lockRow(ctx, tx, id)
 		if err != nil {
 			return err
 		}
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE id = @id AND `+purgeable+`)`,
-			pgx.NamedArgs{"id": id, "cutoff": cutoff}).Scan(&purged); err != nil || !purged {
+			pgx.NamedArgs{"id": id, "cutoff": p.Cutoff}).Scan(&purged); err != nil || !purged {
 			return err
 		}
 		now := time.Now().UTC()
@@ -52,11 +53,11 @@ func (s *Store) Purge(ctx context.Context, id uuid.UUID, cutoff time.Time, actor
 		if _, err := tx.Exec(ctx, `UPDATE memory_history SET before_text = NULL, after_text = NULL WHERE memory_id = $1`, id); err != nil {
 			return fmt.Errorf("erase history texts: %w", err)
 		}
-		detail := map[string]any{"reason": reason, "text_sha256": hex.EncodeToString(sum[:]), "archived_reason": m.ArchivedReason}
+		detail := map[string]any{"reason": p.Reason, "text_sha256": hex.EncodeToString(sum[:]), "archived_reason": m.ArchivedReason}
 		if m.ArchivedAt != nil {
 			detail["archived_at"] = m.ArchivedAt.UTC()
 		}
-		if err := appendHistory(ctx, tx, m, store.EventPurge, nil, nil, actor, detail, now); err != nil {
+		if err := appendHistory(ctx, tx, m, store.EventPurge, nil, nil, p.Actor, detail, now); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM memories WHERE id = $1`, id); err != nil {

@@ -25,17 +25,15 @@ func (s *Store) VectorCoverage(ctx context.Context, embedder string) (store.Vect
 	return c, nil
 }
 
-// Unembedded returns up to limit memories after id after (uuid.Nil: from the start), in id
-// order, that hold no vector of embedder; project, when not "", keeps that project's alone.
-// Paging by id lets a run step past a text the embedder refuses.
-func (s *Store) Unembedded(ctx context.Context, embedder, project string, after uuid.UUID, limit int) ([]store.Unembedded, error) {
-	if limit <= 0 {
-		return nil, fmt.Errorf("unembedded memories: limit %d must be positive", limit)
+// Unembedded returns the memories q asks for, each with its text to embed. Paging by id lets a run step past a text the embedder refuses.
+func (s *Store) Unembedded(ctx context.Context, q store.UnembeddedQuery) ([]store.Unembedded, error) {
+	if q.Limit <= 0 {
+		return nil, fmt.Errorf("unembedded memories: limit %d must be positive", q.Limit)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT id, text, text_hash FROM memories m
 		WHERE id > $2 AND ($3 = '' OR (scope = 'project' AND scope_key = $3))
 			AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.embedder = $1)
-		ORDER BY id LIMIT $4`, embedder, after, project, limit)
+		ORDER BY id LIMIT $4`, q.Embedder, q.After, q.Project, q.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("unembedded memories: %w", err)
 	}

@@ -58,11 +58,12 @@ func (s *Store) TranscriptFailed(ctx context.Context, journalID uuid.UUID, reaso
 	return n, nil
 }
 
-// SummarizeJournal replaces the text (and vector) of the live journal entry journalID with
-// text, records an update in its history, and deletes its waiting transcript, in one
-// transaction; v is text's vector. An entry archived or gone meanwhile is ErrNotFound, and its
+// SummarizeJournal replaces the text (and vector) of the live journal entry sum.JournalID with
+// sum.Text, records an update in its history, and deletes its waiting transcript, in one
+// transaction. An entry archived or gone meanwhile is ErrNotFound, and its
 // transcript is dropped.
-func (s *Store) SummarizeJournal(ctx context.Context, journalID uuid.UUID, text string, v store.Vector, actor string) (store.Memory, error) {
+func (s *Store) SummarizeJournal(ctx context.Context, sum store.JournalSummary) (store.Memory, error) {
+	journalID, text, v := sum.JournalID, sum.Text, sum.Vector
 	var out store.Memory
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM session_transcripts WHERE journal_id = $1`, journalID); err != nil {
@@ -80,7 +81,7 @@ func (s *Store) SummarizeJournal(ctx context.Context, journalID uuid.UUID, text 
 		}
 		now := time.Now().UTC()
 		b := &pgx.Batch{}
-		if err := queueHistory(b, m, store.EventUpdate, &m.Text, &text, actor, map[string]any{"reason": "session summary"}, now); err != nil {
+		if err := queueHistory(b, m, store.EventUpdate, &m.Text, &text, sum.Actor, map[string]any{"reason": "session summary"}, now); err != nil {
 			return err
 		}
 		// The new text drops the old one's vectors (migration 0012's trigger); its own vector

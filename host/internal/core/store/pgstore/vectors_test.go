@@ -65,7 +65,7 @@ func TestVectorsOfSeveralEmbeddersSideBySide(t *testing.T) {
 	names, err = s.EmbeddersWithVectors(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []string{other, storetest.Embedder}, names)
-	waiting, err := s.Unembedded(ctx, other, "", uuid.Nil, 10)
+	waiting, err := s.Unembedded(ctx, store.UnembeddedQuery{Embedder: other, After: uuid.Nil, Limit: 10})
 	require.NoError(t, err)
 	require.Len(t, waiting, 1)
 	require.Equal(t, ms[2].ID, waiting[0].ID)
@@ -111,7 +111,7 @@ func TestVectorsOfSeveralEmbeddersSideBySide(t *testing.T) {
 			Replacement: &store.Replacement{Text: "use pnpm, never npm", Vector: storetest.Vec(0, 0.1)}})
 		return err
 	}))
-	waiting, err = s.Unembedded(ctx, other, p.Key, uuid.Nil, 10)
+	waiting, err = s.Unembedded(ctx, store.UnembeddedQuery{Embedder: other, Project: p.Key, After: uuid.Nil, Limit: 10})
 	require.NoError(t, err)
 	require.ElementsMatch(t, []uuid.UUID{ms[0].ID, ms[2].ID}, []uuid.UUID{waiting[0].ID, waiting[1].ID})
 	hits, err = s.Nearest(ctx, store.VectorQuery{Vector: storetest.Vec(0, 0.1), Scopes: []store.ScopeRef{p}, Limit: 1})
@@ -123,7 +123,7 @@ func TestVectorsOfSeveralEmbeddersSideBySide(t *testing.T) {
 	require.Zero(t, putOther(t, s, ms[:1], []store.Vector{otherVec(1, 0, 0, 0)}), "ms[0] still carries its old text")
 
 	// Archiving reaches the vectors: an archived row is no neighbour unless asked for.
-	_, err = s.SetArchived(ctx, ms[1].ID, true, "test", "t")
+	_, err = s.SetArchived(ctx, store.ArchiveParams{ID: ms[1].ID, Archived: true, Reason: "test", Actor: "t"})
 	require.NoError(t, err)
 	hits, err = s.Nearest(ctx, store.VectorQuery{Vector: otherVec(0, 1, 0, 0), Scopes: []store.ScopeRef{p}, Limit: 10})
 	require.NoError(t, err)

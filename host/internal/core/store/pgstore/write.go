@@ -406,8 +406,8 @@ func provenanceDetail(p store.Provenance) map[string]any {
 }
 
 // SetArchived implements store.Store.
-func (s *Store) SetArchived(ctx context.Context, id uuid.UUID, archived bool, reason, actor string) (store.Memory, error) {
-	out, _, err := s.setArchived(ctx, id, archived, reason, actor, "", nil)
+func (s *Store) SetArchived(ctx context.Context, p store.ArchiveParams) (store.Memory, error) {
+	out, _, err := s.setArchived(ctx, p.ID, p.Archived, p.Reason, p.Actor, "", nil)
 	return out, err
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/core/store"
 )
 
 // exerciseChangeFeed runs the change feed other hosts follow: ordered and complete.
@@ -32,7 +34,7 @@ func exerciseChangeFeed(t *testing.T, k *kit) {
 			require.Greater(t, changes[i].Seq, changes[i-1].Seq)
 		}
 		last := changes[len(changes)-1].Seq
-		_, err = s.SetArchived(ctx, changes[0].ID, true, "x", "t")
+		_, err = s.SetArchived(ctx, store.ArchiveParams{ID: changes[0].ID, Archived: true, Reason: "x", Actor: "t"})
 		require.NoError(t, err)
 		more, err := s.Changes(ctx, last, 1000)
 		require.NoError(t, err)

@@ -19,11 +19,11 @@ func exerciseLifecycle(t *testing.T, k *kit) {
 		t.Parallel()
 		s := k.setup(t)
 		id := k.insert(t, s, NewWrite("p", "staging db is pg-stage-2", Vec(9, 0))).ID
-		m, err := s.SetArchived(ctx, id, true, "obsolete", "alice")
+		m, err := s.SetArchived(ctx, store.ArchiveParams{ID: id, Archived: true, Reason: "obsolete", Actor: "alice"})
 		require.NoError(t, err)
 		require.True(t, m.Archived())
 		require.Equal(t, "obsolete", m.ArchivedReason)
-		again, err := s.SetArchived(ctx, id, true, "obsolete", "alice")
+		again, err := s.SetArchived(ctx, store.ArchiveParams{ID: id, Archived: true, Reason: "obsolete", Actor: "alice"})
 		require.NoError(t, err, "archiving twice is idempotent")
 		require.Equal(t, m.Seq, again.Seq)
 
@@ -43,11 +43,11 @@ func exerciseLifecycle(t *testing.T, k *kit) {
 		// While archived, the same text may be written again as a new live row; restoring the
 		// old one would then duplicate it, which is refused.
 		dup := k.insert(t, s, NewWrite("p", "staging db is pg-stage-2", Vec(9, 0)))
-		_, err = s.SetArchived(ctx, id, false, "", "alice")
+		_, err = s.SetArchived(ctx, store.ArchiveParams{ID: id, Actor: "alice"})
 		require.ErrorIs(t, err, rules.ErrConflict)
-		_, err = s.SetArchived(ctx, dup.ID, true, "dup", "alice")
+		_, err = s.SetArchived(ctx, store.ArchiveParams{ID: dup.ID, Archived: true, Reason: "dup", Actor: "alice"})
 		require.NoError(t, err)
-		restored, err := s.SetArchived(ctx, id, false, "", "alice")
+		restored, err := s.SetArchived(ctx, store.ArchiveParams{ID: id, Actor: "alice"})
 		require.NoError(t, err)
 		require.False(t, restored.Archived())
 

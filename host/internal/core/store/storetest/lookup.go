@@ -29,7 +29,7 @@ func exerciseLookups(t *testing.T, k *kit) {
 			require.Nil(t, k.exact(t, tx, "Use pnpm, not npm."), "another project's text is not a duplicate")
 			return nil
 		})
-		_, err := s.SetArchived(ctx, m.ID, true, "old", "t")
+		_, err := s.SetArchived(ctx, store.ArchiveParams{ID: m.ID, Archived: true, Reason: "old", Actor: "t"})
 		require.NoError(t, err)
 		k.locked(t, s, "p", func(tx store.ScopeTx) error {
 			require.Nil(t, k.exact(t, tx, "Use pnpm, not npm."), "archived rows are not duplicates")
@@ -44,7 +44,7 @@ func exerciseLookups(t *testing.T, k *kit) {
 		b := k.insert(t, s, NewWrite("p", "b", Vec(2, 0.3)))
 		k.insert(t, s, NewWrite("q", "same vector, other project", Vec(2, 0)))
 		archived := k.insert(t, s, NewWrite("p", "archived", Vec(2, 0.01)))
-		_, err := s.SetArchived(ctx, archived.ID, true, "old", "t")
+		_, err := s.SetArchived(ctx, store.ArchiveParams{ID: archived.ID, Archived: true, Reason: "old", Actor: "t"})
 		require.NoError(t, err)
 		other := NewWrite("p", "other embedder", store.Vector{Embedder: "suite-other-16", Dimensions: Dims, Values: Vec(2, 0).Values})
 		k.insert(t, s, other)
@@ -83,7 +83,7 @@ func exerciseLookups(t *testing.T, k *kit) {
 		ids, err = s.MatchText(ctx, store.TextQuery{Text: "🎉 🎉🎉", Scopes: []store.ScopeRef{store.Global}, Kinds: []store.Kind{store.KindFact}, Limit: 10})
 		require.NoError(t, err)
 		require.Empty(t, ids, "kinds filter")
-		_, err = s.SetArchived(ctx, party.ID, true, "old", "t")
+		_, err = s.SetArchived(ctx, store.ArchiveParams{ID: party.ID, Archived: true, Reason: "old", Actor: "t"})
 		require.NoError(t, err)
 		ids, err = s.MatchText(ctx, store.TextQuery{Text: "🎉🎉🎉", Scopes: []store.ScopeRef{store.Project("p")}, Limit: 10})
 		require.NoError(t, err)

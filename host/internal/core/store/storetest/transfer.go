@@ -31,7 +31,7 @@ func exerciseTransfer(t *testing.T, k *kit) {
 			return err
 		})
 		b := k.insert(t, src, NewWrite("p", "beta", Vec(12, 0)))
-		_, err := src.SetArchived(ctx, b.ID, true, "old", "t")
+		_, err := src.SetArchived(ctx, store.ArchiveParams{ID: b.ID, Archived: true, Reason: "old", Actor: "t"})
 		require.NoError(t, err)
 		k.insert(t, src, NewWrite("other", "not exported", Vec(13, 0)))
 

@@ -110,7 +110,7 @@ func exerciseWrites(t *testing.T, k *kit) {
 		s := k.setup(t)
 		q := k.insert(t, s, NewWrite("q", "a fact of project q", Vec(4, 0)))
 		p := k.insert(t, s, NewWrite("p", "an archived fact of p", Vec(4, 0)))
-		_, err := s.SetArchived(ctx, p.ID, true, "old", "t")
+		_, err := s.SetArchived(ctx, store.ArchiveParams{ID: p.ID, Archived: true, Reason: "old", Actor: "t"})
 		require.NoError(t, err)
 		for _, id := range []uuid.UUID{q.ID, p.ID} {
 			err := s.WithScopeLock(ctx, store.Project("p"), func(tx store.ScopeTx) error {
