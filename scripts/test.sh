@@ -19,8 +19,11 @@ t0=$SECONDS
 
 # step NAME COMMAND...: runs COMMAND, saying what runs, again every $tick seconds while it
 # runs, and how it ended after how long. Its exit status is COMMAND's.
+# ticker is the running step's ticker, which the EXIT trap ends when the run is interrupted
+# mid-step (else it would go on printing, orphaned, after the run).
+ticker=
 step() {
-  local name=$1 start=$SECONDS ticker status=0
+  local name=$1 start=$SECONDS status=0
   shift
   echo "== $name"
   (
@@ -36,6 +39,7 @@ step() {
   "$@" || status=$?
   kill "$ticker" 2>/dev/null || true
   wait "$ticker" 2>/dev/null || true
+  ticker=
   if [ $status = 0 ]; then
     echo "== $name: ok ($((SECONDS - start))s)"
   else
@@ -51,6 +55,10 @@ in_module() { (cd "$1" && shift && "$@"); }
 cluster=
 # shellcheck disable=SC2317 # called by the EXIT trap
 release() {
+  if [ -n "$ticker" ]; then
+    kill "$ticker" 2>/dev/null || true
+    ticker=
+  fi
   if [ -n "$cluster" ]; then
     scripts/pg-cluster.sh release "$cluster" $$ || true
     cluster=
