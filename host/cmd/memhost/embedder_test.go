@@ -257,7 +257,10 @@ func TestReembedAgainstASlowModel(t *testing.T) {
 	floor.close()
 
 	srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text", LatencyPerInput: 20 * time.Millisecond, Serial: true})
-	h, err := openHost(t, dsn, fmt.Sprintf("[plugins]\ndirs = [%q]\nhealth_interval = \"1s\"\ncall_timeout = \"500ms\"\n", testplugins.Dense(t))+
+	// A probe is given the interval (2s): longer than a batch of 64 takes here (1.3s), which a
+	// probe sent between batches may wait behind at this one-request-at-a-time endpoint — as
+	// the defaults hold it (a 10s probe, batches of about 5s).
+	h, err := openHost(t, dsn, fmt.Sprintf("[plugins]\ndirs = [%q]\nhealth_interval = \"2s\"\ncall_timeout = \"500ms\"\n", testplugins.Dense(t))+
 		endpoint(srv.URL())+"timeout = \"3s\"\n")
 	require.NoError(t, err)
 	require.Equal(t, "nomic-embed-text-768", h.status(t).Name)

@@ -12,7 +12,7 @@ import (
 	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
-// TestASlowProbeIsNotAnOutage: a health probe is given at least a second, however short the
+// TestASlowProbeIsNotAnOutage: a health probe is given a call's time, however short the
 // interval, so a plugin that answers its probes slowly (a busy process on a loaded machine,
 // here 300 ms against a 50 ms interval) is never shown unhealthy, nor restarted.
 func TestASlowProbeIsNotAnOutage(t *testing.T) {

@@ -125,6 +125,17 @@ func (p *Plugin) nameLocked() string {
 
 func (p *Plugin) adapter() Adapter { return p.s.adapters[p.cand.Kind] }
 
+// healthTimeout bounds one health probe: the interval, so a wedged plugin is noticed within a
+// round or two, but never less than minHealthTimeout and never more than a call may take (the
+// plugin's own ceiling, e.g. an embedder's timeout). The floor is why a short interval (tests
+// use 10 ms) does not turn a loaded machine's scheduling into "unhealthy" and, three in a row,
+// a restart. At the defaults (10 s interval) a probe outlasts a re-embed batch (5 s) it may be
+// queued behind at a one-request-at-a-time model. Probes never overlap: Run waits for a round
+// before it takes the next tick.
+func (p *Plugin) healthTimeout() time.Duration {
+	return min(max(p.s.cfg.HealthInterval, minHealthTimeout), p.callTimeout())
+}
+
 // callTimeout bounds one call: the candidate's own ceiling when it has one (an embedder whose
 // configured timeout is longer), else the Supervisor's.
 func (p *Plugin) callTimeout() time.Duration {
@@ -300,7 +311,7 @@ func (p *Plugin) check() {
 		return
 	}
 	adapter := p.adapter()
-	ctx, cancel := context.WithTimeout(context.Background(), p.s.healthTimeout())
+	ctx, cancel := context.WithTimeout(context.Background(), p.healthTimeout())
 	start := time.Now()
 	err := adapter.Health(ctx, inst.raw)
 	cancel()

@@ -262,15 +262,6 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	}
 }
 
-// healthTimeout bounds one health probe: the interval, so a wedged plugin is noticed within a
-// round or two, but never less than minHealthTimeout and never more than a call's timeout. The
-// floor is why a short interval (tests use 10 ms) does not turn a loaded machine's slow
-// scheduling into "unhealthy" and, three in a row, a restart; probes never overlap either way,
-// since Run waits for a round's probes before it takes the next tick.
-func (s *Supervisor) healthTimeout() time.Duration {
-	return min(max(s.cfg.HealthInterval, minHealthTimeout), s.cfg.CallTimeout)
-}
-
 // Shutdown stops pending restarts and probes, kills every plugin process and
 // waits for them to exit. After it returns nil no process or goroutine
 // started by s is left (Run is the caller's and ends with its context). If
