@@ -18,6 +18,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/config"
+	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/daemon/migrate"
 	"github.com/memhost/memhost/host/internal/daemon/server"
@@ -354,24 +355,10 @@ func printStatus(out io.Writer, s server.Status, source string) {
 	printReembed(out, s.Reembed)
 	if s.Memories.TableBytes > 0 {
 		fmt.Fprintf(out, "storage:     %s of memories, %s in %d graphs; shared_buffers %s (keep both in memory: docs/operations.md, Sizing Postgres)\n",
-			humanBytes(s.Memories.TableBytes), humanBytes(s.Memories.GraphBytes), s.Memories.Graphs, humanBytes(s.Memories.SharedBuffers))
+			rules.HumanBytes(s.Memories.TableBytes), rules.HumanBytes(s.Memories.GraphBytes), s.Memories.Graphs, rules.HumanBytes(s.Memories.SharedBuffers))
 	}
 	if len(s.Plugins) > 0 {
 		fmt.Fprintln(out, "plugins:")
 		printPlugins(out, s.Plugins)
 	}
-}
-
-// humanBytes is n in the largest binary unit that keeps it at least 1.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -141,7 +141,7 @@ var funcs = template.FuncMap{
 	"url":      pageURL,
 	"join":     func(sep string, s []string) string { return strings.Join(s, sep) },
 	"scopes":   scopeNames,
-	"bytes":    humanBytes,
+	"bytes":    rules.HumanBytes,
 	"seconds":  func(f float64) string { return (time.Duration(f * float64(time.Second))).Round(time.Second).String() },
 	"ms":       func(f float64) string { return fmt.Sprintf("%.1f ms", f) },
 	"dict":     dict,
@@ -260,19 +260,6 @@ func scopeNames(s []auth.Scope) string {
 		names[i] = string(sc)
 	}
 	return strings.Join(names, ", ")
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // dict builds a map for a partial's arguments: dict "k1" v1 "k2" v2.
