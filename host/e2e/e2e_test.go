@@ -211,7 +211,13 @@ func TestEmbedderCrashMidBurst(t *testing.T) {
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	killedAt.Store(time.Now().UnixNano())
 	<-done
-	require.GreaterOrEqual(t, afterKill.Load(), int64(20), "writes continue after the plugin restarts")
+	require.GreaterOrEqual(t, afterKill.Load(), int64(20), "writes continue after the kill")
+	// A write does not wait for its vector (memory.embed_wait), so the writes above may all
+	// have been answered while the plugin was still restarting: its successor is awaited here.
+	require.Eventually(t, func() bool {
+		r, err := h.ready()
+		return err == nil && len(r.Plugins) > 0 && r.Plugins[0]["state"] == "ready"
+	}, 30*time.Second, 50*time.Millisecond, "the plugin is restarted")
 	require.NotEqual(t, pid, h.pluginPID(), "a new plugin process serves")
 	r, err := h.ready()
 	require.NoError(t, err)
