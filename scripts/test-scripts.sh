@@ -198,7 +198,16 @@ expect "an unwritable TMPDIR is named" "TMPDIR=$scratch/closed is not writable b
 
 # --- memhost up, Ctrl-C, memhost stop, an existing database -------------------------------
 section "memhost up, Ctrl-C, memhost stop, an existing database"
-port() { awk 'BEGIN{srand(); print 20000 + int(rand() * 20000)}'; }
+# port: a free port, different for two runs started in the same second (awk's srand() seeds
+# with the time in seconds, and two make test at once collided: one run's `memhost stop` found
+# the other's host answering on its port).
+port() {
+  local p
+  while :; do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 20000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
 wait_ready() { # wait_ready LISTEN LOG
   local i=0
   until curl -fsS "http://$1/readyz" >/dev/null 2>&1; do
