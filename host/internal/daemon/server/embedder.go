@@ -351,7 +351,7 @@ func (a *ActiveEmbedder) Status(foldThresholds map[string]float64) EmbedderStatu
 	s := EmbedderStatus{Configured: a.configured, Tier: a.tier, Reason: a.reason}
 	if a.active == nil {
 		s.State = string(plugins.StateFailed)
-		s.Degraded = "the dense embedder is not running: " + a.pending.Error() + "; search answers lexically (BM25) and writes wait until it starts"
+		s.Degraded = "the dense embedder is not running: " + a.pending.Error() + "; search answers lexically (BM25) and writes are refused, to retry, until it starts"
 		return s
 	}
 	info := a.active.Info()
@@ -366,7 +366,7 @@ func (a *ActiveEmbedder) Status(foldThresholds map[string]float64) EmbedderStatu
 		if a.answers != "" {
 			s.Reason += ", and does not answer now"
 		}
-		s.Degraded = fmt.Sprintf("%s is %s (%s): search answers lexically (BM25) and writes wait until it responds; nothing is downgraded",
+		s.Degraded = fmt.Sprintf("%s is %s (%s): search answers lexically (BM25); a write it fails is refused, to retry, and one it is slow to answer is stored with its vector to follow; nothing is downgraded",
 			info.Name, state, plugins.OneLine(a.active.Status().LastError, maxStatusError))
 	}
 	if a.upgrade != nil {
