@@ -2,7 +2,6 @@ package testplugins
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -22,7 +21,7 @@ var (
 func Dir(tb testing.TB) string {
 	tb.Helper()
 	once.Do(func() {
-		dir, err = os.MkdirTemp("", "memhost-test-plugins-")
+		dir, err = processDir("memhost-test-plugins-")
 		if err != nil {
 			return
 		}
@@ -71,7 +70,7 @@ var (
 func Memhost(tb testing.TB) string {
 	tb.Helper()
 	memhostOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "memhost-test-bin-")
+		dir, err := processDir("memhost-test-bin-")
 		if err != nil {
 			memhostErr = err
 			return

@@ -1,7 +1,6 @@
 package testplugins
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -19,7 +18,7 @@ var (
 func Dense(tb testing.TB) string {
 	tb.Helper()
 	denseOnce.Do(func() {
-		if denseDir, denseErr = os.MkdirTemp("", "memhost-test-dense-"); denseErr != nil {
+		if denseDir, denseErr = processDir("memhost-test-dense-"); denseErr != nil {
 			return
 		}
 		for name, pkg := range map[string]string{

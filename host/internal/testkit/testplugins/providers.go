@@ -1,7 +1,6 @@
 package testplugins
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -33,7 +32,7 @@ func BuildProviders(dir string) error {
 func Providers(tb testing.TB) string {
 	tb.Helper()
 	providersOnce.Do(func() {
-		providersDir, providersErr = os.MkdirTemp("", "memhost-test-providers-")
+		providersDir, providersErr = processDir("memhost-test-providers-")
 		if providersErr == nil {
 			providersErr = BuildProviders(providersDir)
 		}

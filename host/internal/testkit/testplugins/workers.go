@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -22,7 +21,7 @@ var (
 func Workers(tb testing.TB) string {
 	tb.Helper()
 	workersOnce.Do(func() {
-		workersDir, workersErr = os.MkdirTemp("", "memhost-test-workers-")
+		workersDir, workersErr = processDir("memhost-test-workers-")
 		if workersErr != nil {
 			return
 		}
