@@ -65,7 +65,11 @@ func (e *Embedder) request(ctx context.Context, inputs []string) ([][]float32, e
 	for attempt := 1; ; attempt++ {
 		resp, err := e.client.CreateEmbeddings(ctx, req)
 		if err == nil {
-			return e.vectors(resp, len(inputs))
+			vecs, err := e.vectors(resp, len(inputs))
+			if err == nil {
+				e.answered(ctx)
+			}
+			return vecs, err
 		}
 		if ctx.Err() != nil {
 			return nil, e.ctxErr(ctx)

@@ -47,6 +47,9 @@ type Embedder struct {
 	limitErr     error
 	// inflight counts requests to the runtime under way: while one is, Health sends none.
 	inflight atomic.Int64
+	// answers is closed (and dropped) when a request succeeds: see nextAnswer.
+	answerMu sync.Mutex
+	answers  chan struct{}
 }
 
 var _ embedder.Embedder = (*Embedder)(nil)
@@ -182,8 +185,50 @@ func (e *Embedder) Health(ctx context.Context) error {
 	if e.inflight.Load() > 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	// The probe may still queue behind a batch sent after it started; the first answer to
+	// another request then says the runtime answers, before the host's probe deadline passes.
+	answered := e.nextAnswer()
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, probeKey{}, true), probeTimeout)
 	defer cancel()
+	probed := make(chan error, 1)
+	go func() { probed <- e.probe(ctx) }()
+	select {
+	case err := <-probed:
+		return err
+	case <-answered:
+		return nil
+	}
+}
+
+// probeKey marks the context of Health's own requests, which do not count as the runtime
+// answering others.
+type probeKey struct{}
+
+// nextAnswer is closed when a request other than a probe's next succeeds.
+func (e *Embedder) nextAnswer() <-chan struct{} {
+	e.answerMu.Lock()
+	defer e.answerMu.Unlock()
+	if e.answers == nil {
+		e.answers = make(chan struct{})
+	}
+	return e.answers
+}
+
+// answered wakes the probes waiting for an answer.
+func (e *Embedder) answered(ctx context.Context) {
+	if ctx.Value(probeKey{}) != nil {
+		return
+	}
+	e.answerMu.Lock()
+	defer e.answerMu.Unlock()
+	if e.answers != nil {
+		close(e.answers)
+		e.answers = nil
+	}
+}
+
+// probe is Health's check of the runtime: the width, the declared input limit, an embedding.
+func (e *Embedder) probe(ctx context.Context) error {
 	if _, err := e.dimensions(ctx); err != nil {
 		return fmt.Errorf("runtime at %s: %w", e.cfg.BaseURL, err)
 	}
