@@ -90,17 +90,9 @@ func (s *Store) RecordSession(ctx context.Context, k store.SessionKey, at time.T
 
 // SessionSeen returns the memories project's session key was given or retrieved so far.
 func (s *Store) SessionSeen(ctx context.Context, project, key string) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT sm.memory_id FROM session_memories sm
+	return queryValues[uuid.UUID](ctx, s.pool, "read what the session was given", `SELECT DISTINCT sm.memory_id FROM session_memories sm
 		JOIN agent_sessions a ON a.id = sm.session_id
 		WHERE a.scope_key = $1 AND a.client_key = $2 AND sm.event IN ('given', 'retrieved')`, project, key)
-	if err != nil {
-		return nil, fmt.Errorf("read what the session was given: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("read what the session was given: %w", err)
-	}
-	return ids, nil
 }
 
 // EndSession closes e's session (opening its record if it has none, started at started) and
@@ -211,11 +203,6 @@ func scanSession(row pgx.CollectableRow) (store.Session, error) {
 // Sessions lists q's sessions, newest first.
 func (s *Store) Sessions(ctx context.Context, q store.SessionQuery) ([]store.Session, error) {
 	return listSessions(ctx, s.pool, q)
-}
-
-// querier is a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 func listSessions(ctx context.Context, db querier, q store.SessionQuery) ([]store.Session, error) {
