@@ -48,11 +48,8 @@ func defaultConflicts() MaintenanceConflicts {
 }
 
 func (c MaintenanceConsolidate) validate(v *validator) {
-	v.duration("maintenance.consolidate.every", c.Every, time.Second, 365*day)
-	v.intRange("maintenance.consolidate.max_rows", c.MaxRows, 2, 100000)
-	v.duration("maintenance.consolidate.max_duration", c.MaxDuration, time.Second, 24*time.Hour)
-	v.intRange("maintenance.consolidate.max_llm_calls", c.MaxLLMCalls, 0, 100000)
-	v.intRange("maintenance.consolidate.max_tokens", c.MaxTokens, 0, 100000000)
+	v.job("maintenance.consolidate", c.Every, c.MaxRows, c.MaxDuration, 2, 100000)
+	v.llmBudget("maintenance.consolidate", c.MaxLLMCalls, c.MaxTokens)
 	v.floatRange("maintenance.consolidate.same", c.Same, 0.5, 1)
 	v.floatRange("maintenance.consolidate.near", c.Near, 0.5, 1)
 	// Near is at most same; a same out of its own range is reported above, not here again.
@@ -63,11 +60,8 @@ func (c MaintenanceConsolidate) validate(v *validator) {
 }
 
 func (c MaintenanceConflicts) validate(v *validator) {
-	v.duration("maintenance.conflicts.every", c.Every, time.Second, 365*day)
-	v.intRange("maintenance.conflicts.max_rows", c.MaxRows, 1, 100000)
-	v.duration("maintenance.conflicts.max_duration", c.MaxDuration, time.Second, 24*time.Hour)
-	v.intRange("maintenance.conflicts.max_llm_calls", c.MaxLLMCalls, 0, 100000)
-	v.intRange("maintenance.conflicts.max_tokens", c.MaxTokens, 0, 100000000)
+	v.job("maintenance.conflicts", c.Every, c.MaxRows, c.MaxDuration, 1, 100000)
+	v.llmBudget("maintenance.conflicts", c.MaxLLMCalls, c.MaxTokens)
 	v.intRange("maintenance.conflicts.facts", c.Facts, 2, 500)
 	v.intRange("maintenance.conflicts.journal", c.Journal, 0, 100)
 }

@@ -133,25 +133,11 @@ func defaultMaintenance() Maintenance {
 // validate adds the maintenance tables' problems. Periods go down to a second so tests and
 // operators can run a job often; ages down to a second likewise.
 func (m Maintenance) validate(v *validator) {
-	v.duration("maintenance.stale.every", m.Stale.Every, time.Second, 365*day)
-	v.duration("maintenance.stale.after", m.Stale.After, time.Second, 100*365*day)
-	v.intRange("maintenance.stale.max_rows", m.Stale.MaxRows, 1, 1000000)
-	v.duration("maintenance.stale.max_duration", m.Stale.MaxDuration, time.Second, 24*time.Hour)
-	v.duration("maintenance.purge.every", m.Purge.Every, time.Second, 365*day)
-	v.duration("maintenance.purge.grace", m.Purge.Grace, time.Second, 100*365*day)
-	v.intRange("maintenance.purge.max_rows", m.Purge.MaxRows, 1, 1000000)
-	v.duration("maintenance.purge.max_duration", m.Purge.MaxDuration, time.Second, 24*time.Hour)
-	v.duration("maintenance.journal.every", m.Journal.Every, time.Second, 365*day)
-	v.duration("maintenance.journal.older_than", m.Journal.OlderThan, time.Second, 100*365*day)
-	v.intRange("maintenance.journal.max_rows", m.Journal.MaxRows, 1, 1000000)
-	v.duration("maintenance.journal.max_duration", m.Journal.MaxDuration, time.Second, 24*time.Hour)
-	v.duration("maintenance.dormancy.every", m.Dormancy.Every, time.Second, 365*day)
-	v.duration("maintenance.dormancy.after", m.Dormancy.After, time.Second, 100*365*day)
-	v.intRange("maintenance.dormancy.max_rows", m.Dormancy.MaxRows, 1, 1000000)
-	v.duration("maintenance.dormancy.max_duration", m.Dormancy.MaxDuration, time.Second, 24*time.Hour)
-	v.duration("maintenance.reembed.every", m.Reembed.Every, time.Second, 365*day)
-	v.intRange("maintenance.reembed.max_rows", m.Reembed.MaxRows, 1, 10000000)
-	v.duration("maintenance.reembed.max_duration", m.Reembed.MaxDuration, time.Second, 24*time.Hour)
+	v.ageRule("maintenance.stale", "after", m.Stale.Every, m.Stale.After, m.Stale.MaxRows, m.Stale.MaxDuration)
+	v.ageRule("maintenance.purge", "grace", m.Purge.Every, m.Purge.Grace, m.Purge.MaxRows, m.Purge.MaxDuration)
+	v.ageRule("maintenance.journal", "older_than", m.Journal.Every, m.Journal.OlderThan, m.Journal.MaxRows, m.Journal.MaxDuration)
+	v.ageRule("maintenance.dormancy", "after", m.Dormancy.Every, m.Dormancy.After, m.Dormancy.MaxRows, m.Dormancy.MaxDuration)
+	v.job("maintenance.reembed", m.Reembed.Every, m.Reembed.MaxRows, m.Reembed.MaxDuration, 1, 10000000)
 	v.intRange("maintenance.reembed.batch", m.Reembed.Batch, 1, 4096)
 	v.floatRange("maintenance.reembed.rate", m.Reembed.Rate, 0, 1000000)
 	v.duration("maintenance.reembed.backoff_min", m.Reembed.BackoffMin, time.Second, 24*time.Hour)
@@ -161,13 +147,33 @@ func (m Maintenance) validate(v *validator) {
 	}
 	m.Consolidate.validate(v)
 	m.Conflicts.validate(v)
-	v.duration("maintenance.summarize.every", m.Summarize.Every, time.Second, 365*day)
-	v.intRange("maintenance.summarize.max_rows", m.Summarize.MaxRows, 1, 10000)
-	v.duration("maintenance.summarize.max_duration", m.Summarize.MaxDuration, time.Second, 24*time.Hour)
+	v.job("maintenance.summarize", m.Summarize.Every, m.Summarize.MaxRows, m.Summarize.MaxDuration, 1, 10000)
 	v.intRange("maintenance.summarize.max_llm_calls", m.Summarize.MaxLLMCalls, 1, 1000000)
 	v.intRange("maintenance.summarize.max_tokens", m.Summarize.MaxTokens, 1, 1000000000)
 	v.intRange("maintenance.summarize.max_attempts", m.Summarize.MaxAttempts, 1, 100)
 	v.duration("maintenance.gatekeeper.timeout", m.Gatekeeper.Timeout, time.Millisecond, 500*time.Millisecond)
+}
+
+// job adds the problems of the knobs every periodic job's table has: its period (a second to
+// a year), its row budget (rowsLo to rowsHi) and its wall-time budget (a second to a day).
+func (v *validator) job(table string, every time.Duration, maxRows int, maxDuration time.Duration, rowsLo, rowsHi int) {
+	v.duration(table+".every", every, time.Second, 365*day)
+	v.intRange(table+".max_rows", maxRows, rowsLo, rowsHi)
+	v.duration(table+".max_duration", maxDuration, time.Second, 24*time.Hour)
+}
+
+// ageRule adds the problems of an age rule's table (stale, purge, journal, dormancy): a job's
+// knobs, in the order of its fields, and the age its rule reads (a second to a century), named
+// ageKey.
+func (v *validator) ageRule(table, ageKey string, every, age time.Duration, maxRows int, maxDuration time.Duration) {
+	v.job(table, every, maxRows, maxDuration, 1, 1000000)
+	v.duration(table+"."+ageKey, age, time.Second, 100*365*day)
+}
+
+// llmBudget adds the problems of a job's model budget per run (0 asks no model).
+func (v *validator) llmBudget(table string, calls, tokens int) {
+	v.intRange(table+".max_llm_calls", calls, 0, 100000)
+	v.intRange(table+".max_tokens", tokens, 0, 100000000)
 }
 
 // ParseAge reads a duration as the config file does: Go's units plus d for days ("90d").
