@@ -14,7 +14,7 @@ import (
 // Described keeps the first valid Describe of a plugin's implementation, for a kind's server:
 // Describe must be constant for the life of the process, so every later call is held to the
 // declared limits without another call into the implementation. The zero value is ready.
-type Described[I interface{ Validate() error }] struct {
+type Described[I Info] struct {
 	mu   sync.Mutex
 	info *I
 }
