@@ -12,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 	"github.com/memhost/memhost/sdk/embedder"
@@ -155,20 +154,12 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 	if _, err := pool.Exec(ctx, "VACUUM ANALYZE memory_vectors"); err != nil {
 		return r, fmt.Errorf("re-embed: vacuum: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "memhost-bench-reembed-")
+	home, cleanup, err := newHostHome(ctx, pool, "reembed")
 	if err != nil {
 		return r, err
 	}
-	defer os.RemoveAll(dir)
-	tokens := auth.NewTokens(pool)
-	agent, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-reembed", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
-	if err != nil {
-		return r, fmt.Errorf("create token: %w", err)
-	}
-	admin, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-reembed-operator", Scopes: []auth.Scope{auth.ScopeAdmin}})
-	if err != nil {
-		return r, fmt.Errorf("create token: %w", err)
-	}
+	defer cleanup()
+	dir, agent, admin := home.dir, home.agent, home.admin
 	// By hand only: a run at boot would land in the idle timings.
 	host, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_shared"), filepath.Dir(cfg.PluginPath), dir,
 		"[maintenance.reembed]\nenabled = false\n")

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/api/mcpserver"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -95,20 +93,12 @@ func measureMaintenance(ctx context.Context, cfg Config, emb embedder.Embedder, 
 
 	chat := newChatFake()
 	defer chat.close()
-	dir, err := os.MkdirTemp("", "memhost-bench-maint-")
+	home, cleanup, err := newHostHome(ctx, pool, "maint")
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
-	tokens := auth.NewTokens(pool)
-	agent, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
-	if err != nil {
-		return res, fmt.Errorf("create token: %w", err)
-	}
-	admin, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-operator", Scopes: []auth.Scope{auth.ScopeAdmin}})
-	if err != nil {
-		return res, fmt.Errorf("create token: %w", err)
-	}
+	defer cleanup()
+	dir, agent, admin := home.dir, home.agent, home.admin
 	extra := fmt.Sprintf("[workers.bench]\nplugin = \"openaicompat\"\nbase_url = %q\nmodel = \"bench-fake\"\n"+
 		"[workers.chains]\nmerge = [\"bench\"]\nconflicts = [\"bench\"]\n", chat.url())
 	for _, job := range maintenanceJobs {

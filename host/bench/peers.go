@@ -98,15 +98,12 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 		return res, err
 	}
 	defer drop()
-	dir, err := os.MkdirTemp("", "memhost-bench-peers-")
+	home, cleanup, err := newHostHome(ctx, pool, "peers")
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
-	token, err := agentToken(ctx, pool)
-	if err != nil {
-		return res, err
-	}
+	defer cleanup()
+	dir, token := home.dir, home.agent
 	host, err := startHost(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_peers"), filepath.Dir(cfg.PluginPath), dir)
 	if err != nil {
 		return res, err

@@ -138,15 +138,12 @@ func measureSharedThen(ctx context.Context, cfg Config, emb embedder.Embedder, i
 		p.logf("shared: prewarmed %d pages (%s) into shared_buffers in %s", pw.Pages, humanMiB(pw.Bytes), pw.Took.Round(time.Millisecond))
 	}
 
-	dir, err := os.MkdirTemp("", "memhost-bench-")
+	home, cleanup, err := newHostHome(ctx, pool, "shared")
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
-	token, err := agentToken(ctx, pool)
-	if err != nil {
-		return res, err
-	}
+	defer cleanup()
+	dir, token := home.dir, home.agent
 	r := rand.New(rand.NewPCG(cfg.Seed, 0xc1a55))
 	dbURL := withSearchPath(cfg.DatabaseURL, "bench_shared")
 	start := time.Now()
