@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -161,15 +160,11 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 	defer cleanup()
 	dir, agent, admin := home.dir, home.agent, home.admin
 	// By hand only: a run at boot would land in the idle timings.
-	host, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_shared"), filepath.Dir(cfg.PluginPath), dir,
-		"[maintenance.reembed]\nenabled = false\n")
+	host, err := startConnected(ctx, cfg, "bench_shared", dir, "[maintenance.reembed]\nenabled = false\n", agent)
 	if err != nil {
 		return r, err
 	}
 	defer host.stop()
-	if err := host.connect(ctx, agent); err != nil {
-		return r, err
-	}
 	rnd := rand.New(rand.NewPCG(cfg.Seed, 0x3e3b))
 	// Untimed first, as long as a host has served its projects a while: a fresh host's first
 	// calls pay for its cold caches and first plans, which no re-embed causes.

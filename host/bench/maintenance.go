@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
@@ -105,14 +104,11 @@ func measureMaintenance(ctx context.Context, cfg Config, emb embedder.Embedder, 
 		// Runs by hand only: a periodic run at boot would land in the idle timings.
 		extra += fmt.Sprintf("[maintenance.%s]\nenabled = false\n", job)
 	}
-	host, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_maintenance"), filepath.Dir(cfg.PluginPath), dir, extra)
+	host, err := startConnected(ctx, cfg, "bench_maintenance", dir, extra, agent)
 	if err != nil {
 		return res, err
 	}
 	defer host.stop()
-	if err := host.connect(ctx, agent); err != nil {
-		return res, err
-	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x3a1a))
 	idle := agentLoad{host: host, projects: projects, r: r}
 	for range cfg.SharedOps {

@@ -44,6 +44,20 @@ func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHo
 	return startHostWith(ctx, bin, dbURL, pluginDir, dir, "")
 }
 
+// startConnected starts a host of cfg's binary and plugins on the bench database's schema (see
+// startHostWith) with its MCP session open as token; the caller stops it.
+func startConnected(ctx context.Context, cfg Config, schema, dir, extra, token string) (*benchHost, error) {
+	h, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, schema), filepath.Dir(cfg.PluginPath), dir, extra)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.connect(ctx, token); err != nil {
+		h.stop()
+		return nil, err
+	}
+	return h, nil
+}
+
 // agentToken mints the read and write token the bench's MCP client calls a host with, as an
 // agent's would be.
 func agentToken(ctx context.Context, pool *pgxpool.Pool) (string, error) {
