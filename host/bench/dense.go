@@ -237,15 +237,7 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 // denseFold scores the fold set with e and sweeps the threshold.
 func denseFold(ctx context.Context, e embedder.Embedder) (DenseFold, error) {
 	var f DenseFold
-	set, err := FoldPairs()
-	if err != nil {
-		return f, fmt.Errorf("fold set: %w", err)
-	}
-	pairs := make([]calibration.Pair, len(set))
-	for i, p := range set {
-		pairs[i] = p.Pair
-	}
-	scored, err := calibration.Score(ctx, e, pairs)
+	_, scored, err := scoreFoldSet(ctx, e)
 	if err != nil {
 		return f, err
 	}
