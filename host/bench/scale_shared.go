@@ -285,20 +285,10 @@ func sharedRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, info 
 		res.RecallStrict += fs / float64(len(qs))
 	}
 	for _, ef := range sweep {
-		alt := pgstore.New(pool, pgstore.WithEfSearch(ef))
-		row := EfRecall{EfSearch: ef}
-		var durs []time.Duration
-		for i, q := range qs {
-			start := time.Now()
-			ann, err := alt.Nearest(ctx, q)
-			if err != nil {
-				return res, err
-			}
-			durs = append(durs, time.Since(start))
-			f, _ := recallAt(ann, exacts[i], recallK)
-			row.Recall += f / float64(len(qs))
+		row, err := efRecall(ctx, pgstore.New(pool, pgstore.WithEfSearch(ef)), ef, qs, exacts)
+		if err != nil {
+			return res, err
 		}
-		row.Latency = summarize(durs)
 		res.ByEf = append(res.ByEf, row)
 	}
 	return res, nil
