@@ -3,7 +3,9 @@ package agentcli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -67,9 +69,22 @@ func (c codex) prepare(s scratch, p prompt, _ Config, _ int) ([]string, map[stri
 
 // config builds the run's config.toml from the user's at path.
 func (c codex) config(path, instructions string) ([]byte, error) {
-	doc, err := keptSettings(path, codexKept, toml.Unmarshal, "config.toml is not TOML")
-	if err != nil {
+	doc := map[string]any{}
+	raw, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
 		return nil, err
+	default:
+		var user map[string]any
+		if err := toml.Unmarshal(raw, &user); err != nil {
+			return nil, fmt.Errorf("the user's config.toml is not TOML: %w", err)
+		}
+		for _, k := range codexKept {
+			if v, ok := user[k]; ok {
+				doc[k] = v
+			}
+		}
 	}
 	doc["developer_instructions"] = instructions
 	doc["check_for_update_on_startup"] = false

@@ -2,7 +2,9 @@ package agentcli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -68,10 +70,22 @@ func (g gemini) prepare(s scratch, p prompt, _ Config, _ int) ([]string, map[str
 
 // settings builds the run's settings.json from the user's at path.
 func (g gemini) settings(path string) ([]byte, error) {
-	doc, err := keptSettings(path, geminiKept, func(b []byte, v any) error { return json.Unmarshal(jsonc.StripComments(b), v) },
-		"settings.json is not JSON")
-	if err != nil {
+	doc := map[string]any{}
+	raw, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
 		return nil, err
+	default:
+		var user map[string]any
+		if err := json.Unmarshal(jsonc.StripComments(raw), &user); err != nil {
+			return nil, fmt.Errorf("the user's settings.json is not JSON: %w", err)
+		}
+		for _, k := range geminiKept {
+			if v, ok := user[k]; ok {
+				doc[k] = v
+			}
+		}
 	}
 	doc["tools"] = map[string]any{"exclude": geminiExcluded}
 	return json.Marshal(doc)

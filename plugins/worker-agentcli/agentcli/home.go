@@ -2,7 +2,6 @@ package agentcli
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,28 +31,4 @@ func linkFiles(from, to string, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// keptSettings reads the user's settings file at path with unmarshal and returns its keys in
-// kept alone, the start of a run's own settings: a missing file is none. notFormat ends the
-// error of a file unmarshal cannot read ("config.toml is not TOML").
-func keptSettings(path string, kept []string, unmarshal func([]byte, any) error, notFormat string) (map[string]any, error) {
-	doc := map[string]any{}
-	raw, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return doc, nil
-	case err != nil:
-		return nil, err
-	}
-	var user map[string]any
-	if err := unmarshal(raw, &user); err != nil {
-		return nil, fmt.Errorf("the user's %s: %w", notFormat, err)
-	}
-	for _, k := range kept {
-		if v, ok := user[k]; ok {
-			doc[k] = v
-		}
-	}
-	return doc, nil
 }
