@@ -14,18 +14,24 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// queryValues runs sql on db and returns each row's one column as a T; what names the read in
-// its errors. It is the one copy of the query, collect and wrap every single-column read takes.
-func queryValues[T any](ctx context.Context, db querier, what, sql string, args ...any) ([]T, error) {
+// queryCollect runs sql on db and collects its rows with scan (pgx.CollectRows: no rows is an
+// empty slice); what names the read in its errors. It is the one copy of the query, collect
+// and wrap the store's reads take.
+func queryCollect[T any](ctx context.Context, db querier, what string, scan pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
 	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	out, err := pgx.CollectRows(rows, scan)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
+}
+
+// queryValues is queryCollect of a single column, each row's as a T.
+func queryValues[T any](ctx context.Context, db querier, what, sql string, args ...any) ([]T, error) {
+	return queryCollect(ctx, db, what, pgx.RowTo[T], sql, args...)
 }
 
 // querySet is queryValues of a text column as a set.

@@ -213,18 +213,10 @@ func listSessions(ctx context.Context, db querier, q store.SessionQuery) ([]stor
 		where = append(where, fmt.Sprintf("(a.started_at, a.id) < ($%d, $%d)", len(args)-1, len(args)))
 	}
 	args = append(args, max(q.Limit, 1))
-	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT %s FROM agent_sessions a
+	return queryCollect(ctx, db, "list sessions", scanSession, fmt.Sprintf(`SELECT %s FROM agent_sessions a
 		LEFT JOIN session_memories sm ON sm.session_id = a.id
 		WHERE %s GROUP BY a.id ORDER BY a.started_at DESC, a.id DESC LIMIT $%d`,
 		sessionColumns, strings.Join(where, " AND "), len(args)), args...)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, scanSession)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
 }
 
 // Session returns one of project's sessions, found by its id or its client key, and its events
@@ -265,21 +257,13 @@ func (s *Store) Session(ctx context.Context, project string, id uuid.UUID, key s
 // MemoryAccess returns the events of project's sessions about memory id, newest first: which
 // sessions were given it, whose searches returned it, who read, stored or cited it.
 func (s *Store) MemoryAccess(ctx context.Context, project string, id uuid.UUID, limit int) ([]store.MemoryAccess, error) {
-	rows, err := s.pool.Query(ctx, `SELECT sm.memory_id, sm.event, sm.channel, sm.tokens, sm.at, a.id, a.cli, a.origin, a.cli_session, a.started_at
-		FROM session_memories sm JOIN agent_sessions a ON a.id = sm.session_id
-		WHERE sm.memory_id = $2 AND a.scope_key = $1 ORDER BY sm.at DESC, a.id DESC LIMIT $3`, project, id, max(limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("read the memory's access log: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.MemoryAccess, error) {
+	return queryCollect(ctx, s.pool, "read the memory's access log", func(row pgx.CollectableRow) (store.MemoryAccess, error) {
 		var r store.MemoryAccess
 		var ev, origin string
 		err := row.Scan(&r.MemoryID, &ev, &r.Channel, &r.Tokens, &r.At, &r.SessionID, &r.CLI, &origin, &r.CLISession, &r.StartedAt)
 		r.Event, r.Origin = store.SessionEvent(ev), store.SessionOrigin(origin)
 		return r, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the memory's access log: %w", err)
-	}
-	return out, nil
+	}, `SELECT sm.memory_id, sm.event, sm.channel, sm.tokens, sm.at, a.id, a.cli, a.origin, a.cli_session, a.started_at
+		FROM session_memories sm JOIN agent_sessions a ON a.id = sm.session_id
+		WHERE sm.memory_id = $2 AND a.scope_key = $1 ORDER BY sm.at DESC, a.id DESC LIMIT $3`, project, id, max(limit, 1))
 }
