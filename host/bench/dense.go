@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
 	"github.com/memhost/memhost/sdk/embedder"
@@ -155,30 +153,18 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 	if _, err := pool.Exec(ctx, "VACUUM ANALYZE memory_vectors"); err != nil {
 		return r, fmt.Errorf("re-embed: vacuum: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "memhost-bench-reembed-")
+	home, cleanup, err := newHostHome(ctx, pool, "reembed")
 	if err != nil {
 		return r, err
 	}
-	defer os.RemoveAll(dir)
-	tokens := auth.NewTokens(pool)
-	agent, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-reembed", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
-	if err != nil {
-		return r, fmt.Errorf("create token: %w", err)
-	}
-	admin, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-reembed-operator", Scopes: []auth.Scope{auth.ScopeAdmin}})
-	if err != nil {
-		return r, fmt.Errorf("create token: %w", err)
-	}
+	defer cleanup()
+	dir, agent, admin := home.dir, home.agent, home.admin
 	// By hand only: a run at boot would land in the idle timings.
-	host, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_shared"), filepath.Dir(cfg.PluginPath), dir,
-		"[maintenance.reembed]\nenabled = false\n")
+	host, err := startConnected(ctx, cfg, "bench_shared", dir, "[maintenance.reembed]\nenabled = false\n", agent)
 	if err != nil {
 		return r, err
 	}
 	defer host.stop()
-	if err := host.connect(ctx, agent); err != nil {
-		return r, err
-	}
 	rnd := rand.New(rand.NewPCG(cfg.Seed, 0x3e3b))
 	// Untimed first, as long as a host has served its projects a while: a fresh host's first
 	// calls pay for its cold caches and first plans, which no re-embed causes.
@@ -251,15 +237,7 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 // denseFold scores the fold set with e and sweeps the threshold.
 func denseFold(ctx context.Context, e embedder.Embedder) (DenseFold, error) {
 	var f DenseFold
-	set, err := FoldPairs()
-	if err != nil {
-		return f, fmt.Errorf("fold set: %w", err)
-	}
-	pairs := make([]calibration.Pair, len(set))
-	for i, p := range set {
-		pairs[i] = p.Pair
-	}
-	scored, err := calibration.Score(ctx, e, pairs)
+	_, scored, err := scoreFoldSet(ctx, e)
 	if err != nil {
 		return f, err
 	}

@@ -57,15 +57,7 @@ type SweepRow struct {
 // calibrate scores the fold set and the plugin's pairs (pairsPath; "" skips them) with e.
 func calibrate(ctx context.Context, e embedder.Embedder, info embedder.Info, pairsPath string) (Calibration, error) {
 	c := Calibration{Threshold: info.SuggestedFoldThreshold}
-	set, err := FoldPairs()
-	if err != nil {
-		return c, fmt.Errorf("fold set: %w", err)
-	}
-	pairs := make([]calibration.Pair, len(set))
-	for i, p := range set {
-		pairs[i] = p.Pair
-	}
-	scored, err := calibration.Score(ctx, e, pairs)
+	set, scored, err := scoreFoldSet(ctx, e)
 	if err != nil {
 		return c, err
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/sdk/embedder"
 	"github.com/memhost/memhost/sdk/embedder/calibration"
 )
 
@@ -636,3 +638,17 @@ func (g *foldGen) twoOf(n int) (int, int) {
 }
 
 func foldPick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
+
+// scoreFoldSet scores every pair of the fold set with e: the set, and the scores in its order.
+func scoreFoldSet(ctx context.Context, e embedder.Embedder) ([]FoldPair, []calibration.Scored, error) {
+	set, err := FoldPairs()
+	if err != nil {
+		return nil, nil, fmt.Errorf("fold set: %w", err)
+	}
+	pairs := make([]calibration.Pair, len(set))
+	for i, p := range set {
+		pairs[i] = p.Pair
+	}
+	scored, err := calibration.Score(ctx, e, pairs)
+	return set, scored, err
+}

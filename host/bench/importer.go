@@ -57,28 +57,11 @@ func bulkImport(ctx context.Context, st store.Store, e embedder.Embedder, info e
 		defer close(batches)
 		for lo := 0; lo < len(facts); lo += opt.batch {
 			hi := min(lo+opt.batch, len(facts))
-			texts := make([]string, hi-lo)
-			for i := range texts {
-				texts[i] = facts[lo+i].Text
-			}
-			t := time.Now()
-			vecs, err := embedAll(gctx, e, info, embedder.PurposeDocument, texts)
+			recs, took, err := embedRecords(gctx, e, info, facts[lo:hi], func(int) string { return project }, base.Add(time.Duration(lo)*time.Minute))
 			if err != nil {
 				return err
 			}
-			stats.EmbedBusy += time.Since(t)
-			recs := make([]store.ExportRecord, len(texts))
-			for i, v := range vecs {
-				f := facts[lo+i]
-				// Spread creation over the past so recency ranking sees a realistic age mix.
-				at := base.Add(time.Duration(lo+i) * time.Minute)
-				recs[i] = store.ExportRecord{
-					Memory: store.Memory{ID: uuid.Must(uuid.NewV7()), Scope: store.ScopeProject, ScopeKey: project, Kind: f.Kind,
-						Text: f.Text, Importance: 0.5, Confidence: 0.8, Embedder: info.Name, CreatedAt: at, UpdatedAt: at,
-						Provenance: store.Provenance{Agent: "bench", Source: "import"}},
-					Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: v},
-				}
-			}
+			stats.EmbedBusy += took
 			select {
 			case batches <- recs:
 			case <-gctx.Done():
@@ -93,6 +76,33 @@ func bulkImport(ctx context.Context, st store.Store, e embedder.Embedder, info e
 	}
 	stats.Wall = time.Since(start)
 	return stats, nil
+}
+
+// embedRecords embeds facts and returns them as import records, fact i in project key(i) and
+// created a minute after fact i-1, the first at first: creation spread over the past, so that
+// recency ranking sees a realistic age mix. took is the time the embedding took.
+func embedRecords(ctx context.Context, e embedder.Embedder, info embedder.Info, facts []Fact, key func(i int) string, first time.Time) (recs []store.ExportRecord, took time.Duration, err error) {
+	texts := make([]string, len(facts))
+	for i, f := range facts {
+		texts[i] = f.Text
+	}
+	start := time.Now()
+	vecs, err := embedAll(ctx, e, info, embedder.PurposeDocument, texts)
+	if err != nil {
+		return nil, 0, err
+	}
+	took = time.Since(start)
+	recs = make([]store.ExportRecord, len(vecs))
+	for i, v := range vecs {
+		at := first.Add(time.Duration(i) * time.Minute)
+		recs[i] = store.ExportRecord{
+			Memory: store.Memory{ID: uuid.Must(uuid.NewV7()), Scope: store.ScopeProject, ScopeKey: key(i), Kind: facts[i].Kind,
+				Text: facts[i].Text, Importance: 0.5, Confidence: 0.8, Embedder: info.Name, CreatedAt: at, UpdatedAt: at,
+				Provenance: store.Provenance{Agent: "bench", Source: "import"}},
+			Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: v},
+		}
+	}
+	return recs, took, nil
 }
 
 // startImporters starts opt.workers loaders in g, each loading batches with store.Import until

@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/api/mcpserver"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -95,34 +92,23 @@ func measureMaintenance(ctx context.Context, cfg Config, emb embedder.Embedder, 
 
 	chat := newChatFake()
 	defer chat.close()
-	dir, err := os.MkdirTemp("", "memhost-bench-maint-")
+	home, cleanup, err := newHostHome(ctx, pool, "maint")
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
-	tokens := auth.NewTokens(pool)
-	agent, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
-	if err != nil {
-		return res, fmt.Errorf("create token: %w", err)
-	}
-	admin, _, err := tokens.Create(ctx, auth.CreateToken{Name: "bench-operator", Scopes: []auth.Scope{auth.ScopeAdmin}})
-	if err != nil {
-		return res, fmt.Errorf("create token: %w", err)
-	}
+	defer cleanup()
+	dir, agent, admin := home.dir, home.agent, home.admin
 	extra := fmt.Sprintf("[workers.bench]\nplugin = \"openaicompat\"\nbase_url = %q\nmodel = \"bench-fake\"\n"+
 		"[workers.chains]\nmerge = [\"bench\"]\nconflicts = [\"bench\"]\n", chat.url())
 	for _, job := range maintenanceJobs {
 		// Runs by hand only: a periodic run at boot would land in the idle timings.
 		extra += fmt.Sprintf("[maintenance.%s]\nenabled = false\n", job)
 	}
-	host, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_maintenance"), filepath.Dir(cfg.PluginPath), dir, extra)
+	host, err := startConnected(ctx, cfg, "bench_maintenance", dir, extra, agent)
 	if err != nil {
 		return res, err
 	}
 	defer host.stop()
-	if err := host.connect(ctx, agent); err != nil {
-		return res, err
-	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x3a1a))
 	idle := agentLoad{host: host, projects: projects, r: r}
 	for range cfg.SharedOps {

@@ -98,23 +98,17 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 		return res, err
 	}
 	defer drop()
-	dir, err := os.MkdirTemp("", "memhost-bench-peers-")
+	home, cleanup, err := newHostHome(ctx, pool, "peers")
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
-	token, err := agentToken(ctx, pool)
-	if err != nil {
-		return res, err
-	}
-	host, err := startHost(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, "bench_peers"), filepath.Dir(cfg.PluginPath), dir)
+	defer cleanup()
+	dir, token := home.dir, home.agent
+	host, err := startConnected(ctx, cfg, "bench_peers", dir, "", token)
 	if err != nil {
 		return res, err
 	}
 	defer host.stop()
-	if err := host.connect(ctx, token); err != nil {
-		return res, err
-	}
 	httpSide := memhostSide("memhost (streamable HTTP, as memhost run)", host.session)
 	optIn, dropOptIn, err := startOptIn(ctx, cfg, dir)
 	if err != nil {
@@ -252,12 +246,8 @@ func startOptIn(ctx context.Context, cfg Config, dir string) (host *benchHost, d
 	if err = os.MkdirAll(hdir, 0o700); err != nil {
 		return nil, nil, err
 	}
-	if host, err = startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, schema), filepath.Dir(cfg.PluginPath), hdir, "[memory]\nflush_writes = false\n"); err != nil {
+	if host, err = startConnected(ctx, cfg, schema, hdir, "[memory]\nflush_writes = false\n", token); err != nil {
 		return nil, nil, fmt.Errorf("memhost with flush_writes = false: %w", err)
-	}
-	if err = host.connect(ctx, token); err != nil {
-		host.stop()
-		return nil, nil, err
 	}
 	return host, drop, nil
 }

@@ -283,23 +283,32 @@ func measureRecall(ctx context.Context, pool *pgxpool.Pool, st *pgstore.Store, e
 	s.Recall = found / float64(len(vecs))
 	s.RecallStrict = foundStrict / float64(len(vecs))
 	for _, ef := range efSweep {
-		alt := pgstore.New(pool, pgstore.WithEfSearch(ef), pgstore.WithFixedEfSearch())
-		row := EfRecall{EfSearch: ef}
-		var durs []time.Duration
-		for i, q := range queries {
-			start := time.Now()
-			ann, err := alt.Nearest(ctx, q)
-			if err != nil {
-				return err
-			}
-			durs = append(durs, time.Since(start))
-			f, _ := recallAt(ann, exacts[i], recallK)
-			row.Recall += f / float64(len(queries))
+		row, err := efRecall(ctx, pgstore.New(pool, pgstore.WithEfSearch(ef), pgstore.WithFixedEfSearch()), ef, queries, exacts)
+		if err != nil {
+			return err
 		}
-		row.Latency = summarize(durs)
 		s.RecallByEf = append(s.RecallByEf, row)
 	}
 	return nil
+}
+
+// efRecall measures alt, a store searching at hnsw.ef_search ef: the share of the exact top
+// recallK of each query (exacts, in queries' order) its Nearest finds, and its latency.
+func efRecall(ctx context.Context, alt *pgstore.Store, ef int, queries []store.VectorQuery, exacts [][]store.VectorHit) (EfRecall, error) {
+	row := EfRecall{EfSearch: ef}
+	var durs []time.Duration
+	for i, q := range queries {
+		start := time.Now()
+		ann, err := alt.Nearest(ctx, q)
+		if err != nil {
+			return row, err
+		}
+		durs = append(durs, time.Since(start))
+		f, _ := recallAt(ann, exacts[i], recallK)
+		row.Recall += f / float64(len(queries))
+	}
+	row.Latency = summarize(durs)
+	return row, nil
 }
 
 // efSweep are the hnsw.ef_search values whose recall and latency the report compares.

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
@@ -161,26 +160,11 @@ func loadShared(ctx context.Context, st store.Store, e embedder.Embedder, info e
 				facts, owner = facts[:0], owner[:0]
 				return nil
 			}
-			texts := make([]string, len(facts))
-			for i, f := range facts {
-				texts[i] = f.Text
-			}
-			t := time.Now()
-			vecs, err := embedAll(gctx, e, info, embedder.PurposeDocument, texts)
+			recs, took, err := embedRecords(gctx, e, info, facts, func(i int) string { return projects[owner[i]].key }, base.Add(time.Duration(queued)*time.Minute))
 			if err != nil {
 				return err
 			}
-			stats.EmbedBusy += time.Since(t)
-			recs := make([]store.ExportRecord, len(facts))
-			for i, v := range vecs {
-				at := base.Add(time.Duration(queued+i) * time.Minute)
-				recs[i] = store.ExportRecord{
-					Memory: store.Memory{ID: uuid.Must(uuid.NewV7()), Scope: store.ScopeProject, ScopeKey: projects[owner[i]].key, Kind: facts[i].Kind,
-						Text: facts[i].Text, Importance: 0.5, Confidence: 0.8, Embedder: info.Name, CreatedAt: at, UpdatedAt: at,
-						Provenance: store.Provenance{Agent: "bench", Source: "import"}},
-					Vector: store.Vector{Embedder: info.Name, Dimensions: info.Dimensions, Values: v},
-				}
-			}
+			stats.EmbedBusy += took
 			queued += len(facts)
 			facts, owner = facts[:0], owner[:0]
 			select {
@@ -285,20 +269,10 @@ func sharedRecall(ctx context.Context, pool *pgxpool.Pool, st store.Store, info 
 		res.RecallStrict += fs / float64(len(qs))
 	}
 	for _, ef := range sweep {
-		alt := pgstore.New(pool, pgstore.WithEfSearch(ef))
-		row := EfRecall{EfSearch: ef}
-		var durs []time.Duration
-		for i, q := range qs {
-			start := time.Now()
-			ann, err := alt.Nearest(ctx, q)
-			if err != nil {
-				return res, err
-			}
-			durs = append(durs, time.Since(start))
-			f, _ := recallAt(ann, exacts[i], recallK)
-			row.Recall += f / float64(len(qs))
+		row, err := efRecall(ctx, pgstore.New(pool, pgstore.WithEfSearch(ef)), ef, qs, exacts)
+		if err != nil {
+			return res, err
 		}
-		row.Latency = summarize(durs)
 		res.ByEf = append(res.ByEf, row)
 	}
 	return res, nil

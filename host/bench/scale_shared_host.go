@@ -44,14 +44,57 @@ func startHost(ctx context.Context, bin, dbURL, pluginDir, dir string) (*benchHo
 	return startHostWith(ctx, bin, dbURL, pluginDir, dir, "")
 }
 
+// startConnected starts a host of cfg's binary and plugins on the bench database's schema (see
+// startHostWith) with its MCP session open as token; the caller stops it.
+func startConnected(ctx context.Context, cfg Config, schema, dir, extra, token string) (*benchHost, error) {
+	h, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, schema), filepath.Dir(cfg.PluginPath), dir, extra)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.connect(ctx, token); err != nil {
+		h.stop()
+		return nil, err
+	}
+	return h, nil
+}
+
 // agentToken mints the read and write token the bench's MCP client calls a host with, as an
 // agent's would be.
 func agentToken(ctx context.Context, pool *pgxpool.Pool) (string, error) {
-	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: "bench", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
+	return mintToken(ctx, pool, "bench", auth.ScopeRead, auth.ScopeWrite)
+}
+
+// mintToken mints a token of scopes, named for what holds it.
+func mintToken(ctx context.Context, pool *pgxpool.Pool, name string, scopes ...auth.Scope) (string, error) {
+	token, _, err := auth.NewTokens(pool).Create(ctx, auth.CreateToken{Name: name, Scopes: scopes})
 	if err != nil {
 		return "", fmt.Errorf("create token: %w", err)
 	}
 	return token, nil
+}
+
+// hostHome is what a bench host runs with: its folder, the token its MCP client calls it with
+// (an agent's: read, write) and an operator's (admin) for the admin API.
+type hostHome struct {
+	dir, agent, admin string
+}
+
+// newHostHome makes the folder of a host (named for the bench) and mints its tokens; cleanup
+// removes the folder.
+func newHostHome(ctx context.Context, pool *pgxpool.Pool, bench string) (hostHome, func(), error) {
+	dir, err := os.MkdirTemp("", "memhost-bench-"+bench+"-")
+	if err != nil {
+		return hostHome{}, nil, err
+	}
+	h := hostHome{dir: dir}
+	if h.agent, err = agentToken(ctx, pool); err == nil {
+		h.admin, err = mintToken(ctx, pool, "bench-operator", auth.ScopeAdmin)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return hostHome{}, nil, err
+	}
+	return h, func() { _ = os.RemoveAll(dir) }, nil
 }
 
 // startHostWith is startHost with more configuration (TOML tables after the bench's own).

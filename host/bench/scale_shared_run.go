@@ -138,15 +138,12 @@ func measureSharedThen(ctx context.Context, cfg Config, emb embedder.Embedder, i
 		p.logf("shared: prewarmed %d pages (%s) into shared_buffers in %s", pw.Pages, humanMiB(pw.Bytes), pw.Took.Round(time.Millisecond))
 	}
 
-	dir, err := os.MkdirTemp("", "memhost-bench-")
+	home, cleanup, err := newHostHome(ctx, pool, "shared")
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
-	token, err := agentToken(ctx, pool)
-	if err != nil {
-		return res, err
-	}
+	defer cleanup()
+	dir, token := home.dir, home.agent
 	r := rand.New(rand.NewPCG(cfg.Seed, 0xc1a55))
 	dbURL := withSearchPath(cfg.DatabaseURL, "bench_shared")
 	start := time.Now()
@@ -288,6 +285,25 @@ func loadSharedLayout(ctx context.Context, cfg Config, schema string, emb embedd
 	p.logf("shared: deferred queue drained in %s; %d scope graphs built in %s", res.DrainTime.Round(time.Millisecond),
 		res.Layout.Graphs, res.GraphBuild.Round(time.Millisecond))
 	return pool, st, release, nil
+}
+
+// probe is what measureClass reads of the host and the cluster around each phase.
+type probe struct {
+	metrics     map[string]histogram // the host's (scraped)
+	wal         int64                // walPosition
+	checkpoints int                  // checkpoints
+}
+
+// probeHost reads h's metrics, then the cluster's WAL position and checkpoint count.
+func probeHost(ctx context.Context, h *benchHost, pool *pgxpool.Pool) (p probe, err error) {
+	if p.metrics, err = h.scrape(ctx, scraped); err != nil {
+		return p, err
+	}
+	if p.wal, err = walPosition(ctx, pool); err != nil {
+		return p, err
+	}
+	p.checkpoints, err = checkpoints(ctx, pool)
+	return p, err
 }
 
 // checkpoints is how many checkpoints the cluster has begun since its statistics were reset.
@@ -444,15 +460,7 @@ func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st stor
 	for _, m := range members {
 		c.MinRows, c.MaxRows = min(c.MinRows, m.size), max(c.MaxRows, m.size)
 	}
-	before, err := h.scrape(ctx, scraped)
-	if err != nil {
-		return c, server, nil, nil, err
-	}
-	walBefore, err := walPosition(ctx, pool)
-	if err != nil {
-		return c, server, nil, nil, err
-	}
-	checkpointsBefore, err := checkpoints(ctx, pool)
+	before, err := probeHost(ctx, h, pool)
 	if err != nil {
 		return c, server, nil, nil, err
 	}
@@ -489,15 +497,11 @@ func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st stor
 			c.OtherFolds++
 		}
 	}
-	mid, err := h.scrape(ctx, scraped)
+	mid, err := probeHost(ctx, h, pool)
 	if err != nil {
 		return c, server, nil, nil, err
 	}
-	walAfter, err := walPosition(ctx, pool)
-	if err != nil {
-		return c, server, nil, nil, err
-	}
-	c.WALBytes = walAfter - walBefore
+	c.WALBytes = mid.wal - before.wal
 	searches = make([]time.Duration, 0, ops)
 	var queries []classQuery
 	for range ops {
@@ -520,23 +524,19 @@ func measureClass(ctx context.Context, h *benchHost, pool *pgxpool.Pool, st stor
 			queries = append(queries, classQuery{project: m.key, text: f.Query})
 		}
 	}
-	after, err := h.scrape(ctx, scraped)
+	after, err := probeHost(ctx, h, pool)
 	if err != nil {
 		return c, server, nil, nil, err
 	}
 	c.Store, c.Search = summarize(stores), summarize(searches)
-	server = [3]histogram{mid[metricStore].since(before[metricStore]), after[metricSearch].since(mid[metricSearch]), after[metricPlugin].since(before[metricPlugin])}
+	server = [3]histogram{mid.metrics[metricStore].since(before.metrics[metricStore]), after.metrics[metricSearch].since(mid.metrics[metricSearch]), after.metrics[metricPlugin].since(before.metrics[metricPlugin])}
 	c.StoreServer, c.SearchServer, c.EmbedServer = server[0].summary(), server[1].summary(), server[2].summary()
-	c.Lookups = int(after[metricLookup].since(mid[metricLookup]).count)
-	c.GCs = int(after[metricGCs].since(before[metricGCs]).count)
-	c.GCPause = seconds(after[metricGCPause].since(before[metricGCPause]).count)
-	c.Indexed = int(after[metricIndexed].since(before[metricIndexed]).count)
-	c.HeapInuse = int64(after[metricHeapUsed].count)
-	checkpointsAfter, err := checkpoints(ctx, pool)
-	if err != nil {
-		return c, server, nil, nil, err
-	}
-	c.Checkpoints = checkpointsAfter - checkpointsBefore
+	c.Lookups = int(after.metrics[metricLookup].since(mid.metrics[metricLookup]).count)
+	c.GCs = int(after.metrics[metricGCs].since(before.metrics[metricGCs]).count)
+	c.GCPause = seconds(after.metrics[metricGCPause].since(before.metrics[metricGCPause]).count)
+	c.Indexed = int(after.metrics[metricIndexed].since(before.metrics[metricIndexed]).count)
+	c.HeapInuse = int64(after.metrics[metricHeapUsed].count)
+	c.Checkpoints = after.checkpoints - before.checkpoints
 
 	texts := make([]string, len(queries))
 	for i, q := range queries {

@@ -104,14 +104,11 @@ func measureSlowModel(ctx context.Context, cfg Config, p progress) (SlowModel, e
 		if err := os.MkdirAll(hdir, 0o700); err != nil {
 			return res, err
 		}
-		h, err := startHostWith(ctx, cfg.HostPath, withSearchPath(cfg.DatabaseURL, schema), filepath.Dir(cfg.PluginPath), hdir, extra)
+		h, err := startConnected(ctx, cfg, schema, hdir, extra, token)
 		if err != nil {
 			return res, err
 		}
 		defer h.stop()
-		if err := h.connect(ctx, token); err != nil {
-			return res, err
-		}
 		hosts[i] = h
 	}
 	floor, slow := hosts[0], hosts[1]

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/grpc"
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
 )
 
@@ -23,41 +23,21 @@ func newClient(c *grpc.ClientConn) Embedder { return &client{rpc: memhostv1.NewE
 type client struct {
 	rpc memhostv1.EmbedderClient
 
-	// dims is the vector length from the last valid Describe; Embed needs it
-	// to validate responses and fetches it on first use.
-	mu   sync.Mutex
-	dims int
+	// info is the last valid Describe; Embed needs its vector length to
+	// validate responses and fetches it on first use.
+	info pluginkind.Kept[Info]
 }
 
 var _ Embedder = (*client)(nil)
 
 func (c *client) Describe(ctx context.Context) (Info, error) {
-	resp, err := c.rpc.Describe(ctx, &memhostv1.DescribeRequest{})
-	if err != nil {
-		return Info{}, rpcerr.FromStatus(ctx, "embedder Describe", err)
-	}
-	info := infoFromProto(resp)
-	if err := info.Validate(); err != nil {
-		return Info{}, fmt.Errorf("embedder Describe: plugin returned invalid info: %w", err)
-	}
-	c.mu.Lock()
-	c.dims = info.Dimensions
-	c.mu.Unlock()
-	return info, nil
-}
-
-func (c *client) dimensions(ctx context.Context) (int, error) {
-	c.mu.Lock()
-	d := c.dims
-	c.mu.Unlock()
-	if d > 0 {
-		return d, nil
-	}
-	info, err := c.Describe(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return info.Dimensions, nil
+	return c.info.Describe(ctx, "embedder Describe", func(ctx context.Context) (Info, error) {
+		resp, err := c.rpc.Describe(ctx, &memhostv1.DescribeRequest{})
+		if err != nil {
+			return Info{}, rpcerr.FromStatus(ctx, "embedder Describe", err)
+		}
+		return infoFromProto(resp), nil
+	})
 }
 
 func (c *client) Embed(ctx context.Context, purpose Purpose, texts []string) ([][]float32, error) {
@@ -65,10 +45,11 @@ func (c *client) Embed(ctx context.Context, purpose Purpose, texts []string) ([]
 	if err != nil {
 		return nil, fmt.Errorf("embedder Embed: %w", err)
 	}
-	dims, err := c.dimensions(ctx)
+	info, err := c.info.Get(ctx, c.Describe)
 	if err != nil {
 		return nil, err
 	}
+	dims := info.Dimensions
 	resp, err := c.rpc.Embed(ctx, &memhostv1.EmbedRequest{Texts: validUTF8(texts), Purpose: p})
 	if err != nil {
 		return nil, rpcerr.FromStatus(ctx, "embedder Embed", err)

@@ -15,30 +15,20 @@ import (
 
 // registerServer serves impl as the memhost.v1.Embedder service on s.
 func registerServer(s *grpc.Server, impl Embedder, logger hclog.Logger) {
-	memhostv1.RegisterEmbedderServer(s, &server{impl: impl, logger: logger})
+	memhostv1.RegisterEmbedderServer(s, &server{Served: pluginkind.NewServed[Embedder, Info]("embedder", impl, logger, rpcerr.ToStatus)})
 }
 
 // server adapts an Embedder to the generated gRPC service, enforcing the
-// limits the implementation declared before calling it.
+// limits the implementation declared (Served.Info) before calling it.
 type server struct {
 	memhostv1.UnimplementedEmbedderServer
-	impl   Embedder
-	logger hclog.Logger
-
-	// info caches the first successful Describe so that every Embed can
-	// enforce the limits without another call into the implementation;
-	// Describe must be constant for the life of the process anyway.
-	info pluginkind.Described[Info]
+	*pluginkind.Served[Embedder, Info]
 }
 
 var _ memhostv1.EmbedderServer = (*server)(nil)
 
-func (s *server) describe(ctx context.Context) (Info, error) {
-	return s.info.Get(ctx, s.logger, "embedder Describe", s.impl.Describe, rpcerr.ToStatus)
-}
-
 func (s *server) Describe(ctx context.Context, _ *memhostv1.DescribeRequest) (*memhostv1.DescribeResponse, error) {
-	info, err := s.describe(ctx)
+	info, err := s.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +40,7 @@ func (s *server) Embed(ctx context.Context, req *memhostv1.EmbedRequest) (_ *mem
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	info, err := s.describe(ctx)
+	info, err := s.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +56,8 @@ func (s *server) Embed(ctx context.Context, req *memhostv1.EmbedRequest) (_ *mem
 		}
 	}
 
-	defer rpcerr.Recover(s.logger, "embedder Embed", &err)
-	vecs, err := s.impl.Embed(ctx, purpose, texts)
+	defer rpcerr.Recover(s.Logger, "embedder Embed", &err)
+	vecs, err := s.Impl.Embed(ctx, purpose, texts)
 	if err != nil {
 		return nil, rpcerr.ToStatus(err)
 	}
@@ -75,7 +65,7 @@ func (s *server) Embed(ctx context.Context, req *memhostv1.EmbedRequest) (_ *mem
 }
 
 func (s *server) Health(ctx context.Context, _ *memhostv1.HealthRequest) (*memhostv1.HealthResponse, error) {
-	ok, msg, err := rpcerr.Health(ctx, s.logger, "embedder Health", s.impl.Health)
+	ok, msg, err := s.Healthy(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,8 @@
 // Package openaihttp holds what every plugin that calls an OpenAI-compatible
-// HTTP API (chat completions, embeddings) needs the same way: the API root
-// and key read from the plugin's environment (the key only from the
-// variable the configuration names, and never printable), the client built
+// HTTP API (chat completions, embeddings) needs the same way: its name,
+// model, API root and key read from the plugin's environment (Endpoint; the
+// key only from the variable the configuration names, and never printable)
+// and its timeout (DurationFromEnv), the client built
 // on go-openai, failures read out of go-openai's error types with the key
 // scrubbed and the runtime's words bounded, and the retry policy that
 // honours Retry-After. Each plugin keeps what differs: its own environment

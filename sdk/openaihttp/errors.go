@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/memhost/memhost/sdk/internal/textcut"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -102,14 +102,4 @@ const maxQuoted = 300
 
 // Bounded squeezes s's whitespace and cuts it, on a rune boundary, to a
 // length fit to quote in an error.
-func Bounded(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= maxQuoted {
-		return s
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}
+func Bounded(s string) string { return textcut.Line(s, maxQuoted) }

@@ -1,6 +1,8 @@
 package openaihttp
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -40,6 +42,32 @@ func (p RetryPolicy) Wait(n int, h http.Header, now time.Time) time.Duration {
 		return d
 	}
 	return p.Backoff(n)
+}
+
+// Pause waits before the retry of a call whose attempt-th request got a retryable answer (a
+// 429 or a 5xx, whose headers are h); failure is the call's error for that answer. It returns
+// nil once the wait is over; failure, wrapped, when the attempts are spent or the wait would
+// pass ctx's deadline; and ctx's error when ctx ends while it waits. onWait, when not nil,
+// hears the wait first (a plugin logs its retries).
+func (p RetryPolicy) Pause(ctx context.Context, attempt int, h http.Header, failure error, onWait func(time.Duration)) error {
+	if attempt >= p.Attempts {
+		return fmt.Errorf("after %d attempts: %w", attempt, failure)
+	}
+	wait := p.Wait(attempt, h, time.Now())
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		return fmt.Errorf("a retry in %s would pass the deadline: %w", wait.Round(time.Millisecond), failure)
+	}
+	if onWait != nil {
+		onWait(wait)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // RetryAfter reads a Retry-After header, in seconds or as an HTTP date;

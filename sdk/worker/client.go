@@ -3,11 +3,11 @@ package worker
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"google.golang.org/grpc"
 
 	memhostv1 "github.com/memhost/memhost/sdk/internal/gen/memhost/v1"
+	"github.com/memhost/memhost/sdk/internal/pluginkind"
 	"github.com/memhost/memhost/sdk/internal/rpcerr"
 )
 
@@ -24,42 +24,26 @@ type client struct {
 
 	// info is the last valid Describe; Run needs it to check tasks and
 	// fetches it on first use.
-	mu   sync.Mutex
-	info *Info
+	info pluginkind.Kept[Info]
 }
 
 var _ Worker = (*client)(nil)
 
 func (c *client) Describe(ctx context.Context) (Info, error) {
-	resp, err := c.rpc.Describe(ctx, &memhostv1.WorkerDescribeRequest{})
-	if err != nil {
-		return Info{}, fromStatus(ctx, "worker Describe", err)
-	}
-	info := infoFromProto(resp)
-	if err := info.Validate(); err != nil {
-		return Info{}, fmt.Errorf("worker Describe: plugin returned invalid info: %w", err)
-	}
-	c.mu.Lock()
-	c.info = &info
-	c.mu.Unlock()
-	return info, nil
-}
-
-func (c *client) described(ctx context.Context) (Info, error) {
-	c.mu.Lock()
-	cached := c.info
-	c.mu.Unlock()
-	if cached != nil {
-		return *cached, nil
-	}
-	return c.Describe(ctx)
+	return c.info.Describe(ctx, "worker Describe", func(ctx context.Context) (Info, error) {
+		resp, err := c.rpc.Describe(ctx, &memhostv1.WorkerDescribeRequest{})
+		if err != nil {
+			return Info{}, fromStatus(ctx, "worker Describe", err)
+		}
+		return infoFromProto(resp), nil
+	})
 }
 
 func (c *client) Run(ctx context.Context, t Task) (Answer, error) {
 	if d, ok := ctx.Deadline(); ok && (t.Deadline.IsZero() || d.Before(t.Deadline)) {
 		t.Deadline = d
 	}
-	info, err := c.described(ctx)
+	info, err := c.info.Get(ctx, c.Describe)
 	if err != nil {
 		return Answer{}, err
 	}

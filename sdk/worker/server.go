@@ -15,31 +15,21 @@ import (
 
 // registerServer serves impl as the memhost.v1.Worker service on s.
 func registerServer(s *grpc.Server, impl Worker, logger hclog.Logger) {
-	memhostv1.RegisterWorkerServer(s, &server{impl: impl, logger: logger})
+	memhostv1.RegisterWorkerServer(s, &server{Served: pluginkind.NewServed[Worker, Info]("worker", impl, logger, toStatus)})
 }
 
 // server adapts a Worker to the generated gRPC service, holding every task
-// to the worker's Info before calling it and every answer to its task
-// before sending it.
+// to the worker's Info (Served.Info) before calling it and every answer to
+// its task before sending it.
 type server struct {
 	memhostv1.UnimplementedWorkerServer
-	impl   Worker
-	logger hclog.Logger
-
-	// info caches the first valid Describe, which must be constant for the
-	// life of the process, so that every Run is checked without another
-	// call into the implementation.
-	info pluginkind.Described[Info]
+	*pluginkind.Served[Worker, Info]
 }
 
 var _ memhostv1.WorkerServer = (*server)(nil)
 
-func (s *server) describe(ctx context.Context) (Info, error) {
-	return s.info.Get(ctx, s.logger, "worker Describe", s.impl.Describe, toStatus)
-}
-
 func (s *server) Describe(ctx context.Context, _ *memhostv1.WorkerDescribeRequest) (*memhostv1.WorkerDescribeResponse, error) {
-	info, err := s.describe(ctx)
+	info, err := s.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +37,7 @@ func (s *server) Describe(ctx context.Context, _ *memhostv1.WorkerDescribeReques
 }
 
 func (s *server) Run(ctx context.Context, req *memhostv1.RunRequest) (_ *memhostv1.RunResponse, err error) {
-	info, err := s.describe(ctx)
+	info, err := s.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -60,22 +50,22 @@ func (s *server) Run(ctx context.Context, req *memhostv1.RunRequest) (_ *memhost
 	ctx, cancel := context.WithDeadline(ctx, t.Deadline)
 	defer cancel()
 
-	defer rpcerr.Recover(s.logger, "worker Run", &err)
-	a, err := s.impl.Run(ctx, t)
+	defer rpcerr.Recover(s.Logger, "worker Run", &err)
+	a, err := s.Impl.Run(ctx, t)
 	if err != nil {
 		return nil, toStatus(err)
 	}
 	// An implementation that answers in breach of the protocol learns it
 	// here, in its own log, rather than from a host that refused it.
 	if a, err = t.CheckAnswer(a); err != nil {
-		s.logger.Warn("implementation answered in breach of the protocol", "kind", t.Kind, "error", err)
+		s.Logger.Warn("implementation answered in breach of the protocol", "kind", t.Kind, "error", err)
 		return nil, toStatus(err)
 	}
 	return answerToProto(a), nil
 }
 
 func (s *server) Health(ctx context.Context, _ *memhostv1.WorkerHealthRequest) (*memhostv1.WorkerHealthResponse, error) {
-	ok, msg, err := rpcerr.Health(ctx, s.logger, "worker Health", s.impl.Health)
+	ok, msg, err := s.Healthy(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/memhost/memhost/sdk/internal/textcut"
 )
 
 // MaxNameBytes bounds Info.Name and a task kind, which are metric labels.
@@ -194,15 +195,4 @@ func kindList(kinds []TaskKind) string {
 
 // oneLine flattens a multi-line validation message, bounded so that an
 // answer quoted in it cannot flood a log.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	const max = 300
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}
+func oneLine(s string) string { return textcut.Line(s, 300) }

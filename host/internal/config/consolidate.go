@@ -9,12 +9,8 @@ import (
 // "Consolidation"): a deterministic pre-pass first, the merge worker chain only for the
 // ambiguous clusters.
 type MaintenanceConsolidate struct {
-	Enabled     bool          `koanf:"enabled"`
-	Every       time.Duration `koanf:"every"`
-	MaxRows     int           `koanf:"max_rows"`
-	MaxDuration time.Duration `koanf:"max_duration"`
-	MaxLLMCalls int           `koanf:"max_llm_calls"`
-	MaxTokens   int           `koanf:"max_tokens"`
+	MaintenanceJob `koanf:",squash,flatten"`
+	MaintenanceLLM `koanf:",squash,flatten"`
 	// Same is the cosine at or above which two facts with the same specifics merge without a
 	// model; Near the cosine at or above which facts form a cluster the merge chain is asked
 	// about. Near <= Same.
@@ -26,33 +22,26 @@ type MaintenanceConsolidate struct {
 // MaintenanceConflicts asks the conflicts worker chain which of a project's statements
 // contradict or supersede each other (docs/maintenance.md, "Supersession and conflicts").
 type MaintenanceConflicts struct {
-	Enabled     bool          `koanf:"enabled"`
-	Every       time.Duration `koanf:"every"`
-	MaxRows     int           `koanf:"max_rows"`
-	MaxDuration time.Duration `koanf:"max_duration"`
-	MaxLLMCalls int           `koanf:"max_llm_calls"`
-	MaxTokens   int           `koanf:"max_tokens"`
+	MaintenanceJob `koanf:",squash,flatten"`
+	MaintenanceLLM `koanf:",squash,flatten"`
 	// Facts and Journal bound the task's input: the project's top facts and latest entries.
 	Facts   int `koanf:"facts"`
 	Journal int `koanf:"journal"`
 }
 
 func defaultConsolidate() MaintenanceConsolidate {
-	return MaintenanceConsolidate{Enabled: true, Every: day, MaxRows: 1000, MaxDuration: 5 * time.Minute,
-		MaxLLMCalls: 50, MaxTokens: 200000, Same: 0.95, Near: 0.85, MaxCluster: 8}
+	return MaintenanceConsolidate{MaintenanceJob: daily(true), MaintenanceLLM: MaintenanceLLM{MaxLLMCalls: 50, MaxTokens: 200000},
+		Same: 0.95, Near: 0.85, MaxCluster: 8}
 }
 
 func defaultConflicts() MaintenanceConflicts {
-	return MaintenanceConflicts{Enabled: true, Every: day, MaxRows: 100, MaxDuration: 10 * time.Minute,
-		MaxLLMCalls: 20, MaxTokens: 200000, Facts: 50, Journal: 10}
+	return MaintenanceConflicts{MaintenanceJob: MaintenanceJob{Enabled: true, Every: day, MaxRows: 100, MaxDuration: 10 * time.Minute},
+		MaintenanceLLM: MaintenanceLLM{MaxLLMCalls: 20, MaxTokens: 200000}, Facts: 50, Journal: 10}
 }
 
 func (c MaintenanceConsolidate) validate(v *validator) {
-	v.duration("maintenance.consolidate.every", c.Every, time.Second, 365*day)
-	v.intRange("maintenance.consolidate.max_rows", c.MaxRows, 2, 100000)
-	v.duration("maintenance.consolidate.max_duration", c.MaxDuration, time.Second, 24*time.Hour)
-	v.intRange("maintenance.consolidate.max_llm_calls", c.MaxLLMCalls, 0, 100000)
-	v.intRange("maintenance.consolidate.max_tokens", c.MaxTokens, 0, 100000000)
+	c.MaintenanceJob.validate(v, "maintenance.consolidate", 2, 100000)
+	c.MaintenanceLLM.validate(v, "maintenance.consolidate")
 	v.floatRange("maintenance.consolidate.same", c.Same, 0.5, 1)
 	v.floatRange("maintenance.consolidate.near", c.Near, 0.5, 1)
 	// Near is at most same; a same out of its own range is reported above, not here again.
@@ -63,11 +52,8 @@ func (c MaintenanceConsolidate) validate(v *validator) {
 }
 
 func (c MaintenanceConflicts) validate(v *validator) {
-	v.duration("maintenance.conflicts.every", c.Every, time.Second, 365*day)
-	v.intRange("maintenance.conflicts.max_rows", c.MaxRows, 1, 100000)
-	v.duration("maintenance.conflicts.max_duration", c.MaxDuration, time.Second, 24*time.Hour)
-	v.intRange("maintenance.conflicts.max_llm_calls", c.MaxLLMCalls, 0, 100000)
-	v.intRange("maintenance.conflicts.max_tokens", c.MaxTokens, 0, 100000000)
+	c.MaintenanceJob.validate(v, "maintenance.conflicts", 1, 100000)
+	c.MaintenanceLLM.validate(v, "maintenance.conflicts")
 	v.intRange("maintenance.conflicts.facts", c.Facts, 2, 500)
 	v.intRange("maintenance.conflicts.journal", c.Journal, 0, 100)
 }

@@ -27,6 +27,9 @@ const (
 	EnvFoldThreshold  = "MEMHOST_EMBEDDER_FOLD_THRESHOLD"
 )
 
+// endpointVars are the variables of the settings every OpenAI-compatible plugin reads alike.
+var endpointVars = openaihttp.EndpointVars{Name: EnvName, Model: EnvModel, BaseURL: EnvBaseURL, APIKeyEnv: EnvAPIKeyEnv}
+
 // Defaults for the optional settings.
 const (
 	DefaultName = "openaicompat"
@@ -110,26 +113,21 @@ func defaultPrefixes(model string) (query, document string) {
 // plugin), the API key from the variable EnvAPIKeyEnv names. Its errors name
 // the variable at fault and never quote the key.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	ep, err := openaihttp.EndpointFromEnv(getenv, endpointVars, DefaultName, "the embedding model to ask")
 	c := Config{
-		Name:           DefaultName,
-		Model:          strings.TrimSpace(getenv(EnvModel)),
-		BaseURL:        strings.TrimSpace(getenv(EnvBaseURL)),
-		APIKeyEnv:      strings.TrimSpace(getenv(EnvAPIKeyEnv)),
+		Name:           ep.Name,
+		Model:          ep.Model,
+		BaseURL:        ep.BaseURL,
+		APIKey:         ep.APIKey,
+		APIKeyEnv:      ep.APIKeyEnv,
 		MaxInputTokens: DefaultMaxInputTokens,
 		MaxBatch:       DefaultMaxBatch,
 		Timeout:        DefaultTimeout,
 		FoldThreshold:  DefaultFoldThreshold,
 	}
-	if s := strings.TrimSpace(getenv(EnvName)); s != "" {
-		c.Name = s
+	if err != nil {
+		return c, err
 	}
-	if c.BaseURL == "" {
-		return c, fmt.Errorf("%s is not set: the runtime's API root, e.g. http://127.0.0.1:11434/v1", EnvBaseURL)
-	}
-	if c.Model == "" {
-		return c, fmt.Errorf("%s is not set: the embedding model to ask", EnvModel)
-	}
-	var err error
 	positive := func(env string, dst *int) {
 		s := strings.TrimSpace(getenv(env))
 		if s == "" || err != nil {
@@ -148,12 +146,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	if s := strings.TrimSpace(getenv(EnvTimeout)); s != "" {
-		d, perr := time.ParseDuration(s)
-		if perr != nil || d <= 0 {
-			return c, fmt.Errorf("%s %q: must be a positive Go duration such as 30s", EnvTimeout, s)
-		}
-		c.Timeout = d
+	if c.Timeout, err = openaihttp.DurationFromEnv(getenv, EnvTimeout, DefaultTimeout); err != nil {
+		return c, err
 	}
 	if s := strings.TrimSpace(getenv(EnvFoldThreshold)); s != "" {
 		f, perr := strconv.ParseFloat(s, 64)
@@ -169,9 +163,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		q, d = defaultPrefixes(c.Model)
 	}
 	c.QueryPrefix, c.DocumentPrefix = q, d
-	if c.APIKey, err = openaihttp.KeyFromEnv(getenv, EnvAPIKeyEnv, c.APIKeyEnv); err != nil {
-		return c, err
-	}
 	return c, c.validate()
 }
 

@@ -81,20 +81,14 @@ func (e *Embedder) request(ctx context.Context, inputs []string) ([][]float32, e
 		if !c.Retryable() {
 			return nil, e.typed(c)
 		}
-		if attempt >= e.retry.Attempts {
-			return nil, fmt.Errorf("after %d attempts: %w", attempt, e.typed(c))
-		}
-		wait := e.retry.Wait(attempt, resp.Header(), time.Now())
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return nil, fmt.Errorf("a retry in %s would pass the deadline: %w", wait.Round(time.Millisecond), e.typed(c))
-		}
-		e.log.Warn("retrying the embeddings request", "status", c.Status, "attempt", attempt, "wait", wait, "message", c.Message)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		err = e.retry.Pause(ctx, attempt, resp.Header(), e.typed(c), func(wait time.Duration) {
+			e.log.Warn("retrying the embeddings request", "status", c.Status, "attempt", attempt, "wait", wait, "message", c.Message)
+		})
+		if ctx.Err() != nil {
 			return nil, e.ctxErr(ctx)
-		case <-timer.C:
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 }

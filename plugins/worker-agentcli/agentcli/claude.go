@@ -77,19 +77,9 @@ type claudeResult struct {
 }
 
 func (c claude) answer(r ran) (worker.Answer, error) {
-	out, err := outputJSON(Claude, r, false)
+	res, err := decodeRun(Claude, r, "a result object", func(res claudeResult) bool { return res.Type == "result" })
 	if err != nil {
-		if r.err != nil {
-			return worker.Answer{}, failed(Claude, r)
-		}
 		return worker.Answer{}, err
-	}
-	var res claudeResult
-	if err := json.Unmarshal(out, &res); err != nil || res.Type != "result" {
-		if r.err != nil {
-			return worker.Answer{}, failed(Claude, r)
-		}
-		return worker.Answer{}, fmt.Errorf("%w: claude's JSON is not a result object", worker.ErrBadAnswer)
 	}
 	switch {
 	case res.IsError:

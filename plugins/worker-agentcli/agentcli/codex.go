@@ -114,11 +114,8 @@ type codexEvent struct {
 }
 
 func (c codex) answer(r ran) (worker.Answer, error) {
-	out, err := outputJSON(Codex, r, true)
+	out, err := runOutput(Codex, r, true)
 	if err != nil {
-		if r.err != nil {
-			return worker.Answer{}, failed(Codex, r)
-		}
 		return worker.Answer{}, err
 	}
 	var (

@@ -111,19 +111,9 @@ type geminiOutput struct {
 }
 
 func (g gemini) answer(r ran) (worker.Answer, error) {
-	out, err := outputJSON(Gemini, r, false)
+	res, err := decodeRun(Gemini, r, "its output object", func(geminiOutput) bool { return true })
 	if err != nil {
-		if r.err != nil {
-			return worker.Answer{}, failed(Gemini, r)
-		}
 		return worker.Answer{}, err
-	}
-	var res geminiOutput
-	if err := json.Unmarshal(out, &res); err != nil {
-		if r.err != nil {
-			return worker.Answer{}, failed(Gemini, r)
-		}
-		return worker.Answer{}, fmt.Errorf("%w: gemini's JSON is not its output object", worker.ErrBadAnswer)
 	}
 	switch {
 	case res.Error != nil:

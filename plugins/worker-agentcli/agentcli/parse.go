@@ -42,6 +42,34 @@ func outputJSON(cli CLI, r ran, jsonl bool) ([]byte, error) {
 	return out, nil
 }
 
+// runOutput is outputJSON of r, except that a run that failed and gave no JSON failed (failed)
+// rather than answered badly.
+func runOutput(cli CLI, r ran, jsonl bool) ([]byte, error) {
+	out, err := outputJSON(cli, r, jsonl)
+	if err != nil && r.err != nil {
+		return nil, failed(cli, r)
+	}
+	return out, err
+}
+
+// decodeRun decodes the one JSON object of r's output (runOutput), which must be what (e.g.
+// "a result object") and satisfy valid: anything else is the run's failure when it failed,
+// else an ErrBadAnswer.
+func decodeRun[T any](cli CLI, r ran, what string, valid func(T) bool) (T, error) {
+	var v T
+	out, err := runOutput(cli, r, false)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(out, &v); err != nil || !valid(v) {
+		if r.err != nil {
+			return v, failed(cli, r)
+		}
+		return v, fmt.Errorf("%w: %s's JSON is not %s", worker.ErrBadAnswer, cli, what)
+	}
+	return v, nil
+}
+
 // oneObject reports whether b is exactly one JSON object.
 func oneObject(b []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -24,6 +24,9 @@ const (
 	EnvLocality      = "MEMHOST_WORKER_LOCALITY"
 )
 
+// endpointVars are the variables of the settings every OpenAI-compatible plugin reads alike.
+var endpointVars = openaihttp.EndpointVars{Name: EnvName, Model: EnvModel, BaseURL: EnvBaseURL, APIKeyEnv: EnvAPIKeyEnv}
+
 // Defaults for the optional settings.
 const (
 	DefaultName          = "openaicompat"
@@ -66,29 +69,14 @@ type Secret = openaihttp.Secret
 // plugin), reading the API key from the variable EnvAPIKeyEnv names. Its
 // errors name the variable at fault and never quote the key.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	c := Config{
-		Name:          DefaultName,
-		Model:         strings.TrimSpace(getenv(EnvModel)),
-		BaseURL:       strings.TrimSpace(getenv(EnvBaseURL)),
-		APIKeyEnv:     strings.TrimSpace(getenv(EnvAPIKeyEnv)),
-		Timeout:       DefaultTimeout,
-		MaxInputBytes: DefaultMaxInputBytes,
+	ep, err := openaihttp.EndpointFromEnv(getenv, endpointVars, DefaultName, "the model to ask")
+	if err != nil {
+		return Config{}, err
 	}
-	if s := strings.TrimSpace(getenv(EnvName)); s != "" {
-		c.Name = s
-	}
-	if c.BaseURL == "" {
-		return Config{}, fmt.Errorf("%s is not set: the runtime's API root, e.g. http://127.0.0.1:11434/v1", EnvBaseURL)
-	}
-	if c.Model == "" {
-		return Config{}, fmt.Errorf("%s is not set: the model to ask", EnvModel)
-	}
-	if s := strings.TrimSpace(getenv(EnvTimeout)); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return Config{}, fmt.Errorf("%s %q: must be a positive Go duration such as 120s", EnvTimeout, s)
-		}
-		c.Timeout = d
+	c := Config{Name: ep.Name, Model: ep.Model, BaseURL: ep.BaseURL, APIKey: ep.APIKey, APIKeyEnv: ep.APIKeyEnv,
+		MaxInputBytes: DefaultMaxInputBytes}
+	if c.Timeout, err = openaihttp.DurationFromEnv(getenv, EnvTimeout, DefaultTimeout); err != nil {
+		return Config{}, err
 	}
 	if s := strings.TrimSpace(getenv(EnvMaxInputBytes)); s != "" {
 		n, err := strconv.Atoi(s)
@@ -97,11 +85,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.MaxInputBytes = n
 	}
-	key, err := openaihttp.KeyFromEnv(getenv, EnvAPIKeyEnv, c.APIKeyEnv)
-	if err != nil {
-		return Config{}, err
-	}
-	c.APIKey = key
 	switch s := strings.TrimSpace(getenv(EnvLocality)); s {
 	case "":
 		loopback, err := openaihttp.IsLoopback(c.BaseURL, EnvAPIKeyEnv)

@@ -135,20 +135,14 @@ func (w *Worker) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 		if !c.Retryable() {
 			return resp, &httpError{c}
 		}
-		if attempt >= w.retry.Attempts {
-			return resp, fmt.Errorf("after %d attempts: %w", attempt, typed(c, w.cfg.APIKeyEnv))
-		}
-		wait := w.retry.Wait(attempt, resp.Header(), time.Now())
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return resp, fmt.Errorf("a retry in %s would pass the deadline: %w", wait.Round(time.Millisecond), typed(c, w.cfg.APIKeyEnv))
-		}
-		w.log.Warn("retrying the chat completion", "status", c.Status, "attempt", attempt, "wait", wait, "message", c.Message)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		err = w.retry.Pause(ctx, attempt, resp.Header(), typed(c, w.cfg.APIKeyEnv), func(wait time.Duration) {
+			w.log.Warn("retrying the chat completion", "status", c.Status, "attempt", attempt, "wait", wait, "message", c.Message)
+		})
+		if ctx.Err() != nil {
 			return resp, w.ctxErr(ctx)
-		case <-timer.C:
+		}
+		if err != nil {
+			return resp, err
 		}
 	}
 }

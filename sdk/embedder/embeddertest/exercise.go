@@ -64,19 +64,12 @@ var checks = []check{
 
 // kit is the embedder under test and what Describe said about it.
 type kit struct {
-	e      embedder.Embedder
-	info   embedder.Info
-	limits limits
+	plugintest.Kit[embedder.Embedder, embedder.Info]
 }
 
 func newKit(t testing.TB, e embedder.Embedder, l limits) *kit {
 	t.Helper()
-	k := &kit{e: e, limits: l}
-	k.info = k.describe(t)
-	if err := k.info.Validate(); err != nil {
-		t.Fatalf("Describe returned invalid info: %v", err)
-	}
-	return k
+	return &kit{plugintest.NewKit(t, e, l)}
 }
 
 var sampleTexts = []string{
@@ -85,17 +78,10 @@ var sampleTexts = []string{
 	"tests need TEST_DATABASE_URL",
 }
 
-func checkDescribe(t testing.TB, k *kit) {
-	if k.info.Version == "" {
-		t.Fatalf("Describe: version is empty")
-	}
-	if again := k.describe(t); again != k.info {
-		t.Fatalf("Describe is not stable: first %s, then %s", plugintest.Short(fmt.Sprintf("%+v", k.info)), plugintest.Short(fmt.Sprintf("%+v", again)))
-	}
-}
+func checkDescribe(t testing.TB, k *kit) { k.CheckDescribe(t, k.Info.Version) }
 
 func checkOneVectorPerText(t testing.TB, k *kit) {
-	texts := sampleTexts[:min(len(sampleTexts), k.info.MaxBatch)]
+	texts := sampleTexts[:min(len(sampleTexts), k.Info.MaxBatch)]
 	for _, p := range []embedder.Purpose{embedder.PurposeDocument, embedder.PurposeQuery} {
 		for i, v := range k.embed(t, p, texts) {
 			if norm(v) == 0 {
@@ -110,7 +96,7 @@ func checkDeterministic(t testing.TB, k *kit) {
 	alone := k.embed(t, embedder.PurposeDocument, []string{text})
 	again := k.embed(t, embedder.PurposeDocument, []string{text})
 	requireAgree(t, alone[0], again[0], "the same text in two calls")
-	if k.info.MaxBatch >= 2 {
+	if k.Info.MaxBatch >= 2 {
 		twice := k.embed(t, embedder.PurposeDocument, []string{text, text})
 		requireAgree(t, twice[0], twice[1], "the same text twice in one batch")
 		requireAgree(t, twice[0], alone[0], "the same text in a batch and alone")
@@ -118,7 +104,7 @@ func checkDeterministic(t testing.TB, k *kit) {
 }
 
 func checkOrderIndependent(t testing.TB, k *kit) {
-	texts := sampleTexts[:min(len(sampleTexts), k.info.MaxBatch)]
+	texts := sampleTexts[:min(len(sampleTexts), k.Info.MaxBatch)]
 	if len(texts) < 2 {
 		return // a batch of one has no neighbours
 	}
@@ -144,22 +130,22 @@ func checkEmptyText(t testing.TB, k *kit) {
 }
 
 func checkMaxBatch(t testing.TB, k *kit) {
-	k.embed(t, embedder.PurposeDocument, batch(k.info.MaxBatch))
+	k.embed(t, embedder.PurposeDocument, batch(k.Info.MaxBatch))
 }
 
 func checkMaxInputBytes(t testing.TB, k *kit) {
-	if k.info.MaxInputBytes == 0 {
+	if k.Info.MaxInputBytes == 0 {
 		t.Skip("no input limit declared")
 	}
 	word := "memory "
-	text := strings.Repeat(word, k.info.MaxInputBytes/len(word))
+	text := strings.Repeat(word, k.Info.MaxInputBytes/len(word))
 	k.embed(t, embedder.PurposeDocument, []string{text})
 }
 
 func checkUnicode(t testing.TB, k *kit) {
 	texts := []string{"naïve café ünïcödé", "東京タワーの設定", "emoji 🚀 deploys", "invalid \xff\xfe utf8"}
-	for i := 0; i < len(texts); i += k.info.MaxBatch {
-		k.embed(t, embedder.PurposeDocument, texts[i:min(len(texts), i+k.info.MaxBatch)])
+	for i := 0; i < len(texts); i += k.Info.MaxBatch {
+		k.embed(t, embedder.PurposeDocument, texts[i:min(len(texts), i+k.Info.MaxBatch)])
 	}
 }
 
@@ -171,7 +157,7 @@ func checkCancelledContext(t testing.TB, k *kit) {
 	cancel()
 	texts := []string{"cancelled before it started"}
 	call := k.start(ctx, embedder.PurposeDocument, texts)
-	vecs, err := call.Wait(t, "Embed with a cancelled context", k.limits.Cancel)
+	vecs, err := call.Wait(t, "Embed with a cancelled context", k.Limits.Cancel)
 	k.requireCancelled(t, texts, vecs, err)
 }
 
@@ -180,7 +166,7 @@ func checkCancelledContext(t testing.TB, k *kit) {
 func checkCancelDuringCall(t testing.TB, k *kit) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	texts := batch(k.info.MaxBatch)
+	texts := batch(k.Info.MaxBatch)
 	call := k.start(ctx, embedder.PurposeDocument, texts)
 	select {
 	case <-call.Done():
@@ -188,26 +174,19 @@ func checkCancelDuringCall(t testing.TB, k *kit) {
 	case <-time.After(10 * time.Millisecond):
 		cancel()
 	}
-	vecs, err := call.Wait(t, "Embed after its context was cancelled", k.limits.Cancel)
+	vecs, err := call.Wait(t, "Embed after its context was cancelled", k.Limits.Cancel)
 	k.requireCancelled(t, texts, vecs, err)
 }
 
-func checkHealth(t testing.TB, k *kit) {
-	plugintest.CheckHealth(t, k.limits, k.e.Health)
-}
-
-func (k *kit) describe(t testing.TB) embedder.Info {
-	t.Helper()
-	return plugintest.Describe(t, k.limits, k.e.Describe)
-}
+func checkHealth(t testing.TB, k *kit) { k.CheckHealth(t) }
 
 // embed calls Embed, requiring success and a well-formed result.
 func (k *kit) embed(t testing.TB, p embedder.Purpose, texts []string) [][]float32 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
+	ctx, cancel := context.WithTimeout(context.Background(), k.Limits.Call)
 	defer cancel()
 	what := fmt.Sprintf("Embed of %d texts (%s)", len(texts), p)
-	vecs, err := k.start(ctx, p, texts).Wait(t, what, k.limits.Call+k.limits.Cancel)
+	vecs, err := k.start(ctx, p, texts).Wait(t, what, k.Limits.Call+k.Limits.Cancel)
 	if err != nil {
 		t.Fatalf("%s: %s", what, plugintest.Short(err.Error()))
 	}
@@ -216,7 +195,7 @@ func (k *kit) embed(t testing.TB, p embedder.Purpose, texts []string) [][]float3
 }
 
 func (k *kit) start(ctx context.Context, p embedder.Purpose, texts []string) *plugintest.Pending[[][]float32] {
-	return plugintest.Go(func() ([][]float32, error) { return k.e.Embed(ctx, p, texts) })
+	return plugintest.Go(func() ([][]float32, error) { return k.Impl.Embed(ctx, p, texts) })
 }
 
 // requireVectors fails unless vecs holds one vector per text, each of the
@@ -227,8 +206,8 @@ func (k *kit) requireVectors(t testing.TB, texts []string, vecs [][]float32) {
 		t.Fatalf("Embed returned %d vectors for %d texts", len(vecs), len(texts))
 	}
 	for i, v := range vecs {
-		if len(v) != k.info.Dimensions {
-			t.Fatalf("vector %d has %d components, Describe promised %d", i, len(v), k.info.Dimensions)
+		if len(v) != k.Info.Dimensions {
+			t.Fatalf("vector %d has %d components, Describe promised %d", i, len(v), k.Info.Dimensions)
 		}
 		for j, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {

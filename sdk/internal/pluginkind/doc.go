@@ -6,8 +6,10 @@
 // public interface over a client connection. From that Kind come the host's
 // go-plugin value (GoPlugin, which makes it a plugin.Kind), the plugin
 // process's (Server), serving (Serve) and the test harness (package
-// plugintest). Described is the first valid Describe a kind's server keeps
-// to hold every later call to the declared limits.
+// plugintest). Served is what a kind's server holds (the implementation, its
+// logger and Described, the first valid Describe it keeps to hold every later
+// call to the declared limits); Kept is the last valid Describe a kind's
+// client keeps for the same purpose on the host's side.
 //
 // This is the shape of go-plugin's examples/grpc (a plugin value per kind
 // whose GRPCServer and GRPCClient wrap the generated code) and of grafana's

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
-	"unicode/utf8"
+
+	"github.com/memhost/memhost/sdk/internal/textcut"
 )
 
 // Limits are the time bounds a kit holds an implementation to.
@@ -95,15 +96,7 @@ const MaxMessage = 160
 func Short(s string) string { return Truncate(s, MaxMessage) }
 
 // Truncate cuts s to at most n bytes on a rune boundary, marking the cut with "…".
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func Truncate(s string, n int) string { return textcut.Cut(s, n, "…") }
 
 // Describe calls describe within l and returns its Info, failing t if it fails, hangs or
 // panics.

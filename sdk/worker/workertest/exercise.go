@@ -64,19 +64,12 @@ var checks = []check{
 
 // kit is the worker under test and what Describe said about it.
 type kit struct {
-	w      worker.Worker
-	info   worker.Info
-	limits limits
+	plugintest.Kit[worker.Worker, worker.Info]
 }
 
 func newKit(t testing.TB, w worker.Worker, l limits) *kit {
 	t.Helper()
-	k := &kit{w: w, limits: l}
-	k.info = k.describe(t)
-	if err := k.info.Validate(); err != nil {
-		t.Fatalf("Describe returned invalid info: %v", err)
-	}
-	return k
+	return &kit{plugintest.NewKit(t, w, l)}
 }
 
 // task is an ordinary task of kind, due within the call limit.
@@ -85,23 +78,15 @@ func (k *kit) task(kind worker.TaskKind) worker.Task {
 		Kind:         kind,
 		Instructions: "Summarise the input in one sentence.",
 		Input:        "we use pnpm, not npm, in this repo; the API listens on port 8080",
-		Deadline:     time.Now().Add(k.limits.Call),
+		Deadline:     time.Now().Add(k.Limits.Call),
 		TokenBudget:  budget,
 	}
 }
 
-func checkDescribe(t testing.TB, k *kit) {
-	if k.info.Version == "" {
-		t.Fatalf("Describe: version is empty")
-	}
-	again := k.describe(t)
-	if fmt.Sprint(again) != fmt.Sprint(k.info) {
-		t.Fatalf("Describe is not stable: first %s, then %s", short(fmt.Sprintf("%+v", k.info)), short(fmt.Sprintf("%+v", again)))
-	}
-}
+func checkDescribe(t testing.TB, k *kit) { k.CheckDescribe(t, k.Info.Version) }
 
 func checkAnswers(t testing.TB, k *kit) {
-	for _, kind := range k.info.TaskKinds {
+	for _, kind := range k.Info.TaskKinds {
 		task := k.task(kind)
 		a, err := k.run(t, task)
 		if err != nil {
@@ -115,7 +100,7 @@ func checkAnswers(t testing.TB, k *kit) {
 }
 
 func checkSchema(t testing.TB, k *kit) {
-	for _, kind := range k.info.TaskKinds {
+	for _, kind := range k.Info.TaskKinds {
 		task := k.task(kind)
 		task.Instructions += ` Answer {"summary": "..."}.`
 		task.Schema = schema
@@ -133,7 +118,7 @@ func checkSchema(t testing.TB, k *kit) {
 // checkBudget: with a budget of one token no real task fits; the worker
 // says so or answers within it, and never reports spending more.
 func checkBudget(t testing.TB, k *kit) {
-	task := k.task(k.info.TaskKinds[0])
+	task := k.task(k.Info.TaskKinds[0])
 	task.TokenBudget = 1
 	_, err := k.run(t, task)
 	if err != nil && !errors.Is(err, worker.ErrOverBudget) {
@@ -155,11 +140,11 @@ func checkUnservedKind(t testing.TB, k *kit) {
 // checkDeadlinePassed: a task whose deadline has passed (its context with
 // it) ends at once with a timeout.
 func checkDeadlinePassed(t testing.TB, k *kit) {
-	task := k.task(k.info.TaskKinds[0])
+	task := k.task(k.Info.TaskKinds[0])
 	task.Deadline = time.Now().Add(-time.Millisecond)
 	ctx, cancel := context.WithDeadline(context.Background(), task.Deadline)
 	defer cancel()
-	_, err := k.start(ctx, task).Wait(t, "Run past its deadline", k.limits.Cancel)
+	_, err := k.start(ctx, task).Wait(t, "Run past its deadline", k.Limits.Cancel)
 	if !errors.Is(err, worker.ErrTimeout) {
 		t.Fatalf("Run past its deadline: want an error wrapping ErrTimeout (context.DeadlineExceeded), got %s", describeErr(err))
 	}
@@ -168,8 +153,8 @@ func checkDeadlinePassed(t testing.TB, k *kit) {
 func checkCancelledContext(t testing.TB, k *kit) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	task := k.task(k.info.TaskKinds[0])
-	_, err := k.start(ctx, task).Wait(t, "Run with a cancelled context", k.limits.Cancel)
+	task := k.task(k.Info.TaskKinds[0])
+	_, err := k.start(ctx, task).Wait(t, "Run with a cancelled context", k.Limits.Cancel)
 	k.requireCancelled(t, task, err)
 }
 
@@ -178,7 +163,7 @@ func checkCancelledContext(t testing.TB, k *kit) {
 func checkCancelDuringCall(t testing.TB, k *kit) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	task := k.task(k.info.TaskKinds[0])
+	task := k.task(k.Info.TaskKinds[0])
 	call := k.start(ctx, task)
 	select {
 	case <-call.Done():
@@ -186,18 +171,11 @@ func checkCancelDuringCall(t testing.TB, k *kit) {
 	case <-time.After(10 * time.Millisecond):
 		cancel()
 	}
-	_, err := call.Wait(t, "Run after its context was cancelled", k.limits.Cancel)
+	_, err := call.Wait(t, "Run after its context was cancelled", k.Limits.Cancel)
 	k.requireCancelled(t, task, err)
 }
 
-func checkHealth(t testing.TB, k *kit) {
-	plugintest.CheckHealth(t, k.limits, k.w.Health)
-}
-
-func (k *kit) describe(t testing.TB) worker.Info {
-	t.Helper()
-	return plugintest.Describe(t, k.limits, k.w.Describe)
-}
+func checkHealth(t testing.TB, k *kit) { k.CheckHealth(t) }
 
 // run calls Run under the task's deadline and holds a successful answer to
 // the protocol, as the host does: an implementation tested directly has no
@@ -207,7 +185,7 @@ func (k *kit) run(t testing.TB, task worker.Task) (worker.Answer, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), task.Deadline)
 	defer cancel()
 	what := fmt.Sprintf("Run %s", task.Kind)
-	a, err := k.start(ctx, task).Wait(t, what, k.limits.Call+k.limits.Cancel)
+	a, err := k.start(ctx, task).Wait(t, what, k.Limits.Call+k.Limits.Cancel)
 	if err != nil {
 		return worker.Answer{}, err
 	}
@@ -219,7 +197,7 @@ func (k *kit) run(t testing.TB, task worker.Task) (worker.Answer, error) {
 }
 
 func (k *kit) start(ctx context.Context, task worker.Task) *plugintest.Pending[worker.Answer] {
-	return plugintest.Go(func() (worker.Answer, error) { return k.w.Run(ctx, task) })
+	return plugintest.Go(func() (worker.Answer, error) { return k.Impl.Run(ctx, task) })
 }
 
 // requireTyped fails unless err is one of the errors a worker may answer a

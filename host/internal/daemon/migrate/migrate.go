@@ -77,13 +77,9 @@ const createTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 
 // Up applies every pending migration, memhost's then River's, and returns the ones it applied.
 func Up(ctx context.Context, pool *pgxpool.Pool) ([]Migration, error) {
-	all, err := All()
+	all, conn, err := open(ctx, pool)
 	if err != nil {
 		return nil, err
-	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("migrate: acquire connection: %w", err)
 	}
 	defer conn.Release()
 	// A session lock (not a transaction lock) so it spans the per-migration transactions.
@@ -129,15 +125,25 @@ func Up(ctx context.Context, pool *pgxpool.Pool) ([]Migration, error) {
 	return append(done, river...), err
 }
 
-// List reports every known migration and whether it has been applied.
-func List(ctx context.Context, pool *pgxpool.Pool) ([]Status, error) {
+// open reads the known migrations and acquires the connection Up and List work on; the caller
+// releases it.
+func open(ctx context.Context, pool *pgxpool.Pool) ([]Migration, *pgxpool.Conn, error) {
 	all, err := All()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("migrate: acquire connection: %w", err)
+		return nil, nil, fmt.Errorf("migrate: acquire connection: %w", err)
+	}
+	return all, conn, nil
+}
+
+// List reports every known migration and whether it has been applied.
+func List(ctx context.Context, pool *pgxpool.Pool) ([]Status, error) {
+	all, conn, err := open(ctx, pool)
+	if err != nil {
+		return nil, err
 	}
 	defer conn.Release()
 	var exists bool

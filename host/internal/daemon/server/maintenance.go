@@ -30,37 +30,28 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 		// Several hosts may run on one machine: the pid tells them apart in status and River.
 		Host:   fmt.Sprintf("%s-%d", host, os.Getpid()),
 		Logger: c.Log,
-		Jobs: []maintenance.Scheduled{{
-			Job:     maintenance.Stale{Store: c.Store, After: st.After},
-			Enabled: st.Enabled, Every: st.Every,
-			Budget: maintenance.Budget{MaxRows: st.MaxRows, MaxDuration: st.MaxDuration},
-		}, {
-			Job:     maintenance.Purge{Store: c.Store, Grace: pu.Grace},
-			Enabled: pu.Enabled, Every: pu.Every,
-			Budget: maintenance.Budget{MaxRows: pu.MaxRows, MaxDuration: pu.MaxDuration},
-		}, {
-			Job:     maintenance.Journal{Store: c.Store, OlderThan: jo.OlderThan},
-			Enabled: jo.Enabled, Every: jo.Every,
-			Budget: maintenance.Budget{MaxRows: jo.MaxRows, MaxDuration: jo.MaxDuration},
-		}, {
-			Job:     maintenance.Dormancy{Store: c.Store, After: do.After},
-			Enabled: do.Enabled, Every: do.Every,
-			Budget: maintenance.Budget{MaxRows: do.MaxRows, MaxDuration: do.MaxDuration},
-		}, {
-			Job: c.Reembed, Enabled: re.Enabled, Every: re.Every,
-			Budget: maintenance.Budget{MaxRows: re.MaxRows, MaxDuration: re.MaxDuration},
-		}, {
-			Job: maintenance.Summarize{Store: c.Store, Memory: c.Service, Brain: c.Brain, Tasks: coreTasks{c},
-				Exclude: su.Exclude, Extract: su.Extract, PlanDrift: su.PlanDrift, MaxAttempts: su.MaxAttempts},
-			Enabled: su.Enabled, Every: su.Every,
-			Budget: maintenance.Budget{MaxRows: su.MaxRows, MaxDuration: su.MaxDuration, MaxLLMCalls: su.MaxLLMCalls, MaxTokens: su.MaxTokens},
-		}, consolidateJob(c, cfg.Maintenance.Consolidate), conflictsJob(c, cfg.Maintenance.Conflicts)},
+		Jobs: []maintenance.Scheduled{
+			scheduled(maintenance.Stale{Store: c.Store, After: st.After}, st.MaintenanceJob, config.MaintenanceLLM{}),
+			scheduled(maintenance.Purge{Store: c.Store, Grace: pu.Grace}, pu.MaintenanceJob, config.MaintenanceLLM{}),
+			scheduled(maintenance.Journal{Store: c.Store, OlderThan: jo.OlderThan}, jo.MaintenanceJob, config.MaintenanceLLM{}),
+			scheduled(maintenance.Dormancy{Store: c.Store, After: do.After}, do.MaintenanceJob, config.MaintenanceLLM{}),
+			scheduled(c.Reembed, re.MaintenanceJob, config.MaintenanceLLM{}),
+			scheduled(maintenance.Summarize{Store: c.Store, Memory: c.Service, Brain: c.Brain, Tasks: coreTasks{c},
+				Exclude: su.Exclude, Extract: su.Extract, PlanDrift: su.PlanDrift, MaxAttempts: su.MaxAttempts}, su.MaintenanceJob, su.MaintenanceLLM),
+			consolidateJob(c, cfg.Maintenance.Consolidate), conflictsJob(c, cfg.Maintenance.Conflicts)},
 	})
 	if err != nil {
 		return err
 	}
 	c.Maintenance = m
 	return nil
+}
+
+// scheduled runs job on the schedule and within the budgets its table t sets, and the model
+// budget l (zero for a job that asks no model).
+func scheduled(job maintenance.Job, t config.MaintenanceJob, l config.MaintenanceLLM) maintenance.Scheduled {
+	return maintenance.Scheduled{Job: job, Enabled: t.Enabled, Every: t.Every,
+		Budget: maintenance.Budget{MaxRows: t.MaxRows, MaxDuration: t.MaxDuration, MaxLLMCalls: l.MaxLLMCalls, MaxTokens: l.MaxTokens}}
 }
 
 // coreSummarizer queues session summaries through the core's maintenance, which is built after

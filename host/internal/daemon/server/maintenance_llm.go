@@ -31,17 +31,11 @@ func chain(c *Core, maxCalls int) maintenance.Tasks {
 }
 
 func consolidateJob(c *Core, k config.MaintenanceConsolidate) maintenance.Scheduled {
-	return maintenance.Scheduled{
-		Job:     maintenance.Consolidate{Store: c.Store, Memory: c.Service, Tasks: chain(c, k.MaxLLMCalls), Same: k.Same, Near: k.Near, MaxCluster: k.MaxCluster},
-		Enabled: k.Enabled, Every: k.Every,
-		Budget: maintenance.Budget{MaxRows: k.MaxRows, MaxDuration: k.MaxDuration, MaxLLMCalls: k.MaxLLMCalls, MaxTokens: k.MaxTokens},
-	}
+	return scheduled(maintenance.Consolidate{Store: c.Store, Memory: c.Service, Tasks: chain(c, k.MaxLLMCalls), Same: k.Same, Near: k.Near, MaxCluster: k.MaxCluster},
+		k.MaintenanceJob, k.MaintenanceLLM)
 }
 
 func conflictsJob(c *Core, k config.MaintenanceConflicts) maintenance.Scheduled {
-	return maintenance.Scheduled{
-		Job:     maintenance.Conflicts{Store: c.Store, Memory: c.Service, Tasks: chain(c, k.MaxLLMCalls), Facts: k.Facts, Journal: k.Journal},
-		Enabled: k.Enabled, Every: k.Every,
-		Budget: maintenance.Budget{MaxRows: k.MaxRows, MaxDuration: k.MaxDuration, MaxLLMCalls: k.MaxLLMCalls, MaxTokens: k.MaxTokens},
-	}
+	return scheduled(maintenance.Conflicts{Store: c.Store, Memory: c.Service, Tasks: chain(c, k.MaxLLMCalls), Facts: k.Facts, Journal: k.Journal},
+		k.MaintenanceJob, k.MaintenanceLLM)
 }

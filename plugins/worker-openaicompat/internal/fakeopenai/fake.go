@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/sdk/embedder/embeddertest/openaifake"
 )
 
 // Mode is how the fake runtime behaves.
@@ -135,7 +137,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if s.opts.Key == "" || got == "Bearer "+s.opts.Key {
 		return true
 	}
-	writeError(w, http.StatusUnauthorized, fmt.Sprintf("Incorrect API key provided: %q", strings.TrimPrefix(got, "Bearer ")), "invalid_request_error", "", "invalid_api_key")
+	openaifake.WriteError(w, http.StatusUnauthorized, fmt.Sprintf("Incorrect API key provided: %q", strings.TrimPrefix(got, "Bearer ")), "invalid_request_error", "", "invalid_api_key")
 	return false
 }
 
@@ -148,7 +150,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	openaifake.WriteJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
 		"data":   []any{map[string]any{"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake"}},
 	})
@@ -173,12 +175,12 @@ type chatRequest struct {
 
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "use POST", "invalid_request_error", "", "")
+		openaifake.WriteError(w, http.StatusMethodNotAllowed, "use POST", "invalid_request_error", "", "")
 		return
 	}
 	var req chatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "request body is not JSON: "+err.Error(), "invalid_request_error", "", "")
+		openaifake.WriteError(w, http.StatusBadRequest, "request body is not JSON: "+err.Error(), "invalid_request_error", "", "")
 		return
 	}
 	rec := Request{
@@ -198,18 +200,18 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Stream {
 		// The plugin never streams; the tests check it never asks to.
-		writeError(w, http.StatusBadRequest, "this stand-in does not stream", "invalid_request_error", "stream", "")
+		openaifake.WriteError(w, http.StatusBadRequest, "this stand-in does not stream", "invalid_request_error", "stream", "")
 		return
 	}
 	switch mode := s.opts.Mode; {
 	case mode == RateLimitedOnce && n == 1:
 		w.Header().Set("Retry-After", s.opts.RetryAfter)
-		writeError(w, http.StatusTooManyRequests, "Rate limit reached for requests", "requests", "", "rate_limit_exceeded")
+		openaifake.WriteError(w, http.StatusTooManyRequests, "Rate limit reached for requests", "requests", "", "rate_limit_exceeded")
 		return
 	case mode == ServerError:
 		// Quoting the request's credentials back, as a debugging proxy
 		// might, tests that the plugin scrubs what it repeats.
-		writeError(w, http.StatusInternalServerError, "The server had an error while processing your request ("+rec.Authorization+").", "server_error", "", "")
+		openaifake.WriteError(w, http.StatusInternalServerError, "The server had an error while processing your request ("+rec.Authorization+").", "server_error", "", "")
 		return
 	case mode == Slow:
 		select {
@@ -222,13 +224,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"{\"summ`))
 		return
 	case mode == NoJSONSchema && rec.ResponseFormat == "json_schema":
-		writeError(w, http.StatusBadRequest, "'response_format.type' must be one of 'json_object', 'text'", "invalid_request_error", "response_format", "")
+		openaifake.WriteError(w, http.StatusBadRequest, "'response_format.type' must be one of 'json_object', 'text'", "invalid_request_error", "response_format", "")
 		return
 	case mode == NoResponseFormat && rec.ResponseFormat != "":
-		writeError(w, http.StatusBadRequest, "Unrecognized request argument supplied: response_format", "invalid_request_error", "", "")
+		openaifake.WriteError(w, http.StatusBadRequest, "Unrecognized request argument supplied: response_format", "invalid_request_error", "", "")
 		return
 	case mode == MaxCompletionTokensOnly && req.MaxTokens > 0:
-		writeError(w, http.StatusBadRequest, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "invalid_request_error", "max_tokens", "unsupported_parameter")
+		openaifake.WriteError(w, http.StatusBadRequest, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "invalid_request_error", "max_tokens", "unsupported_parameter")
 		return
 	}
 	s.answer(w, req, rec)
@@ -272,7 +274,7 @@ func (s *Server) answer(w http.ResponseWriter, req chatRequest, rec Request) {
 		content, completion, finish = content[:min(len(content), limit*4)], limit, "length"
 	}
 	model := req.Model
-	writeJSON(w, http.StatusOK, map[string]any{
+	openaifake.WriteJSON(w, http.StatusOK, map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": model,
 		"choices": []any{map[string]any{
 			"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": finish,
@@ -283,20 +285,3 @@ func (s *Server) answer(w http.ResponseWriter, req chatRequest, rec Request) {
 
 // Tokens is the fake's token count: one per four bytes, at least one.
 func Tokens(s string) int { return len(s)/4 + 1 }
-
-func writeError(w http.ResponseWriter, status int, message, typ, param, code string) {
-	body := map[string]any{"message": message, "type": typ, "param": nil, "code": nil}
-	if param != "" {
-		body["param"] = param
-	}
-	if code != "" {
-		body["code"] = code
-	}
-	writeJSON(w, status, map[string]any{"error": body})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}

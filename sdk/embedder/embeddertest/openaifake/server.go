@@ -273,15 +273,15 @@ func (s *Server) gate(w http.ResponseWriter, r *http.Request, embeddings bool) b
 	switch {
 	case outage == Unavailable:
 		w.Header().Set("Retry-After", s.opts.RetryAfter)
-		writeError(w, http.StatusServiceUnavailable, "model is loading, try again later", "server_error", "", "")
+		WriteError(w, http.StatusServiceUnavailable, "model is loading, try again later", "server_error", "", "")
 		return false
 	case s.opts.Key != "" && r.Header.Get("Authorization") != "Bearer "+s.opts.Key:
 		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		writeError(w, http.StatusUnauthorized, fmt.Sprintf("Incorrect API key provided: %q", got), "invalid_request_error", "", "invalid_api_key")
+		WriteError(w, http.StatusUnauthorized, fmt.Sprintf("Incorrect API key provided: %q", got), "invalid_request_error", "", "invalid_api_key")
 		return false
 	case limited:
 		w.Header().Set("Retry-After", s.opts.RetryAfter)
-		writeError(w, http.StatusTooManyRequests, "Rate limit reached for requests", "requests", "", "rate_limit_exceeded")
+		WriteError(w, http.StatusTooManyRequests, "Rate limit reached for requests", "requests", "", "rate_limit_exceeded")
 		return false
 	}
 	return true
@@ -291,7 +291,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	if !s.gate(w, r, false) {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	WriteJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
 		"data":   []any{map[string]any{"id": s.opts.Model, "object": "model", "created": 0, "owned_by": "openaifake"}},
 	})
@@ -308,19 +308,19 @@ type embeddingsRequest struct {
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "use POST", "invalid_request_error", "", "")
+		WriteError(w, http.StatusMethodNotAllowed, "use POST", "invalid_request_error", "", "")
 		return
 	}
 	var req embeddingsRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "request body is not JSON: "+err.Error(), "invalid_request_error", "", "")
+		WriteError(w, http.StatusBadRequest, "request body is not JSON: "+err.Error(), "invalid_request_error", "", "")
 		return
 	}
 	var inputs []string
 	if err := json.Unmarshal(req.Input, &inputs); err != nil {
 		var one string
 		if err := json.Unmarshal(req.Input, &one); err != nil {
-			writeError(w, http.StatusBadRequest, "'input' must be a string or an array of strings", "invalid_request_error", "input", "")
+			WriteError(w, http.StatusBadRequest, "'input' must be a string or an array of strings", "invalid_request_error", "input", "")
 			return
 		}
 		inputs = []string{one}
@@ -347,16 +347,16 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case req.Model != s.opts.Model:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model), "invalid_request_error", "model", "model_not_found")
+		WriteError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model), "invalid_request_error", "model", "model_not_found")
 		return
 	case len(inputs) == 0:
-		writeError(w, http.StatusBadRequest, "'input' must not be empty", "invalid_request_error", "input", "")
+		WriteError(w, http.StatusBadRequest, "'input' must not be empty", "invalid_request_error", "input", "")
 		return
 	case s.opts.MaxBatch > 0 && len(inputs) > s.opts.MaxBatch:
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("batch of %d inputs exceeds the maximum of %d", len(inputs), s.opts.MaxBatch), "invalid_request_error", "input", "")
+		WriteError(w, http.StatusBadRequest, fmt.Sprintf("batch of %d inputs exceeds the maximum of %d", len(inputs), s.opts.MaxBatch), "invalid_request_error", "input", "")
 		return
 	case req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64":
-		writeError(w, http.StatusBadRequest, "'encoding_format' must be float or base64", "invalid_request_error", "encoding_format", "")
+		WriteError(w, http.StatusBadRequest, "'encoding_format' must be float or base64", "invalid_request_error", "encoding_format", "")
 		return
 	}
 	dims := s.opts.Dimensions
@@ -369,7 +369,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		n := Tokens(text)
 		total += n
 		if s.opts.MaxInputTokens > 0 && n > s.opts.MaxInputTokens && s.opts.OverLong == OverLongError {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf(
+			WriteError(w, http.StatusBadRequest, fmt.Sprintf(
 				"This model's maximum context length is %d tokens. However, you requested %d tokens in input %d. Please reduce the length of the input.",
 				s.opts.MaxInputTokens, n, i), "invalid_request_error", "input", "context_length_exceeded")
 			return
@@ -387,7 +387,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		}
 		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	WriteJSON(w, http.StatusOK, map[string]any{
 		"object": "list", "model": s.opts.Model, "data": data,
 		"usage": map[string]any{"prompt_tokens": total, "total_tokens": total},
 	})
@@ -419,7 +419,10 @@ func normalize(v []float32) []float32 {
 	return out
 }
 
-func writeError(w http.ResponseWriter, status int, message, typ, param, code string) {
+// WriteError answers status with an OpenAI error body ({"error": {"message", "type", "param",
+// "code"}}, param and code null when empty): how a fake of another OpenAI endpoint (chat
+// completions, say) fails the way this one and the real APIs do.
+func WriteError(w http.ResponseWriter, status int, message, typ, param, code string) {
 	body := map[string]any{"message": message, "type": typ, "param": nil, "code": nil}
 	if param != "" {
 		body["param"] = param
@@ -427,10 +430,11 @@ func writeError(w http.ResponseWriter, status int, message, typ, param, code str
 	if code != "" {
 		body["code"] = code
 	}
-	writeJSON(w, status, map[string]any{"error": body})
+	WriteJSON(w, status, map[string]any{"error": body})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON answers status with v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)

@@ -230,26 +230,18 @@ func (s *Store) IndexScopes(ctx context.Context) (int, error) {
 // scopes lists every scope that holds rows, walking the (scope, scope_key) btree from one key
 // to the next (a loose index scan): one probe per scope, however many rows each holds.
 func (s *Store) scopes(ctx context.Context) ([]store.ScopeRef, error) {
-	rows, err := s.pool.Query(ctx, `WITH RECURSIVE k AS (
-			(SELECT scope, scope_key FROM memories ORDER BY scope, scope_key LIMIT 1)
-			UNION ALL
-			SELECT n.scope, n.scope_key FROM k, LATERAL (SELECT scope, scope_key FROM memories m
-				WHERE (m.scope, m.scope_key) > (k.scope, k.scope_key) ORDER BY scope, scope_key LIMIT 1) n)
-		SELECT scope, scope_key FROM k`)
-	if err != nil {
-		return nil, fmt.Errorf("list scopes: %w", err)
-	}
-	refs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ScopeRef, error) {
+	return queryCollect(ctx, s.pool, "list scopes", func(row pgx.CollectableRow) (store.ScopeRef, error) {
 		var ref store.ScopeRef
 		var scope string
 		err := row.Scan(&scope, &ref.Key)
 		ref.Scope = store.Scope(scope)
 		return ref, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list scopes: %w", err)
-	}
-	return refs, nil
+	}, `WITH RECURSIVE k AS (
+			(SELECT scope, scope_key FROM memories ORDER BY scope, scope_key LIMIT 1)
+			UNION ALL
+			SELECT n.scope, n.scope_key FROM k, LATERAL (SELECT scope, scope_key FROM memories m
+				WHERE (m.scope, m.scope_key) > (k.scope, k.scope_key) ORDER BY scope, scope_key LIMIT 1) n)
+		SELECT scope, scope_key FROM k`)
 }
 
 // buildGraph builds or rebuilds one scope graph. It reports false without an error when the

@@ -46,19 +46,7 @@ func (s *Store) FileConflict(ctx context.Context, c store.Conflict) (filed bool,
 
 // ConflictPairs returns the pair keys of every conflict a project ever had.
 func (s *Store) ConflictPairs(ctx context.Context, key string) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT pair_key FROM memory_conflicts WHERE scope_key = $1`, key)
-	if err != nil {
-		return nil, fmt.Errorf("read conflict pairs: %w", err)
-	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("read conflict pairs: %w", err)
-	}
-	out := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		out[k] = true
-	}
-	return out, nil
+	return querySet(ctx, s.pool, "read conflict pairs", `SELECT pair_key FROM memory_conflicts WHERE scope_key = $1`, key)
 }
 
 // Conflict returns one of a project's conflicts; another project's id is rules.ErrNotFound.
@@ -76,21 +64,8 @@ func (s *Store) Conflicts(ctx context.Context, q store.ConflictQuery) ([]store.C
 	for i, st := range q.Statuses {
 		statuses[i] = string(st)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+conflictColumns+` FROM memory_conflicts WHERE scope_key = $1
+	return queryRows(ctx, s.pool, "list conflicts", scanConflict, `SELECT `+conflictColumns+` FROM memory_conflicts WHERE scope_key = $1
 		AND (cardinality($2::text[]) = 0 OR status = ANY($2)) ORDER BY created_at DESC, id DESC LIMIT $3`, q.ScopeKey, statuses, max(q.Limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("list conflicts: %w", err)
-	}
-	defer rows.Close()
-	var out []store.Conflict
-	for rows.Next() {
-		c, err := scanConflict(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list conflicts: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // OpenConflicts counts a project's open conflicts and says when the oldest was flagged.
@@ -105,15 +80,7 @@ func (s *Store) OpenConflicts(ctx context.Context, key string) (n int64, oldest 
 // ConflictIDsEndingWith returns up to limit ids of a project's conflicts whose hex digits end
 // with digits: how a short id the inbox shows is read back.
 func (s *Store) ConflictIDsEndingWith(ctx context.Context, key, digits string, limit int) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM memory_conflicts WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE '%' || $2 LIMIT $3`, key, digits, limit)
-	if err != nil {
-		return nil, fmt.Errorf("conflict ids by suffix: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("conflict ids by suffix: %w", err)
-	}
-	return ids, nil
+	return queryValues[uuid.UUID](ctx, s.pool, "conflict ids by suffix", `SELECT id FROM memory_conflicts WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE '%' || $2 LIMIT $3`, key, digits, limit)
 }
 
 // DecideConflict accepts or dismisses an open conflict, recording who and, on acceptance,

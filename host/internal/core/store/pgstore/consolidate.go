@@ -19,17 +19,9 @@ import (
 // the conflicts job look at), in key order; project "" means every project, else that one (if
 // it has two).
 func (s *Store) ProjectsWithFacts(ctx context.Context, project string) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT scope_key FROM memories WHERE scope = 'project' AND archived_at IS NULL AND `+factKinds+`
+	return queryValues[string](ctx, s.pool, "find projects with facts", `SELECT scope_key FROM memories WHERE scope = 'project' AND archived_at IS NULL AND `+factKinds+`
 		AND (@project = '' OR scope_key = @project) GROUP BY scope_key HAVING count(*) > 1 ORDER BY scope_key`,
 		pgx.NamedArgs{"project": project})
-	if err != nil {
-		return nil, fmt.Errorf("find projects with facts: %w", err)
-	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("find projects with facts: %w", err)
-	}
-	return keys, nil
 }
 
 // ConsolidationFacts returns up to limit live facts of project with their vectors of
@@ -316,17 +308,5 @@ func keepApart(ctx context.Context, tx pgx.Tx, scopeKey string, ids []uuid.UUID,
 // KeptApart returns the pairs of project's memories an operator kept apart by an unmerge,
 // keyed by store.PairKey: consolidation never merges them again.
 func (s *Store) KeptApart(ctx context.Context, project string) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT pair_key FROM memory_kept_apart WHERE scope_key = $1`, project)
-	if err != nil {
-		return nil, fmt.Errorf("read the pairs kept apart in %q: %w", project, err)
-	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("read the pairs kept apart in %q: %w", project, err)
-	}
-	out := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		out[k] = true
-	}
-	return out, nil
+	return querySet(ctx, s.pool, fmt.Sprintf("read the pairs kept apart in %q", project), `SELECT pair_key FROM memory_kept_apart WHERE scope_key = $1`, project)
 }

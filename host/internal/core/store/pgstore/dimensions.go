@@ -14,24 +14,7 @@ import (
 // trigger (migration 0003) fills with the first vector of each embedder and then holds every
 // other vector of that embedder to.
 func (s *Store) VectorDimensions(ctx context.Context) (map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT embedder, dimensions FROM embedder_dimensions`)
-	if err != nil {
-		return nil, fmt.Errorf("read embedder dimensions: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var name string
-		var dims int
-		if err := rows.Scan(&name, &dims); err != nil {
-			return nil, fmt.Errorf("read embedder dimensions: %w", err)
-		}
-		out[name] = dims
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read embedder dimensions: %w", err)
-	}
-	return out, nil
+	return queryMap[int](ctx, s.pool, "read embedder dimensions", `SELECT embedder, dimensions FROM embedder_dimensions`)
 }
 
 // registerDimensions records the width the embedder's plugin describes, so the first vector

@@ -220,20 +220,8 @@ func (s *Store) KnownTexts(ctx context.Context, key string, texts []string) (map
 	for i, t := range texts {
 		hashes[i] = TextHash(t)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT x.t FROM unnest($2::text[], $3::bytea[]) AS x(t, h)
+	return querySet(ctx, s.pool, "look up known texts", `SELECT x.t FROM unnest($2::text[], $3::bytea[]) AS x(t, h)
 		WHERE EXISTS (SELECT 1 FROM memories m WHERE m.scope = 'project' AND m.scope_key = $1 AND m.text_hash = x.h AND m.`+factKinds+`)
 		   OR EXISTS (SELECT 1 FROM memories m WHERE m.scope = 'project' AND m.scope_key = $1 AND m.`+factKinds+`
 				AND m.metadata -> 'merged_from' @> jsonb_build_array(jsonb_build_object('text', x.t)))`, key, texts, hashes)
-	if err != nil {
-		return nil, fmt.Errorf("look up known texts: %w", err)
-	}
-	known, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("look up known texts: %w", err)
-	}
-	out := make(map[string]bool, len(known))
-	for _, t := range known {
-		out[t] = true
-	}
-	return out, nil
 }

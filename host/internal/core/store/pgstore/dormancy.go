@@ -28,17 +28,7 @@ const reasonDormant = "dormant"
 // DormantFacts returns up to limit dormant facts (dormantFact), oldest first; project "" means
 // every project.
 func (s *Store) DormantFacts(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE `+dormantFact+`
-		AND (@project = '' OR scope_key = @project)
-		ORDER BY created_at, id LIMIT @limit`, pgx.NamedArgs{"cutoff": cutoff, "project": project, "limit": limit})
-	if err != nil {
-		return nil, fmt.Errorf("find dormant facts: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("find dormant facts: %w", err)
-	}
-	return ids, nil
+	return s.ruleCandidates(ctx, "find dormant facts", dormantFact, "created_at", cutoff, project, limit)
 }
 
 // ArchiveDormant archives id with reason "dormant" if it still is a dormant fact under its row
@@ -79,14 +69,10 @@ func (s *Store) ProjectArchived(ctx context.Context, key string) (bool, error) {
 // its own transaction; one whose text a live memory now has stays archived. It returns the
 // restored ids.
 func (s *Store) RestoreDormant(ctx context.Context, key, actor string) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE scope = 'project' AND scope_key = $1
+	ids, err := queryValues[uuid.UUID](ctx, s.pool, fmt.Sprintf("find dormant memories of %q", key), `SELECT id FROM memories WHERE scope = 'project' AND scope_key = $1
 		AND archived_at IS NOT NULL AND archived_reason = $2 ORDER BY id`, key, reasonDormant)
 	if err != nil {
-		return nil, fmt.Errorf("find dormant memories of %q: %w", key, err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("find dormant memories of %q: %w", key, err)
+		return nil, err
 	}
 	var restored []uuid.UUID
 	for _, id := range ids {

@@ -2,9 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // EmbeddersWithVectors returns, sorted, the embedders that have at least one stored vector:
@@ -13,14 +10,6 @@ import (
 // finds ready. Only embedders the host ever registered (embedder_dimensions, a handful) are
 // probed, each with an EXISTS on memory_vectors_scope that stops at its first row.
 func (s *Store) EmbeddersWithVectors(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT d.embedder FROM embedder_dimensions d
+	return queryValues[string](ctx, s.pool, "read the embedders with stored vectors", `SELECT d.embedder FROM embedder_dimensions d
 		WHERE EXISTS (SELECT 1 FROM memory_vectors v WHERE v.embedder = d.embedder) ORDER BY d.embedder`)
-	if err != nil {
-		return nil, fmt.Errorf("read the embedders with stored vectors: %w", err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("read the embedders with stored vectors: %w", err)
-	}
-	return names, nil
 }

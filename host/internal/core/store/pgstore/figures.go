@@ -20,7 +20,12 @@ var layerKinds = []string{string(store.KindGoal), string(store.KindPlan), string
 // DailyActivity counts what happened to project key's facts per UTC day since since, oldest
 // day first; days without events are absent.
 func (s *Store) DailyActivity(ctx context.Context, key string, since time.Time) ([]store.DayActivity, error) {
-	rows, err := s.pool.Query(ctx, `
+	return queryCollect(ctx, s.pool, fmt.Sprintf("daily activity of %q", key), func(row pgx.CollectableRow) (store.DayActivity, error) {
+		var d store.DayActivity
+		err := row.Scan(&d.Day, &d.Added, &d.Folded, &d.Merged, &d.Archived, &d.Restored)
+		d.Day = d.Day.UTC()
+		return d, err
+	}, `
 		SELECT date_trunc('day', h.created_at AT TIME ZONE 'UTC'),
 		       count(*) FILTER (WHERE h.event IN ('add', 'import')),
 		       count(*) FILTER (WHERE h.event = 'fold'),
@@ -31,19 +36,6 @@ func (s *Store) DailyActivity(ctx context.Context, key string, since time.Time) 
 		WHERE h.scope = 'project' AND h.scope_key = $1 AND h.created_at >= $2
 		  AND NOT EXISTS (SELECT 1 FROM memories d WHERE d.id = h.memory_id AND d.kind = ANY($3))
 		GROUP BY 1 ORDER BY 1`, key, since, layerKinds)
-	if err != nil {
-		return nil, fmt.Errorf("daily activity of %q: %w", key, err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.DayActivity, error) {
-		var d store.DayActivity
-		err := row.Scan(&d.Day, &d.Added, &d.Folded, &d.Merged, &d.Archived, &d.Restored)
-		d.Day = d.Day.UTC()
-		return d, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("daily activity of %q: %w", key, err)
-	}
-	return out, nil
 }
 
 // UseSpread counts project key's live facts by use count (store.UseBounds).
@@ -72,24 +64,16 @@ func (s *Store) UseSpread(ctx context.Context, key string) (store.UseSpread, err
 
 // DailyCalls sums the LLM worker calls per UTC day since since, oldest day first.
 func (s *Store) DailyCalls(ctx context.Context, since time.Time) ([]store.DayCalls, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT date_trunc('day', started_at AT TIME ZONE 'UTC'), count(*), count(*) FILTER (WHERE outcome <> 'ok'),
-		       coalesce(sum(input_tokens + output_tokens), 0),
-		       percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms)
-		FROM worker_calls WHERE started_at >= $1 GROUP BY 1 ORDER BY 1`, since)
-	if err != nil {
-		return nil, fmt.Errorf("daily worker calls: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.DayCalls, error) {
+	return queryCollect(ctx, s.pool, "daily worker calls", func(row pgx.CollectableRow) (store.DayCalls, error) {
 		var d store.DayCalls
 		err := row.Scan(&d.Day, &d.Calls, &d.Failed, &d.Tokens, &d.P50Ms, &d.P95Ms)
 		d.Day = d.Day.UTC()
 		return d, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("daily worker calls: %w", err)
-	}
-	return out, nil
+	}, `
+		SELECT date_trunc('day', started_at AT TIME ZONE 'UTC'), count(*), count(*) FILTER (WHERE outcome <> 'ok'),
+		       coalesce(sum(input_tokens + output_tokens), 0),
+		       percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms)
+		FROM worker_calls WHERE started_at >= $1 GROUP BY 1 ORDER BY 1`, since)
 }
 
 // LatestEvents returns the newest history entry of each of ids that has one.

@@ -104,17 +104,7 @@ const staleFact = `archived_at IS NULL AND NOT pinned AND last_retrieved_at IS N
 // StaleFacts returns up to limit stale facts (staleFact), oldest first; project "" means every
 // scope, else that project's facts only.
 func (s *Store) StaleFacts(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE `+staleFact+`
-		AND (@project = '' OR (scope = 'project' AND scope_key = @project))
-		ORDER BY created_at, id LIMIT @limit`, pgx.NamedArgs{"cutoff": cutoff, "project": project, "limit": limit})
-	if err != nil {
-		return nil, fmt.Errorf("find stale facts: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("find stale facts: %w", err)
-	}
-	return ids, nil
+	return s.ruleCandidates(ctx, "find stale facts", staleFact, "created_at", cutoff, project, limit)
 }
 
 // ArchiveStale archives id with reason "stale" if it is still a stale fact (staleFact) under
@@ -128,22 +118,8 @@ func (s *Store) ArchiveStale(ctx context.Context, id uuid.UUID, cutoff time.Time
 // LastWindows returns, per job, the start of the latest window a periodic run claimed and did
 // not abandon.
 func (s *Store) LastWindows(ctx context.Context) (map[string]time.Time, error) {
-	rows, err := s.pool.Query(ctx, `SELECT job, max(window_start) FROM maintenance_runs WHERE trigger = 'periodic'
+	return queryMap[time.Time](ctx, s.pool, "read maintenance windows", `SELECT job, max(window_start) FROM maintenance_runs WHERE trigger = 'periodic'
 		AND outcome <> 'abandoned' GROUP BY job`)
-	if err != nil {
-		return nil, fmt.Errorf("read maintenance windows: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]time.Time{}
-	for rows.Next() {
-		var job string
-		var w time.Time
-		if err := rows.Scan(&job, &w); err != nil {
-			return nil, fmt.Errorf("read maintenance windows: %w", err)
-		}
-		out[job] = w
-	}
-	return out, rows.Err()
 }
 
 // oldJournal is the journal prune rule: a live, unpinned journal entry created before @cutoff
@@ -154,17 +130,7 @@ const oldJournal = `archived_at IS NULL AND NOT pinned AND kind = 'journal' AND 
 // OldJournal returns up to limit journal entries older than cutoff (oldJournal), oldest first;
 // project "" means every project.
 func (s *Store) OldJournal(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE `+oldJournal+`
-		AND (@project = '' OR (scope = 'project' AND scope_key = @project))
-		ORDER BY created_at, id LIMIT @limit`, pgx.NamedArgs{"cutoff": cutoff, "project": project, "limit": limit})
-	if err != nil {
-		return nil, fmt.Errorf("find old journal entries: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("find old journal entries: %w", err)
-	}
-	return ids, nil
+	return s.ruleCandidates(ctx, "find old journal entries", oldJournal, "created_at", cutoff, project, limit)
 }
 
 // ArchiveOldJournal archives id with reason "journal prune" if it still is an old journal

@@ -163,16 +163,7 @@ func scanMemory(row pgx.Row, extra ...any) (store.Memory, error) {
 }
 
 func collectMemories(rows pgx.Rows) ([]store.Memory, error) {
-	defer rows.Close()
-	var out []store.Memory
-	for rows.Next() {
-		m, err := scanMemory(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return collect(rows, func(row pgx.Row) (store.Memory, error) { return scanMemory(row) })
 }
 
 // Get implements store.Store.
@@ -282,16 +273,8 @@ func (s *Store) MatchText(ctx context.Context, q store.TextQuery) ([]uuid.UUID, 
 		limit = 10
 	}
 	args = append(args, limit)
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d`,
+	return queryValues[uuid.UUID](ctx, s.pool, "match text", fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d`,
 		strings.Join(where, " AND "), len(args)), args...)
-	if err != nil {
-		return nil, fmt.Errorf("match text: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("match text: %w", err)
-	}
-	return ids, nil
 }
 
 // IDsBetween implements store.Store.
@@ -303,16 +286,8 @@ func (s *Store) IDsBetween(ctx context.Context, q store.IDRangeQuery) ([]uuid.UU
 		where = append(where, fmt.Sprintf("id < $%d", len(args)))
 	}
 	args = append(args, q.Limit)
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY id LIMIT $%d`,
+	return queryValues[uuid.UUID](ctx, s.pool, "ids by prefix", fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY id LIMIT $%d`,
 		strings.Join(where, " AND "), len(args)), args...)
-	if err != nil {
-		return nil, fmt.Errorf("ids by prefix: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("ids by prefix: %w", err)
-	}
-	return ids, nil
 }
 
 // IDsEndingWith implements store.Store. The index memories_id_tail holds each id's last 8
@@ -325,16 +300,8 @@ func (s *Store) IDsEndingWith(ctx context.Context, digits string, scopes []store
 	args := []any{digits[len(digits)-8:], "%" + digits}
 	where := []string{"right(id::text, 8) = $1", "replace(id::text, '-', '') LIKE $2", scopeFilter(scopes, &args)}
 	args = append(args, limit)
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY id LIMIT $%d`,
+	return queryValues[uuid.UUID](ctx, s.pool, "ids by suffix", fmt.Sprintf(`SELECT id FROM memories WHERE %s ORDER BY id LIMIT $%d`,
 		strings.Join(where, " AND "), len(args)), args...)
-	if err != nil {
-		return nil, fmt.Errorf("ids by suffix: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("ids by suffix: %w", err)
-	}
-	return ids, nil
 }
 
 // List implements store.Store.
@@ -449,7 +416,7 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]store.Ch
 
 // Counts implements store.Store.
 func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
-	c := store.Counts{ByEmbedder: map[string]int64{}}
+	var c store.Counts
 	// The graphs are the valid partial indexes named graphPrefix...; their size and the
 	// table's are what Postgres must keep in memory, and shared_buffers what it surely keeps
 	// there. One still being built (CREATE INDEX CONCURRENTLY) is not valid yet: searches do
@@ -470,20 +437,10 @@ func (s *Store) Counts(ctx context.Context) (store.Counts, error) {
 	if err != nil {
 		return c, fmt.Errorf("count memories: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT embedder, count(*) FROM memory_vectors WHERE NOT archived GROUP BY embedder`)
-	if err != nil {
-		return c, fmt.Errorf("count memories by embedder: %w", err)
+	if c.ByEmbedder, err = queryMap[int64](ctx, s.pool, "count memories by embedder", `SELECT embedder, count(*) FROM memory_vectors WHERE NOT archived GROUP BY embedder`); err != nil {
+		return c, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var n int64
-		if err := rows.Scan(&name, &n); err != nil {
-			return c, fmt.Errorf("count memories by embedder: %w", err)
-		}
-		c.ByEmbedder[name] = n
-	}
-	return c, rows.Err()
+	return c, nil
 }
 
 const historySQL = `INSERT INTO memory_history (memory_id, scope, scope_key, event, before_text, after_text, actor, detail, created_at)

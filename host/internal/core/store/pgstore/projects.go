@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -80,17 +79,9 @@ func (s *Store) Projects(ctx context.Context, q store.ProjectsQuery) ([]store.Pr
 	if q.After != nil {
 		afterAt, afterKey = &q.After.LastActivity, q.After.Key
 	}
-	rows, err := s.pool.Query(ctx, projectsSQL, q.Key, afterAt, afterKey, q.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("list projects: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.ProjectSummary, error) {
+	return queryCollect(ctx, s.pool, "list projects", func(r pgx.CollectableRow) (store.ProjectSummary, error) {
 		var p store.ProjectSummary
 		err := r.Scan(&p.Key, &p.LastActivity, &p.Memories, &p.Archived, &p.PendingProposals, &p.Journal)
 		return p, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list projects: %w", err)
-	}
-	return out, nil
+	}, projectsSQL, q.Key, afterAt, afterKey, q.Limit)
 }

@@ -78,19 +78,11 @@ func (s *Store) Proposal(ctx context.Context, key string, id uuid.UUID) (store.P
 // printed by an older release, is read back. A project holds few enough proposals that its rows
 // are read through the scope key alone.
 func (s *Store) ProposalIDsEndingWith(ctx context.Context, key, digits string, limit int) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM proposals WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE '%' || $2
+	return queryValues[uuid.UUID](ctx, s.pool, "proposal ids by suffix", `SELECT id FROM proposals WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE '%' || $2
 		UNION ALL
 		SELECT id FROM proposals WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE $2 || '%'
 		  AND NOT EXISTS (SELECT 1 FROM proposals WHERE scope_key = $1 AND replace(id::text, '-', '') LIKE '%' || $2)
 		LIMIT $3`, key, digits, limit)
-	if err != nil {
-		return nil, fmt.Errorf("proposal ids by suffix: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("proposal ids by suffix: %w", err)
-	}
-	return ids, nil
 }
 
 // Proposals lists a project's proposals, newest first, filtered by their status as shown.
@@ -105,21 +97,8 @@ func (s *Store) Proposals(ctx context.Context, q store.ProposalQuery) ([]store.P
 		args = append(args, statuses)
 		where = ` WHERE status = ANY($3)`
 	}
-	rows, err := s.pool.Query(ctx, `SELECT * FROM (`+proposalSelect(shownStatus)+` WHERE p.scope_key = $1) inbox`+where+`
+	return queryRows(ctx, s.pool, "list proposals", scanProposal, `SELECT * FROM (`+proposalSelect(shownStatus)+` WHERE p.scope_key = $1) inbox`+where+`
 		ORDER BY created_at DESC, id DESC LIMIT $2`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list proposals: %w", err)
-	}
-	defer rows.Close()
-	var out []store.Proposal
-	for rows.Next() {
-		p, err := scanProposal(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list proposals: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }
 
 // lockProposal loads and locks one of a project's proposals with its stored status.

@@ -21,17 +21,7 @@ const purgeable = `archived_at IS NOT NULL AND archived_at < @cutoff AND NOT pin
 // Purgeable returns up to limit memories the purge job may hard-delete (purgeable), oldest
 // archive first; project "" means every scope.
 func (s *Store) Purgeable(ctx context.Context, cutoff time.Time, project string, limit int) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM memories WHERE `+purgeable+`
-		AND (@project = '' OR (scope = 'project' AND scope_key = @project))
-		ORDER BY archived_at, id LIMIT @limit`, pgx.NamedArgs{"cutoff": cutoff, "project": project, "limit": limit})
-	if err != nil {
-		return nil, fmt.Errorf("find purgeable memories: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("find purgeable memories: %w", err)
-	}
-	return ids, nil
+	return s.ruleCandidates(ctx, "find purgeable memories", purgeable, "archived_at", cutoff, project, limit)
 }
 
 // Purge hard-deletes p.ID if it is still purgeable under its row lock, in one transaction: the

@@ -30,22 +30,14 @@ func (s *Store) Unembedded(ctx context.Context, q store.UnembeddedQuery) ([]stor
 	if q.Limit <= 0 {
 		return nil, fmt.Errorf("unembedded memories: limit %d must be positive", q.Limit)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, text, text_hash FROM memories m
-		WHERE id > $2 AND ($3 = '' OR (scope = 'project' AND scope_key = $3))
-			AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.embedder = $1)
-		ORDER BY id LIMIT $4`, q.Embedder, q.After, q.Project, q.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("unembedded memories: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Unembedded, error) {
+	return queryCollect(ctx, s.pool, "unembedded memories", func(row pgx.CollectableRow) (store.Unembedded, error) {
 		var u store.Unembedded
 		err := row.Scan(&u.ID, &u.Text, &u.Hash)
 		return u, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("unembedded memories: %w", err)
-	}
-	return out, nil
+	}, `SELECT id, text, text_hash FROM memories m
+		WHERE id > $2 AND ($3 = '' OR (scope = 'project' AND scope_key = $3))
+			AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.embedder = $1)
+		ORDER BY id LIMIT $4`, q.Embedder, q.After, q.Project, q.Limit)
 }
 
 // PutVectors stores vectors of one embedder for memories whose text is still the one embedded

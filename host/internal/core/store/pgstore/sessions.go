@@ -90,17 +90,9 @@ func (s *Store) RecordSession(ctx context.Context, k store.SessionKey, at time.T
 
 // SessionSeen returns the memories project's session key was given or retrieved so far.
 func (s *Store) SessionSeen(ctx context.Context, project, key string) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT sm.memory_id FROM session_memories sm
+	return queryValues[uuid.UUID](ctx, s.pool, "read what the session was given", `SELECT DISTINCT sm.memory_id FROM session_memories sm
 		JOIN agent_sessions a ON a.id = sm.session_id
 		WHERE a.scope_key = $1 AND a.client_key = $2 AND sm.event IN ('given', 'retrieved')`, project, key)
-	if err != nil {
-		return nil, fmt.Errorf("read what the session was given: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("read what the session was given: %w", err)
-	}
-	return ids, nil
 }
 
 // EndSession closes e's session (opening its record if it has none, started at started) and
@@ -213,11 +205,6 @@ func (s *Store) Sessions(ctx context.Context, q store.SessionQuery) ([]store.Ses
 	return listSessions(ctx, s.pool, q)
 }
 
-// querier is a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
 func listSessions(ctx context.Context, db querier, q store.SessionQuery) ([]store.Session, error) {
 	args := []any{q.ScopeKey, q.Since, q.CLI}
 	where := []string{"a.scope_key = $1", "a.started_at >= $2", "($3 = '' OR a.cli = $3)"}
@@ -226,18 +213,10 @@ func listSessions(ctx context.Context, db querier, q store.SessionQuery) ([]stor
 		where = append(where, fmt.Sprintf("(a.started_at, a.id) < ($%d, $%d)", len(args)-1, len(args)))
 	}
 	args = append(args, max(q.Limit, 1))
-	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT %s FROM agent_sessions a
+	return queryCollect(ctx, db, "list sessions", scanSession, fmt.Sprintf(`SELECT %s FROM agent_sessions a
 		LEFT JOIN session_memories sm ON sm.session_id = a.id
 		WHERE %s GROUP BY a.id ORDER BY a.started_at DESC, a.id DESC LIMIT $%d`,
 		sessionColumns, strings.Join(where, " AND "), len(args)), args...)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, scanSession)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
 }
 
 // Session returns one of project's sessions, found by its id or its client key, and its events
@@ -278,21 +257,13 @@ func (s *Store) Session(ctx context.Context, project string, id uuid.UUID, key s
 // MemoryAccess returns the events of project's sessions about memory id, newest first: which
 // sessions were given it, whose searches returned it, who read, stored or cited it.
 func (s *Store) MemoryAccess(ctx context.Context, project string, id uuid.UUID, limit int) ([]store.MemoryAccess, error) {
-	rows, err := s.pool.Query(ctx, `SELECT sm.memory_id, sm.event, sm.channel, sm.tokens, sm.at, a.id, a.cli, a.origin, a.cli_session, a.started_at
-		FROM session_memories sm JOIN agent_sessions a ON a.id = sm.session_id
-		WHERE sm.memory_id = $2 AND a.scope_key = $1 ORDER BY sm.at DESC, a.id DESC LIMIT $3`, project, id, max(limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("read the memory's access log: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.MemoryAccess, error) {
+	return queryCollect(ctx, s.pool, "read the memory's access log", func(row pgx.CollectableRow) (store.MemoryAccess, error) {
 		var r store.MemoryAccess
 		var ev, origin string
 		err := row.Scan(&r.MemoryID, &ev, &r.Channel, &r.Tokens, &r.At, &r.SessionID, &r.CLI, &origin, &r.CLISession, &r.StartedAt)
 		r.Event, r.Origin = store.SessionEvent(ev), store.SessionOrigin(origin)
 		return r, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the memory's access log: %w", err)
-	}
-	return out, nil
+	}, `SELECT sm.memory_id, sm.event, sm.channel, sm.tokens, sm.at, a.id, a.cli, a.origin, a.cli_session, a.started_at
+		FROM session_memories sm JOIN agent_sessions a ON a.id = sm.session_id
+		WHERE sm.memory_id = $2 AND a.scope_key = $1 ORDER BY sm.at DESC, a.id DESC LIMIT $3`, project, id, max(limit, 1))
 }

@@ -27,20 +27,12 @@ func (s *Store) QueueTranscriptTx(ctx context.Context, tx pgx.Tx, t store.Sessio
 // PendingTranscripts returns up to limit transcripts waiting for a summary, oldest first, of
 // project ("" for every project).
 func (s *Store) PendingTranscripts(ctx context.Context, project string, limit int) ([]store.SessionTranscript, error) {
-	rows, err := s.pool.Query(ctx, `SELECT journal_id, scope_key, agent, excerpt, created_at, attempts, last_error
-		FROM session_transcripts WHERE $1 = '' OR scope_key = $1 ORDER BY created_at, journal_id LIMIT $2`, project, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list pending transcripts: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.SessionTranscript, error) {
+	return queryCollect(ctx, s.pool, "list pending transcripts", func(r pgx.CollectableRow) (store.SessionTranscript, error) {
 		var t store.SessionTranscript
 		err := r.Scan(&t.JournalID, &t.Project, &t.Agent, &t.Excerpt, &t.CreatedAt, &t.Attempts, &t.LastError)
 		return t, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list pending transcripts: %w", err)
-	}
-	return out, nil
+	}, `SELECT journal_id, scope_key, agent, excerpt, created_at, attempts, last_error
+		FROM session_transcripts WHERE $1 = '' OR scope_key = $1 ORDER BY created_at, journal_id LIMIT $2`, project, limit)
 }
 
 // TranscriptFailed records a failed summary of journalID's transcript and returns how many

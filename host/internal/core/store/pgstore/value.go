@@ -135,25 +135,17 @@ func nullID(id uuid.UUID) *uuid.UUID {
 // unused lists the live memories given in at least q.UnusedAfter ended sessions of the project
 // (sessions whose use could be reported) and never cited or retrieved in any of its sessions.
 func unused(ctx context.Context, tx pgx.Tx, q store.ValueQuery) ([]store.UnusedMemory, error) {
-	rows, err := tx.Query(ctx, `SELECT m.id, m.kind, m.text, count(DISTINCT sm.session_id), max(sm.at)
+	return queryCollect(ctx, tx, "list unused memories", func(row pgx.CollectableRow) (store.UnusedMemory, error) {
+		var u store.UnusedMemory
+		var kind string
+		err := row.Scan(&u.ID, &kind, &u.Text, &u.Given, &u.LastGiven)
+		u.Kind = store.Kind(kind)
+		return u, err
+	}, `SELECT m.id, m.kind, m.text, count(DISTINCT sm.session_id), max(sm.at)
 		FROM session_memories sm JOIN agent_sessions a ON a.id = sm.session_id JOIN memories m ON m.id = sm.memory_id
 		WHERE a.scope_key = $1 AND a.ended_at IS NOT NULL AND sm.event = 'given' AND m.archived_at IS NULL
 			AND NOT EXISTS (SELECT 1 FROM session_memories u JOIN agent_sessions b ON b.id = u.session_id
 				WHERE u.memory_id = sm.memory_id AND b.scope_key = $1 AND u.event IN ('cited', 'retrieved'))
 		GROUP BY m.id, m.kind, m.text HAVING count(DISTINCT sm.session_id) >= $2
 		ORDER BY count(DISTINCT sm.session_id) DESC, max(sm.at) DESC, m.id LIMIT $3`, q.ScopeKey, max(q.UnusedAfter, 1), max(q.Unused, 1))
-	if err != nil {
-		return nil, fmt.Errorf("list unused memories: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.UnusedMemory, error) {
-		var u store.UnusedMemory
-		var kind string
-		err := row.Scan(&u.ID, &kind, &u.Text, &u.Given, &u.LastGiven)
-		u.Kind = store.Kind(kind)
-		return u, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list unused memories: %w", err)
-	}
-	return out, nil
 }

@@ -14,9 +14,7 @@ import (
 // exerciseChangeFeed runs the change feed other hosts follow: ordered and complete.
 func exerciseChangeFeed(t *testing.T, k *kit) {
 	ctx := k.ctx
-	t.Run("ChangeFeedIsOrderedAndComplete", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "ChangeFeedIsOrderedAndComplete", func(t *testing.T, s store.Store) {
 		var wg sync.WaitGroup
 		for i := range 20 {
 			wg.Add(1)

@@ -11,9 +11,7 @@ import (
 // exerciseEmbedders runs embedders: each has one width.
 func exerciseEmbedders(t *testing.T, k *kit) {
 	ctx := k.ctx
-	t.Run("EachEmbedderHasOneWidth", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "EachEmbedderHasOneWidth", func(t *testing.T, s store.Store) {
 		dims, err := s.VectorDimensions(ctx)
 		require.NoError(t, err)
 		require.Equal(t, map[string]int{Embedder: Dims}, dims, "the embedder's index registers its width")

@@ -15,9 +15,7 @@ import (
 // unpin.
 func exerciseLifecycle(t *testing.T, k *kit) {
 	ctx := k.ctx
-	t.Run("ArchiveRestoreAndHistory", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "ArchiveRestoreAndHistory", func(t *testing.T, s store.Store) {
 		id := k.insert(t, s, NewWrite("p", "staging db is pg-stage-2", Vec(9, 0))).ID
 		m, err := s.SetArchived(ctx, store.ArchiveParams{ID: id, Archived: true, Reason: "obsolete", Actor: "alice"})
 		require.NoError(t, err)
@@ -57,9 +55,7 @@ func exerciseLifecycle(t *testing.T, k *kit) {
 		require.Equal(t, "alice", h[1].Actor)
 	})
 
-	t.Run("PinUnpin", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "PinUnpin", func(t *testing.T, s store.Store) {
 		res := k.insert(t, s, NewWrite("p", "pin me", Vec(10, 0)))
 		m, err := s.SetPinned(ctx, res.ID, true, "bob")
 		require.NoError(t, err)

@@ -14,9 +14,7 @@ import (
 // neighbours of one scope, and whole-text matches.
 func exerciseLookups(t *testing.T, k *kit) {
 	ctx := k.ctx
-	t.Run("LookupFindsTheNormalisedLiveTextOfTheScope", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "LookupFindsTheNormalisedLiveTextOfTheScope", func(t *testing.T, s store.Store) {
 		m := k.insert(t, s, NewWrite("p", "Use pnpm, not npm.", Vec(1, 0)))
 		k.locked(t, s, "p", func(tx store.ScopeTx) error {
 			got := k.exact(t, tx, "use   PNPM, not npm.")
@@ -37,9 +35,7 @@ func exerciseLookups(t *testing.T, k *kit) {
 		})
 	})
 
-	t.Run("LookupLoadsLiveNeighboursOfTheScope", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "LookupLoadsLiveNeighboursOfTheScope", func(t *testing.T, s store.Store) {
 		a := k.insert(t, s, NewWrite("p", "a", Vec(2, 0)))
 		b := k.insert(t, s, NewWrite("p", "b", Vec(2, 0.3)))
 		k.insert(t, s, NewWrite("q", "same vector, other project", Vec(2, 0)))
@@ -65,9 +61,7 @@ func exerciseLookups(t *testing.T, k *kit) {
 		})
 	})
 
-	t.Run("MatchTextFindsWholeTexts", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "MatchTextFindsWholeTexts", func(t *testing.T, s store.Store) {
 		party := k.insert(t, s, NewWrite("p", "🎉🎉🎉", ZeroVec()))
 		gw := NewWrite("", "🎉 🎉🎉", ZeroVec())
 		gw.Scope, gw.Kind = store.ScopeGlobal, store.KindPreference

@@ -13,9 +13,7 @@ import (
 // own lock.
 func exerciseScopeLock(t *testing.T, k *kit) {
 	ctx := k.ctx
-	t.Run("TheScopeLockSerialisesWriters", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "TheScopeLockSerialisesWriters", func(t *testing.T, s store.Store) {
 		// Each writer reads, then writes what it read plus one: without serialisation two
 		// writers insert the same text at once (a unique violation) or fold over each other
 		// (a lost count).
@@ -50,9 +48,7 @@ func exerciseScopeLock(t *testing.T, k *kit) {
 		require.Equal(t, writers-1, live[0].DedupedCount)
 	})
 
-	t.Run("EachScopeHasItsOwnLock", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "EachScopeHasItsOwnLock", func(t *testing.T, s store.Store) {
 		holding, release := make(chan struct{}), make(chan struct{})
 		done := make(chan error, 1)
 		go func() {

@@ -111,6 +111,14 @@ type kit struct {
 	newStore NewStore
 }
 
+// run runs fn as a parallel subtest called name, on an empty store of its own.
+func (k *kit) run(t *testing.T, name string, fn func(t *testing.T, s store.Store)) {
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		fn(t, k.setup(t))
+	})
+}
+
 // setup returns an empty store with the suite's vector index.
 func (k *kit) setup(t *testing.T) store.Store {
 	t.Helper()

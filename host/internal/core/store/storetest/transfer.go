@@ -68,9 +68,7 @@ func exerciseTransfer(t *testing.T, k *kit) {
 		require.Len(t, changes, 2, "imported rows reach the change feed")
 	})
 
-	t.Run("ExportsLargeProjectsWithHistory", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "ExportsLargeProjectsWithHistory", func(t *testing.T, s store.Store) {
 		recs := importRecords("p", 1234, 3)
 		_, err := s.Import(ctx, recs)
 		require.NoError(t, err)
@@ -84,9 +82,7 @@ func exerciseTransfer(t *testing.T, k *kit) {
 		}
 	})
 
-	t.Run("ImportBatchesIsAllOrNothing", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "ImportBatchesIsAllOrNothing", func(t *testing.T, s store.Store) {
 		recs := importRecords("p", 30, 1)
 		for name, fail := range map[string]store.ExportRecord{
 			"the source fails":           {},
@@ -114,9 +110,7 @@ func exerciseTransfer(t *testing.T, k *kit) {
 		require.Equal(t, store.ImportResult{Inserted: 30}, res)
 	})
 
-	t.Run("ImportedRowsAreFoundBeforeAndAfterIndexing", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "ImportedRowsAreFoundBeforeAndAfterIndexing", func(t *testing.T, s store.Store) {
 		const n = 300
 		r := rand.New(rand.NewPCG(5, 6))
 		recs := make([]store.ExportRecord, n)

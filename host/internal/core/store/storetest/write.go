@@ -19,9 +19,7 @@ import (
 // that never yield NaN.
 func exerciseWrites(t *testing.T, k *kit) {
 	ctx := k.ctx
-	t.Run("InsertThenGet", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "InsertThenGet", func(t *testing.T, s store.Store) {
 		m := k.insert(t, s, NewWrite("p", "CI runs on Buildkite", Vec(0, 0)))
 		got, err := s.Get(ctx, m.ID)
 		require.NoError(t, err)
@@ -41,9 +39,7 @@ func exerciseWrites(t *testing.T, k *kit) {
 		require.Equal(t, "suite", h[0].Detail["agent"])
 	})
 
-	t.Run("FoldRewritesTheRowAndRecordsIt", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "FoldRewritesTheRowAndRecordsIt", func(t *testing.T, s store.Store) {
 		m := k.insert(t, s, NewWrite("p", "We use pnpm here", Vec(3, 0)))
 		merged := []store.Merged{{Text: "We use pnpm here", Agent: "suite", At: time.Now().UTC().Truncate(time.Millisecond)}}
 		var folded store.Memory
@@ -105,9 +101,7 @@ func exerciseWrites(t *testing.T, k *kit) {
 		})
 	})
 
-	t.Run("WritesStayInTheLockedScope", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "WritesStayInTheLockedScope", func(t *testing.T, s store.Store) {
 		q := k.insert(t, s, NewWrite("q", "a fact of project q", Vec(4, 0)))
 		p := k.insert(t, s, NewWrite("p", "an archived fact of p", Vec(4, 0)))
 		_, err := s.SetArchived(ctx, store.ArchiveParams{ID: p.ID, Archived: true, Reason: "old", Actor: "t"})
@@ -132,9 +126,7 @@ func exerciseWrites(t *testing.T, k *kit) {
 		require.Len(t, live, 1)
 	})
 
-	t.Run("AFailedWriteLeavesNothing", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "AFailedWriteLeavesNothing", func(t *testing.T, s store.Store) {
 		live := k.insert(t, s, NewWrite("p", "written once", Vec(5, 0)))
 		boom := errors.New("boom")
 		err := s.WithScopeLock(ctx, store.Project("p"), func(tx store.ScopeTx) error {
@@ -161,9 +153,7 @@ func exerciseWrites(t *testing.T, k *kit) {
 		require.Equal(t, live.ID, changes[0].ID)
 	})
 
-	t.Run("NothingFollowsTheFinalChange", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "NothingFollowsTheFinalChange", func(t *testing.T, s store.Store) {
 		var first store.Memory
 		k.locked(t, s, "p", func(tx store.ScopeTx) error {
 			var err error
@@ -184,9 +174,7 @@ func exerciseWrites(t *testing.T, k *kit) {
 		require.Zero(t, live[0].DedupedCount)
 	})
 
-	t.Run("ZeroVectorsNeverYieldNaN", func(t *testing.T) {
-		t.Parallel()
-		s := k.setup(t)
+	k.run(t, "ZeroVectorsNeverYieldNaN", func(t *testing.T, s store.Store) {
 		party := k.insert(t, s, NewWrite("p", "🎉🎉🎉", ZeroVec()))
 		fact := k.insert(t, s, NewWrite("p", "deploys go through argo", Vec(6, 0)))
 		// An imported row may wait outside the ANN index, where an exact scan meets it.
