@@ -24,7 +24,7 @@ var wingRules = map[string][]string{
 	"wire":    {},
 	"config":  {},
 	"plugins": {"core", "config"},
-	"brain":   {"core", "config"},
+	"brain":   {"core", "config", "wire"},
 	"jobs":    {"core", "brain", "config", "plugins", "wire"},
 	"api":     {"core", "brain", "config", "plugins", "wire"},
 	"client":  {"core", "config", "plugins", "wire"},

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,21 +54,14 @@ func archivedCmd() *cobra.Command {
 }
 
 func printArchived(cmd *cobra.Command, out io.Writer, ms []memory.View) {
-	if len(ms) == 0 {
-		fmt.Fprintln(out, "no archived memories")
-		return
-	}
 	full, _ := cmd.Flags().GetBool("full")
-	names := shortNames(full, ms, func(m memory.View) uuid.UUID { return m.ID })
-	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tKIND\tARCHIVED\tREASON\tTEXT")
 	now := time.Now()
-	for _, m := range ms {
-		when := "-"
-		if m.ArchivedAt != nil {
-			when = age(now.Sub(*m.ArchivedAt))
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", names[m.ID], cell(string(m.Kind)), when, cell(orDefault(m.ArchivedReason, "no reason")), cell(m.Text))
-	}
-	_ = w.Flush()
+	printIDTable(out, ms, full, func(m memory.View) uuid.UUID { return m.ID }, "no archived memories", "KIND\tARCHIVED\tREASON\tTEXT",
+		func(_ int, m memory.View) string {
+			when := "-"
+			if m.ArchivedAt != nil {
+				when = age(now.Sub(*m.ArchivedAt))
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%s", cell(string(m.Kind)), when, cell(orDefault(m.ArchivedReason, "no reason")), cell(m.Text))
+		})
 }

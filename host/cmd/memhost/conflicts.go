@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,32 +14,12 @@ import (
 // conflictsCmd is `memhost project conflicts`: the conflicts inbox the conflicts job fills,
 // built like the proposals inbox (`memhost project inbox`).
 func conflictsCmd() *cobra.Command {
-	list := func(cmd *cobra.Command, b brainOps, _ string, _ []string) error {
-		status, _ := cmd.Flags().GetString("status")
-		page, err := b.Conflicts(cmd.Context(), status)
-		if err != nil {
-			return err
-		}
-		full, _ := cmd.Flags().GetBool("full")
-		printConflicts(cmd.OutOrStdout(), page, status, full)
-		return nil
-	}
-	c := brainCmd("conflicts", "The conflicts inbox: pairs of the project's memories that contradict each other, waiting for you", cobra.NoArgs, list)
-	ls := brainCmd("list", "List conflicts, newest first", cobra.NoArgs, list)
-	for _, cmd := range []*cobra.Command{c, ls} {
-		cmd.Flags().String("status", "", "open (default), accepted, dismissed or all")
-		cmd.Flags().Bool("full", false, "show whole ids instead of short ones")
-	}
-	c.AddCommand(ls)
-	c.AddCommand(brainCmd("show ID", "Show a conflict: both statements, the evidence and its severity", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, b brainOps, _ string, args []string) error {
-			v, err := b.Conflict(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			printConflict(cmd.OutOrStdout(), v)
-			return nil
-		}))
+	c := decisionInbox[brain.ConflictsPage, brain.ConflictView]{
+		use: "conflicts", short: "The conflicts inbox: pairs of the project's memories that contradict each other, waiting for you",
+		items: "conflicts", statuses: "open (default), accepted, dismissed or all",
+		list: brainOps.Conflicts, printList: printConflicts,
+		showShort: "Show a conflict: both statements, the evidence and its severity", get: brainOps.Conflict, printItem: printConflict,
+	}.command()
 	accept := brainCmd("accept ID", "Accept a conflict as real; --archive MEMORY archives one of its two memories (restorable)", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, b brainOps, _ string, args []string) error {
 			archive, _ := cmd.Flags().GetString("archive")
@@ -69,18 +48,12 @@ func conflictsCmd() *cobra.Command {
 }
 
 func printConflicts(out io.Writer, page brain.ConflictsPage, status string, full bool) {
-	if len(page.Conflicts) == 0 {
-		fmt.Fprintf(out, "no %sconflicts in %s\n", listedStatus(status, "open"), printable(page.Project))
-		return
-	}
-	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tSEVERITY\tSTATUS\tAGE\tEVIDENCE")
 	now := time.Now()
-	names := shortNames(full, page.Conflicts, func(c brain.ConflictView) uuid.UUID { return c.ID })
-	for _, c := range page.Conflicts {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", names[c.ID], c.Severity, c.Status, age(now.Sub(c.CreatedAt)), cell(c.Evidence))
-	}
-	_ = w.Flush()
+	printIDTable(out, page.Conflicts, full, func(c brain.ConflictView) uuid.UUID { return c.ID },
+		fmt.Sprintf("no %sconflicts in %s", listedStatus(status, "open"), printable(page.Project)), "SEVERITY\tSTATUS\tAGE\tEVIDENCE",
+		func(_ int, c brain.ConflictView) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s", c.Severity, c.Status, age(now.Sub(c.CreatedAt)), cell(c.Evidence))
+		})
 }
 
 // printConflict shows both statements as they were flagged, every part through printable.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
@@ -75,19 +76,15 @@ func consoleToken(cmd *cobra.Command, cfg *config.Config) (string, error) {
 		return "", err
 	}
 	project, _ := cmd.Flags().GetString("project")
-	_, pool, err := openPool(cmd)
-	if err != nil {
-		return "", err
-	}
-	defer pool.Close()
 	host, _ := os.Hostname()
 	name := "console"
 	if user := os.Getenv("USER"); user != "" {
 		name += " (" + user + "@" + host + ")"
 	}
-	plain, _, err := auth.NewTokens(pool).Create(cmd.Context(), auth.CreateToken{Name: name, Scopes: scopes, ProjectKey: project, TTL: auth.SessionTTL})
-	if err != nil {
-		return "", err
-	}
-	return plain, nil
+	var plain string
+	err = withPool(cmd, func(_ *config.Config, pool *pgxpool.Pool) (err error) {
+		plain, _, err = auth.NewTokens(pool).Create(cmd.Context(), auth.CreateToken{Name: name, Scopes: scopes, ProjectKey: project, TTL: auth.SessionTTL})
+		return err
+	})
+	return plain, err
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"text/tabwriter"
 	"time"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
@@ -62,4 +64,21 @@ func listedStatus(status, byDefault string) string {
 		return ""
 	}
 	return printable(status) + " "
+}
+
+// printIDTable lists items as a table led by an ID column (short ids unless full) under
+// header's further columns, row giving the i-th item's cells; empty is the line it prints
+// instead when there are none.
+func printIDTable[T any](out io.Writer, items []T, full bool, id func(T) uuid.UUID, empty, header string, row func(i int, it T) string) {
+	if len(items) == 0 {
+		fmt.Fprintln(out, empty)
+		return
+	}
+	names := shortNames(full, items, id)
+	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\t"+header)
+	for i, it := range items {
+		fmt.Fprintf(w, "%s\t%s\n", names[id(it)], row(i, it))
+	}
+	_ = w.Flush()
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,12 +28,9 @@ Running it again adds nothing. The files are only read, never changed: memhost i
 them here and sends them to the running host (to the database directly when none answers).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := os.Getwd()
+			dir, err := dirArg(args)
 			if err != nil {
 				return err
-			}
-			if len(args) == 1 {
-				dir = args[0]
 			}
 			if dir, err = filepath.Abs(dir); err != nil {
 				return err
@@ -61,22 +57,19 @@ them here and sends them to the running host (to the database directly when none
 				req.Dirs = append(req.Dirs, id.Root)
 			}
 			files := brain.ReadCLIFiles(req)
-			b, closeFn, err := brainFor(cmd, key)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			rep := brain.ImportReport{Project: key, Files: []brain.ImportFileReport{}}
-			for _, batch := range brain.SplitImport(files) {
-				part, err := b.ImportCLI(cmd.Context(), batch)
-				if err != nil {
-					return userError(err)
+			return withBrain(cmd, key, func(b brainOps) error {
+				rep := brain.ImportReport{Project: key, Files: []brain.ImportFileReport{}}
+				for _, batch := range brain.SplitImport(files) {
+					part, err := b.ImportCLI(cmd.Context(), batch)
+					if err != nil {
+						return userError(err)
+					}
+					rep.Files = append(rep.Files, part.Files...)
+					rep.Read, rep.Added, rep.Folded, rep.Skipped = rep.Read+part.Read, rep.Added+part.Added, rep.Folded+part.Folded, rep.Skipped+part.Skipped
 				}
-				rep.Files = append(rep.Files, part.Files...)
-				rep.Read, rep.Added, rep.Folded, rep.Skipped = rep.Read+part.Read, rep.Added+part.Added, rep.Folded+part.Folded, rep.Skipped+part.Skipped
-			}
-			printImport(cmd.OutOrStdout(), rep)
-			return nil
+				printImport(cmd.OutOrStdout(), rep)
+				return nil
+			})
 		},
 	}
 	addProjectFlag(c)

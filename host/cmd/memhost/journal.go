@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -51,18 +50,11 @@ func journalReadCmds() []*cobra.Command {
 }
 
 func printJournal(cmd *cobra.Command, out io.Writer, page brain.JournalPage) {
-	if len(page.Entries) == 0 {
-		fmt.Fprintln(out, "no journal entries")
-		return
-	}
 	full, _ := cmd.Flags().GetBool("full")
-	names := shortNames(full, page.Entries, func(e brain.JournalEntry) uuid.UUID { return e.ID })
-	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tWHEN\tAGENT\tTEXT")
-	for _, e := range page.Entries {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", names[e.ID], localTime(e.CreatedAt), cell(e.Agent), cell(e.Text))
-	}
-	_ = w.Flush()
+	printIDTable(out, page.Entries, full, func(e brain.JournalEntry) uuid.UUID { return e.ID }, "no journal entries", "WHEN\tAGENT\tTEXT",
+		func(_ int, e brain.JournalEntry) string {
+			return fmt.Sprintf("%s\t%s\t%s", localTime(e.CreatedAt), cell(e.Agent), cell(e.Text))
+		})
 	if page.NextCursor != "" {
 		fmt.Fprintln(out, "(older entries follow: raise --limit)")
 	}

@@ -27,24 +27,9 @@ func maintenanceCmd() *cobra.Command {
 	c := &cobra.Command{Use: "maintenance", Short: "Show the self-maintenance jobs or run one now (docs/maintenance.md)"}
 	status := &cobra.Command{
 		Use: "status", Short: "Each job's last run (outcome, rows examined and changed, LLM calls, tokens, host) and next run", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			var body struct {
-				Jobs []wire.MaintenanceJob `json:"jobs"`
-			}
-			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/maintenance", nil, &body); err != nil {
-				return err
-			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				return printJSON(cmd.OutOrStdout(), body)
-			}
-			printMaintenance(cmd.OutOrStdout(), body.Jobs)
-			return nil
-		},
+		RunE: hostRunE(func(cmd *cobra.Command, h *hostAPI, _ []string) error {
+			return getAndShow(cmd, h, "/api/v1/maintenance", printMaintenance)
+		}),
 	}
 	run := &cobra.Command{
 		Use: "run JOB", Short: "Run one job now on the running host and print what it did (or, with --dry-run, would do)", Args: cobra.ExactArgs(1),
@@ -57,7 +42,7 @@ func maintenanceCmd() *cobra.Command {
 	addRunFlags(run, "the job's age threshold for this run, e.g. 90d (default: its configured one)")
 	for _, sub := range []*cobra.Command{status, run} {
 		addTokenFlag(sub)
-		sub.Flags().Bool("json", false, "print the host's answer as JSON")
+		addJSONFlag(sub)
 		c.AddCommand(sub)
 	}
 	return c
@@ -79,7 +64,7 @@ func journalCmd() *cobra.Command {
 	addProjectFlag(prune)
 	addRunFlags(prune, "archive entries older than this, e.g. 90d (default: maintenance.journal.older_than)")
 	addTokenFlag(prune)
-	prune.Flags().Bool("json", false, "print the host's answer as JSON")
+	addJSONFlag(prune)
 	c.AddCommand(prune)
 	return c
 }
@@ -92,16 +77,7 @@ func projectLifecycleCmd(archive bool) *cobra.Command {
 	}
 	c := &cobra.Command{
 		Use: use, Short: short, Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			key, err := projectKey(cmd, "")
-			if err != nil {
-				return err
-			}
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
+		RunE: projectHostRunE(func(cmd *cobra.Command, h *hostAPI, key string, _ []string) error {
 			var r wire.ProjectLifecycle
 			if err := h.do(cmd.Context(), http.MethodPost, projectPath(key, use), nil, &r); err != nil {
 				return err
@@ -112,7 +88,7 @@ func projectLifecycleCmd(archive bool) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "project %s active; %d facts restored\n", printable(r.Project), r.Restored)
 			}
 			return nil
-		},
+		}),
 	}
 	addProjectFlag(c)
 	addTokenFlag(c)
@@ -140,24 +116,23 @@ func runMaintenance(cmd *cobra.Command, job, project string) error {
 		}
 		q.Set("older_than", age)
 	}
-	h, closeFn, err := runningHost(cmd)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	h = h.withTimeout(maintenanceRunTimeout)
-	var rep wire.MaintenanceReport
-	if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/maintenance/"+url.PathEscape(job)+"/run?"+q.Encode(), nil, &rep); err != nil {
-		return err
-	}
-	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-		return printJSON(cmd.OutOrStdout(), rep)
-	}
-	printReport(cmd.OutOrStdout(), rep)
-	return nil
+	// The flags are checked above, before a token is asked for.
+	return withHost(cmd, func(h *hostAPI) error {
+		var rep wire.MaintenanceReport
+		if err := h.withTimeout(maintenanceRunTimeout).do(cmd.Context(), http.MethodPost, "/api/v1/maintenance/"+url.PathEscape(job)+"/run?"+q.Encode(), nil, &rep); err != nil {
+			return err
+		}
+		return showAnswer(cmd, rep, printReport)
+	})
 }
 
-func printMaintenance(out io.Writer, jobs []wire.MaintenanceJob) {
+// maintenanceStatus is the body of GET /api/v1/maintenance.
+type maintenanceStatus struct {
+	Jobs []wire.MaintenanceJob `json:"jobs"`
+}
+
+func printMaintenance(out io.Writer, st maintenanceStatus) {
+	jobs := st.Jobs
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "JOB\tKIND\tEVERY\tLAST RUN\tOUTCOME\tEXAMINED\tCHANGED\tLLM CALLS\tTOKENS\tHOST\tNEXT RUN")
 	for _, j := range jobs {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
@@ -101,30 +100,17 @@ func memoryOp(use, short string, args cobra.PositionalArgs, call func(cmd *cobra
 	show func(cmd *cobra.Command, out io.Writer, v any)) *cobra.Command {
 	c := &cobra.Command{
 		Use: use, Short: short, Args: args,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := projectKey(cmd, "")
-			if err != nil {
-				return err
-			}
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
+		RunE: projectHostRunE(func(cmd *cobra.Command, h *hostAPI, key string, args []string) error {
 			v, err := call(cmd, h, key, args)
 			if err != nil {
 				return err
 			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				return printJSON(cmd.OutOrStdout(), v)
-			}
-			show(cmd, cmd.OutOrStdout(), v)
-			return nil
-		},
+			return showAnswer(cmd, v, func(out io.Writer, v any) { show(cmd, out, v) })
+		}),
 	}
 	addProjectFlag(c)
 	addTokenFlag(c)
-	c.Flags().Bool("json", false, "print the host's answer as JSON")
+	addJSONFlag(c)
 	return c
 }
 
@@ -190,27 +176,19 @@ func printHits(cmd *cobra.Command, out io.Writer, hits []memory.SearchHit) {
 
 // printTable lists memories, with a SCORE column when score gives the i-th one's.
 func printTable(cmd *cobra.Command, out io.Writer, ms []memory.View, score func(i int) float64) {
-	if len(ms) == 0 {
-		fmt.Fprintln(out, "no memories")
-		return
-	}
 	full, _ := cmd.Flags().GetBool("full")
-	names := shortNames(full, ms, func(m memory.View) uuid.UUID { return m.ID })
-	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	head := "ID\tKIND\tAGE\tUSES\tTEXT"
+	head := "KIND\tAGE\tUSES\tTEXT"
 	if score != nil {
-		head = "ID\tSCORE\tKIND\tAGE\tUSES\tTEXT"
+		head = "SCORE\t" + head
 	}
-	fmt.Fprintln(w, head)
 	now := time.Now()
-	for i, m := range ms {
-		id := names[m.ID]
+	printIDTable(out, ms, full, func(m memory.View) uuid.UUID { return m.ID }, "no memories", head, func(i int, m memory.View) string {
+		row := fmt.Sprintf("%s\t%s\t%d\t%s", cell(string(m.Kind)), age(now.Sub(m.UpdatedAt)), m.HitCount, cell(m.Text))
 		if score != nil {
-			id += fmt.Sprintf("\t%.2f", score(i))
+			row = fmt.Sprintf("%.2f\t", score(i)) + row
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", id, cell(string(m.Kind)), age(now.Sub(m.UpdatedAt)), m.HitCount, cell(m.Text))
-	}
-	_ = w.Flush()
+		return row
+	})
 }
 
 func printMemory(out io.Writer, m memory.View) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/daemon/migrate"
@@ -14,12 +15,7 @@ func migrateCmd() *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply pending migrations (serve also applies them at boot)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, pool, err := openPool(cmd)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
+		RunE: poolRunE(func(cmd *cobra.Command, pool *pgxpool.Pool, _ []string) error {
 			applied, err := migrate.Up(cmd.Context(), pool)
 			for _, m := range applied {
 				fmt.Fprintf(cmd.OutOrStdout(), "applied %s\n", m.Name)
@@ -31,18 +27,13 @@ func migrateCmd() *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), "database is up to date")
 			}
 			return nil
-		},
+		}),
 	}
 	c.AddCommand(&cobra.Command{
 		Use:   "status",
 		Short: "List migrations and whether each is applied",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, pool, err := openPool(cmd)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
+		RunE: poolRunE(func(cmd *cobra.Command, pool *pgxpool.Pool, _ []string) error {
 			ms, err := migrate.List(cmd.Context(), pool)
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "VERSION\tNAME\tAPPLIED")
@@ -55,7 +46,7 @@ func migrateCmd() *cobra.Command {
 			}
 			_ = w.Flush()
 			return err
-		},
+		}),
 	})
 	return c
 }

@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,12 +24,9 @@ func projectCmd() *cobra.Command {
 		Short: "Print the project key memhost resolves for DIR (default: the current directory)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := os.Getwd()
+			dir, err := dirArg(args)
 			if err != nil {
 				return err
-			}
-			if len(args) == 1 {
-				dir = args[0]
 			}
 			id, err := project.Resolve(dir)
 			if err != nil {
@@ -59,12 +54,7 @@ func brainCmd(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.
 			if err != nil {
 				return err
 			}
-			b, closeFn, err := brainFor(cmd, key)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			return userError(run(cmd, b, key, args))
+			return withBrain(cmd, key, func(b brainOps) error { return userError(run(cmd, b, key, args)) })
 		},
 	}
 	addProjectFlag(c)
@@ -113,32 +103,12 @@ func textArg(arg string, stdin io.Reader) (string, error) {
 }
 
 func inboxCmd() *cobra.Command {
-	list := func(cmd *cobra.Command, b brainOps, _ string, _ []string) error {
-		status, _ := cmd.Flags().GetString("status")
-		page, err := b.Inbox(cmd.Context(), status)
-		if err != nil {
-			return err
-		}
-		full, _ := cmd.Flags().GetBool("full")
-		printInbox(cmd.OutOrStdout(), page, status, full)
-		return nil
-	}
-	c := brainCmd("inbox", "The proposals inbox: agents' suggested goals and plans, waiting for you", cobra.NoArgs, list)
-	ls := brainCmd("list", "List proposals, newest first", cobra.NoArgs, list)
-	for _, cmd := range []*cobra.Command{c, ls} {
-		cmd.Flags().String("status", "", "pending (default), stale, approved, rejected or all")
-		cmd.Flags().Bool("full", false, "show whole ids instead of short ones")
-	}
-	c.AddCommand(ls)
-	c.AddCommand(brainCmd("show ID", "Show a proposal: who proposed it and why, and a diff of the current text against it", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, b brainOps, _ string, args []string) error {
-			d, err := b.Proposal(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			printProposal(cmd.OutOrStdout(), d)
-			return nil
-		}))
+	c := decisionInbox[brain.InboxPage, brain.ProposalDetail]{
+		use: "inbox", short: "The proposals inbox: agents' suggested goals and plans, waiting for you",
+		items: "proposals", statuses: "pending (default), stale, approved, rejected or all",
+		list: brainOps.Inbox, printList: printInbox,
+		showShort: "Show a proposal: who proposed it and why, and a diff of the current text against it", get: brainOps.Proposal, printItem: printProposal,
+	}.command()
 	for _, approve := range []bool{true, false} {
 		use, short := "approve ID", "Approve a proposal: the document takes its text (the old version stays in history)"
 		if !approve {
@@ -160,19 +130,12 @@ func inboxCmd() *cobra.Command {
 }
 
 func printInbox(out io.Writer, page brain.InboxPage, status string, full bool) {
-	if len(page.Proposals) == 0 {
-		fmt.Fprintf(out, "no %sproposals in %s\n", listedStatus(status, "pending"), printable(page.Project))
-		return
-	}
-	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tLAYER\tSTATUS\tPROPOSED BY\tAGE\tREASON")
 	now := time.Now()
-	names := shortNames(full, page.Proposals, func(p brain.ProposalView) uuid.UUID { return p.ID })
-	for _, p := range page.Proposals {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", names[p.ID], p.Layer, p.Status, cell(orDefault(p.Agent, p.ProposedBy)),
-			age(now.Sub(p.CreatedAt)), cell(p.Reason))
-	}
-	_ = w.Flush()
+	printIDTable(out, page.Proposals, full, func(p brain.ProposalView) uuid.UUID { return p.ID },
+		fmt.Sprintf("no %sproposals in %s", listedStatus(status, "pending"), printable(page.Project)), "LAYER\tSTATUS\tPROPOSED BY\tAGE\tREASON",
+		func(_ int, p brain.ProposalView) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", p.Layer, p.Status, cell(orDefault(p.Agent, p.ProposedBy)), age(now.Sub(p.CreatedAt)), cell(p.Reason))
+		})
 }
 
 // printProposal shows what the operator approves, every part of it through printable: the
@@ -216,20 +179,17 @@ func mapCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			b, closeFn, err := brainFor(cmd, key)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			view, err := b.PutMap(cmd.Context(), data)
-			if err != nil {
-				return userError(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "map of %s uploaded (%d files; built %s)\n", printable(key), m.Files, localTime(view.GeneratedAt))
-			if len(m.Truncated) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "the map is partial: %s\n", strings.Join(m.Truncated, ", "))
-			}
-			return nil
+			return withBrain(cmd, key, func(b brainOps) error {
+				view, err := b.PutMap(cmd.Context(), data)
+				if err != nil {
+					return userError(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "map of %s uploaded (%d files; built %s)\n", printable(key), m.Files, localTime(view.GeneratedAt))
+				if len(m.Truncated) > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "the map is partial: %s\n", strings.Join(m.Truncated, ", "))
+				}
+				return nil
+			})
 		},
 	}
 	addProjectFlag(refresh)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,12 +20,7 @@ func projectsCmd() *cobra.Command {
 		Use:   "projects",
 		Short: "List every project with its counts and last activity, most recently active first, through the running host",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
+		RunE: hostRunE(func(cmd *cobra.Command, h *hostAPI, _ []string) error {
 			q := url.Values{}
 			if n, _ := cmd.Flags().GetInt("limit"); n != 0 {
 				q.Set("limit", strconv.Itoa(n))
@@ -34,21 +28,13 @@ func projectsCmd() *cobra.Command {
 			if cur, _ := cmd.Flags().GetString("cursor"); cur != "" {
 				q.Set("cursor", cur)
 			}
-			var page wire.ProjectsPage
-			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/projects?"+q.Encode(), nil, &page); err != nil {
-				return err
-			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				return printJSON(cmd.OutOrStdout(), page)
-			}
-			printProjects(cmd.OutOrStdout(), page)
-			return nil
-		},
+			return getAndShow(cmd, h, "/api/v1/projects?"+q.Encode(), printProjects)
+		}),
 	}
 	addTokenFlag(c)
 	c.Flags().Int("limit", 50, "how many (at most 200)")
 	c.Flags().String("cursor", "", "the page after this one (printed under a full page)")
-	c.Flags().Bool("json", false, "print the host's answer as JSON")
+	addJSONFlag(c)
 	return c
 }
 

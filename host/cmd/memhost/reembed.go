@@ -34,15 +34,10 @@ func reembedCmd() *cobra.Command {
 			"vector of the active one (they are found lexically until then). With --wait it runs again until every\n" +
 			"memory has one, waiting out embedder outages, with a progress bar on a terminal and plain lines otherwise.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
+		RunE: hostRunE(func(cmd *cobra.Command, h *hostAPI, _ []string) error {
 			wait, _ := cmd.Flags().GetBool("wait")
 			return reembed(cmd.Context(), h, cmd.OutOrStdout(), wait)
-		},
+		}),
 	}
 	c.Flags().Bool("wait", false, "run until every memory has a vector of the active embedder")
 	addTokenFlag(c)

@@ -23,12 +23,7 @@ Sending the host SIGHUP does the same. Needs an admin token not bound to a proje
 MEMHOST_TOKEN): a reload is host-wide. [workers] tables are not reloaded: a reload that finds
 them changed says so, and they apply when the host restarts.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
+		RunE: hostRunE(func(cmd *cobra.Command, h *hostAPI, _ []string) error {
 			var res server.ReloadResult
 			if err := h.do(cmd.Context(), http.MethodPost, "/api/v1/admin/reload", nil, &res); err != nil {
 				return err
@@ -41,7 +36,7 @@ them changed says so, and they apply when the host restarts.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", printable(w))
 			}
 			return nil
-		},
+		}),
 	}
 	addTokenFlag(c)
 	return c

@@ -274,13 +274,9 @@ serve the same port and cluster.`,
 		Short: "Stop the service and remove its unit (agent)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, _, _, err := servicePlatformOf(cmd)
-			if err != nil {
+			p, installed, err := installedService(cmd, "no memhost service installed (%s does not exist)\n")
+			if err != nil || !installed {
 				return err
-			}
-			if _, err := os.Stat(p.file); errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintf(cmd.OutOrStdout(), "no memhost service installed (%s does not exist)\n", p.file)
-				return nil
 			}
 			// Stopping first: the manager has to know the unit to stop it. A unit the manager
 			// no longer knows is removed anyway.
@@ -304,13 +300,9 @@ serve the same port and cluster.`,
 		Short: "The service manager's view of memhost: installed, running, recent log lines",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, _, _, err := servicePlatformOf(cmd)
-			if err != nil {
+			p, installed, err := installedService(cmd, "not installed (%s does not exist); install: memhost service install\n")
+			if err != nil || !installed {
 				return err
-			}
-			if _, err := os.Stat(p.file); errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintf(cmd.OutOrStdout(), "not installed (%s does not exist); install: memhost service install\n", p.file)
-				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "installed: %s\nlogs: %s\n", p.file, p.logs)
 			// systemctl status exits 3 for a stopped unit: its report is the answer, not a failure.
@@ -325,6 +317,19 @@ serve the same port and cluster.`,
 	}
 	c.AddCommand(install, uninstall, status)
 	return c
+}
+
+// installedService is this platform's service and whether its unit is installed; when it is
+// not, it says so on standard output (notInstalled, with the unit's path).
+func installedService(cmd *cobra.Command, notInstalled string) (p servicePlatform, installed bool, err error) {
+	if p, _, _, err = servicePlatformOf(cmd); err != nil {
+		return p, false, err
+	}
+	if _, err := os.Stat(p.file); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(cmd.OutOrStdout(), notInstalled, p.file)
+		return p, false, nil
+	}
+	return p, true, nil
 }
 
 func servicePlatformOf(cmd *cobra.Command) (p servicePlatform, root, home string, err error) {

@@ -6,9 +6,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
+	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/daemon/migrate"
 )
@@ -28,26 +30,23 @@ func tokenCmd() *cobra.Command {
 			name, _ := cmd.Flags().GetString("name")
 			project, _ := cmd.Flags().GetString("project")
 			ttl, _ := cmd.Flags().GetDuration("ttl")
-			_, pool, err := openPool(cmd)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			if _, err := migrate.Up(cmd.Context(), pool); err != nil {
-				return err
-			}
-			plain, tok, err := auth.NewTokens(pool).Create(cmd.Context(), auth.CreateToken{Name: name, Scopes: scopes, ProjectKey: project, TTL: ttl})
-			if err != nil {
-				return err
-			}
-			bound := "any project"
-			if tok.ProjectKey != "" {
-				bound = "project " + printable(tok.ProjectKey)
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "created token %s (%s) with scopes %s for %s; it is shown once:\n", tok.ID, printable(tok.Name), joinScopes(tok.Scopes), bound)
-			fmt.Fprintln(out, plain)
-			return nil
+			return withPool(cmd, func(_ *config.Config, pool *pgxpool.Pool) error {
+				if _, err := migrate.Up(cmd.Context(), pool); err != nil {
+					return err
+				}
+				plain, tok, err := auth.NewTokens(pool).Create(cmd.Context(), auth.CreateToken{Name: name, Scopes: scopes, ProjectKey: project, TTL: ttl})
+				if err != nil {
+					return err
+				}
+				bound := "any project"
+				if tok.ProjectKey != "" {
+					bound = "project " + printable(tok.ProjectKey)
+				}
+				out := cmd.OutOrStdout()
+				fmt.Fprintf(out, "created token %s (%s) with scopes %s for %s; it is shown once:\n", tok.ID, printable(tok.Name), joinScopes(tok.Scopes), bound)
+				fmt.Fprintln(out, plain)
+				return nil
+			})
 		},
 	}
 	create.Flags().String("scopes", "memory:read,memory:write", "comma-separated scopes: memory:read, memory:write, admin")
@@ -58,13 +57,8 @@ func tokenCmd() *cobra.Command {
 		Use:   "list [--all]",
 		Short: "List the tokens that authenticate (never their secrets); --all adds revoked and expired ones not purged yet",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: poolRunE(func(cmd *cobra.Command, pool *pgxpool.Pool, _ []string) error {
 			all, _ := cmd.Flags().GetBool("all")
-			_, pool, err := openPool(cmd)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
 			toks, err := auth.NewTokens(pool).List(cmd.Context(), all)
 			if err != nil {
 				return err
@@ -78,7 +72,7 @@ func tokenCmd() *cobra.Command {
 					t.CreatedAt.Local().Format("2006-01-02 15:04"), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt), timeOrDash(t.ExpiresAt))
 			}
 			return w.Flush()
-		},
+		}),
 	}
 	list.Flags().Bool("all", false, "also list revoked and expired tokens (the host purges them 30 days after)")
 	list.Flags().Bool("full", false, "show whole ids instead of short ones")
@@ -91,36 +85,33 @@ func tokenCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("ID: %w", err)
 			}
-			_, pool, err := openPool(cmd)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			tokens := auth.NewTokens(pool)
-			id := ref.ID
-			if !ref.Whole() {
-				toks, err := tokens.List(cmd.Context(), true)
-				if err != nil {
+			return withPool(cmd, func(_ *config.Config, pool *pgxpool.Pool) error {
+				tokens := auth.NewTokens(pool)
+				id := ref.ID
+				if !ref.Whole() {
+					toks, err := tokens.List(cmd.Context(), true)
+					if err != nil {
+						return err
+					}
+					ids := make([]uuid.UUID, len(toks))
+					for i, t := range toks {
+						ids[i] = t.ID
+					}
+					var n int
+					switch id, n = ref.Pick(ids); n {
+					case 0:
+						return fmt.Errorf("ID: no token %s", args[0])
+					case 1:
+					default:
+						return fmt.Errorf("ID: %q matches %d tokens; give more of the id", args[0], n)
+					}
+				}
+				if err := tokens.Revoke(cmd.Context(), id); err != nil {
 					return err
 				}
-				ids := make([]uuid.UUID, len(toks))
-				for i, t := range toks {
-					ids[i] = t.ID
-				}
-				var n int
-				switch id, n = ref.Pick(ids); n {
-				case 0:
-					return fmt.Errorf("ID: no token %s", args[0])
-				case 1:
-				default:
-					return fmt.Errorf("ID: %q matches %d tokens; give more of the id", args[0], n)
-				}
-			}
-			if err := tokens.Revoke(cmd.Context(), id); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", id)
-			return nil
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", id)
+				return nil
+			})
 		},
 	})
 	return c

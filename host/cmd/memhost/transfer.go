@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/memhost/memhost/host/internal/brain/transfer"
+	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/core/redact"
 	"github.com/memhost/memhost/host/internal/core/store"
@@ -35,23 +37,29 @@ func scopeFlag(cmd *cobra.Command) (store.ScopeRef, error) {
 	return store.Project(key), nil
 }
 
+// transferRunE is the RunE of export and import: run gets the scope --project or --global
+// names, checked before the database is opened, and a pool on it.
+func transferRunE(run func(cmd *cobra.Command, cfg *config.Config, pool *pgxpool.Pool, scope store.ScopeRef, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		scope, err := scopeFlag(cmd)
+		if err != nil {
+			return err
+		}
+		return withPool(cmd, func(cfg *config.Config, pool *pgxpool.Pool) error { return run(cmd, cfg, pool, scope, args) })
+	}
+}
+
 func exportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "export --project KEY [--out FILE]",
 		Short: "Write a project's memories, with history and vectors, as JSONL",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			scope, err := scopeFlag(cmd)
-			if err != nil {
-				return err
-			}
-			_, pool, err := openPool(cmd)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
+		RunE: transferRunE(func(cmd *cobra.Command, _ *config.Config, pool *pgxpool.Pool, scope store.ScopeRef, _ []string) error {
 			st := pgstore.New(pool)
-			var n int
+			var (
+				n   int
+				err error
+			)
 			if out, _ := cmd.Flags().GetString("out"); out != "" && out != "-" {
 				n, err = transfer.ExportFile(cmd.Context(), st, scope, out)
 			} else {
@@ -62,7 +70,7 @@ func exportCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "exported %d memories\n", n)
 			return nil
-		},
+		}),
 	}
 	c.Flags().String("project", "", "project key to export")
 	c.Flags().Bool("global", false, "export global memories instead of a project")
@@ -79,16 +87,7 @@ write path, and every vector against its embedder's dimensions); a file with any
 nothing and the error names the line and the field. Secrets are redacted as on the write path.
 FILE "-" reads standard input.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			scope, err := scopeFlag(cmd)
-			if err != nil {
-				return err
-			}
-			cfg, pool, err := openPool(cmd)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
+		RunE: transferRunE(func(cmd *cobra.Command, cfg *config.Config, pool *pgxpool.Pool, scope store.ScopeRef, args []string) error {
 			if _, err := migrate.Up(cmd.Context(), pool); err != nil {
 				return err
 			}
@@ -121,7 +120,7 @@ FILE "-" reads standard input.`,
 				fmt.Fprintf(stderr, "redacted %d secrets in the imported records\n", res.Redactions)
 			}
 			return nil
-		},
+		}),
 	}
 	c.Flags().String("project", "", "project key to import into")
 	c.Flags().Bool("global", false, "import into the global scope")

@@ -75,12 +75,12 @@ func parseSince(v string) (time.Duration, error) {
 // fetchValue reads project key's value report through the running host (brainFor), else on
 // the database.
 func fetchValue(cmd *cobra.Command, key, since string, window time.Duration, unused int) (brain.ValueReport, error) {
-	b, closeFn, err := brainFor(cmd, key)
-	if err != nil {
-		return brain.ValueReport{}, err
-	}
-	defer closeFn()
-	return b.Value(cmd.Context(), since, brain.ValueRequest{Since: window, UnusedAfter: unused})
+	var r brain.ValueReport
+	err := withBrain(cmd, key, func(b brainOps) (err error) {
+		r, err = b.Value(cmd.Context(), since, brain.ValueRequest{Since: window, UnusedAfter: unused})
+		return err
+	})
+	return r, err
 }
 
 func printValue(out io.Writer, r brain.ValueReport, since string) {

@@ -25,36 +25,18 @@ func workersCmd() *cobra.Command {
 		Use:   "workers",
 		Short: "Show the LLM workers: state, backoff, last 24 hours (calls, success, p50/p95 latency, tokens) and each task's chain",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			var st wire.WorkersStatus
-			if err := h.do(cmd.Context(), http.MethodGet, "/api/v1/workers", nil, &st); err != nil {
-				return err
-			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				return printJSON(cmd.OutOrStdout(), st)
-			}
-			printWorkers(cmd.OutOrStdout(), st)
-			return nil
-		},
+		RunE: hostRunE(func(cmd *cobra.Command, h *hostAPI, _ []string) error {
+			return getAndShow(cmd, h, "/api/v1/workers", printWorkers)
+		}),
 	}
 	addTokenFlag(c)
-	c.Flags().Bool("json", false, "print the host's answer as JSON")
+	addJSONFlag(c)
 
 	try := &cobra.Command{
 		Use:   "try TASK",
 		Short: "Run one sample task (merge, conflicts, session_summary, extract, plan_drift, gatekeeper) through its chain and show who answered",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
+		RunE: hostRunE(func(cmd *cobra.Command, h *hostAPI, args []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
@@ -74,22 +56,17 @@ func workersCmd() *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), res)
 			}
 			return printTry(cmd.OutOrStdout(), res)
-		},
+		}),
 	}
 	addTokenFlag(try)
 	try.Flags().String("worker", "", "try this worker alone (its backoff bypassed) instead of the task's chain")
-	try.Flags().Bool("json", false, "print the host's answer as JSON")
+	addJSONFlag(try)
 
 	chain := &cobra.Command{
 		Use:   "chain TASK WORKER...",
 		Short: "Set the workers a task kind tries, in order, from now until the host restarts",
 		Args:  cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			h, closeFn, err := runningHost(cmd)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
+		RunE: hostRunE(func(cmd *cobra.Command, h *hostAPI, args []string) error {
 			body, err := json.Marshal(map[string][]string{"workers": args[1:]})
 			if err != nil {
 				return err
@@ -99,7 +76,7 @@ func workersCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", printable(args[0]), printable(strings.Join(args[1:], " -> ")))
 			return nil
-		},
+		}),
 	}
 	addTokenFlag(chain)
 	c.AddCommand(try, chain)

@@ -50,7 +50,7 @@ const (
 // With a task, the facts most relevant to it come first (withTask); with a session, the
 // session's record keeps the facts shown.
 func (s *Service) Banner(ctx context.Context, a memory.Access, req BannerRequest) (BannerView, error) {
-	k, recorded, err := req.Session.key(a.Project)
+	k, recorded, err := sessionKey(req.Session, a.Project)
 	if err != nil {
 		return BannerView{}, err
 	}

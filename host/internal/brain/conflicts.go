@@ -68,35 +68,19 @@ type ConflictsPage struct {
 
 // Conflicts lists the project's conflicts, newest first.
 func (s *Service) Conflicts(ctx context.Context, a memory.Access, req ConflictsRequest) (ConflictsPage, error) {
-	if err := check(a); err != nil {
-		return ConflictsPage{}, err
-	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = defaultInbox
-	}
-	if limit < 1 || limit > MaxInbox {
-		return ConflictsPage{}, rules.Errf("limit", "%d is out of range 1..%d", req.Limit, MaxInbox)
-	}
-	q := store.ConflictQuery{ScopeKey: a.Project, Limit: limit}
-	switch st := store.ConflictStatus(req.Status); st {
-	case "":
-		q.Statuses = []store.ConflictStatus{store.ConflictOpen}
-	case store.ConflictOpen, store.ConflictAccepted, store.ConflictDismissed:
-		q.Statuses = []store.ConflictStatus{st}
-	case "all":
-	default:
-		return ConflictsPage{}, rules.Errf("status", "%q is not one of open, accepted, dismissed, all", req.Status)
-	}
-	list, err := s.st.Conflicts(ctx, q)
+	limit, err := listLimit(a, req.Limit, defaultInbox, MaxInbox)
 	if err != nil {
 		return ConflictsPage{}, err
 	}
-	page := ConflictsPage{Project: a.Project, Conflicts: make([]ConflictView, 0, len(list))}
-	for _, c := range list {
-		page.Conflicts = append(page.Conflicts, conflictView(c))
+	statuses, err := statusFilter(req.Status, store.ConflictOpen, store.ConflictOpen, store.ConflictAccepted, store.ConflictDismissed)
+	if err != nil {
+		return ConflictsPage{}, err
 	}
-	return page, nil
+	list, err := s.st.Conflicts(ctx, store.ConflictQuery{ScopeKey: a.Project, Limit: limit, Statuses: statuses})
+	if err != nil {
+		return ConflictsPage{}, err
+	}
+	return ConflictsPage{Project: a.Project, Conflicts: listPage(list, conflictView)}, nil
 }
 
 // Conflict shows one of the project's conflicts; another project's is not found.

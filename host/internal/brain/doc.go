@@ -21,6 +21,8 @@
 //   - Session records: what each session was given, retrieved, stored and cited, what finding
 //     each stored fact cost, and the value figures and access logs read from them (Record,
 //     EndSession, Sessions, Session, MemoryAccess, Value; docs/value.md). Ids and counts only.
+//     A session's reference and its end report are the REST contract's types (wire.SessionRef,
+//     wire.SessionEnd), one definition for the client that sends them and the brain.
 //   - The health snapshot (Health) and the import of the agent CLIs' file memory: read where
 //     the CLIs keep it (ReadCLIFiles, on the CLI's machine), stored by the host (ImportCLI).
 //

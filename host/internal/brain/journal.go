@@ -168,15 +168,9 @@ type JournalPage struct {
 
 // Journal lists the project's journal entries, newest first.
 func (s *Service) Journal(ctx context.Context, a memory.Access, q JournalQuery) (JournalPage, error) {
-	if err := check(a); err != nil {
+	limit, err := listLimit(a, q.Limit, defaultJournal, maxJournal)
+	if err != nil {
 		return JournalPage{}, err
-	}
-	limit := q.Limit
-	if limit == 0 {
-		limit = defaultJournal
-	}
-	if limit < 1 || limit > maxJournal {
-		return JournalPage{}, rules.Errf("limit", "%d is out of range 1..%d", q.Limit, maxJournal)
 	}
 	var before *store.Cursor
 	if q.Cursor != "" {

@@ -144,35 +144,19 @@ type InboxPage struct {
 
 // Inbox lists the project's proposals, newest first.
 func (s *Service) Inbox(ctx context.Context, a memory.Access, req InboxRequest) (InboxPage, error) {
-	if err := check(a); err != nil {
-		return InboxPage{}, err
-	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = defaultInbox
-	}
-	if limit < 1 || limit > MaxInbox {
-		return InboxPage{}, rules.Errf("limit", "%d is out of range 1..%d", req.Limit, MaxInbox)
-	}
-	q := store.ProposalQuery{ScopeKey: a.Project, Limit: limit}
-	switch st := store.ProposalStatus(req.Status); st {
-	case "":
-		q.Statuses = []store.ProposalStatus{store.ProposalPending}
-	case store.ProposalPending, store.ProposalStale, store.ProposalApproved, store.ProposalRejected:
-		q.Statuses = []store.ProposalStatus{st}
-	case "all":
-	default:
-		return InboxPage{}, rules.Errf("status", "%q is not one of pending, stale, approved, rejected, all", req.Status)
-	}
-	ps, err := s.st.Proposals(ctx, q)
+	limit, err := listLimit(a, req.Limit, defaultInbox, MaxInbox)
 	if err != nil {
 		return InboxPage{}, err
 	}
-	page := InboxPage{Project: a.Project, Proposals: make([]ProposalView, 0, len(ps))}
-	for _, p := range ps {
-		page.Proposals = append(page.Proposals, proposalView(p))
+	statuses, err := statusFilter(req.Status, store.ProposalPending, store.ProposalPending, store.ProposalStale, store.ProposalApproved, store.ProposalRejected)
+	if err != nil {
+		return InboxPage{}, err
 	}
-	return page, nil
+	ps, err := s.st.Proposals(ctx, store.ProposalQuery{ScopeKey: a.Project, Limit: limit, Statuses: statuses})
+	if err != nil {
+		return InboxPage{}, err
+	}
+	return InboxPage{Project: a.Project, Proposals: listPage(ps, proposalView)}, nil
 }
 
 // ProposalDetail is one proposal with the document it would replace and the difference.

@@ -13,43 +13,15 @@ import (
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
-// SessionEnd is what the client that ran a session read from its transcript when it ended
-// (host/internal/client/transcript): ids and numbers, never text.
-type SessionEnd struct {
-	Session SessionRef `json:"session"`
-	// CLISession is the CLI's own session id, when the client knows it.
-	CLISession string `json:"cli_session,omitempty"`
-	// StartedAt and EndedAt bound the session; EndedAt zero means now.
-	StartedAt time.Time `json:"started_at"`
-	EndedAt   time.Time `json:"ended_at,omitempty"`
-	// Tokens and Turns are the session's own, from its transcript's usage fields; nil when the
-	// CLI writes none.
-	Tokens *int64 `json:"tokens,omitempty"`
-	Turns  *int   `json:"turns,omitempty"`
-	// Given are the ids (short or whole) a memory_load_context result gave the session: its
-	// banner, loaded by a tool call where no hook or spawn gave it.
-	Given []string `json:"given,omitempty"`
-	// Retrieved are the ids (short or whole) the transcript's memhost tool results showed the
-	// session: search hits and gets.
-	Retrieved []string `json:"retrieved,omitempty"`
-	// Cited are the short ids the agent named in its answers ("Memory used: [id]"). Only ids the
-	// session was given or retrieved count: a hex word that names nothing it saw is no citation.
-	Cited []string `json:"cited,omitempty"`
-	// Stored are the facts the session stored, with what finding each cost it.
-	Stored []StoredFact `json:"stored,omitempty"`
-}
+// SessionEnd is what the client that ran a session read from its transcript when it ended:
+// the contract's type (package wire), the one definition both sides use.
+type SessionEnd = wire.SessionEnd
 
-// StoredFact is a fact a session stored and, when the transcript's usage fields tell, what
-// finding it cost: the tokens and wall time of the session's turns before the store, since its
-// previous store.
-type StoredFact struct {
-	ID      string   `json:"id"`
-	Tokens  *int64   `json:"tokens,omitempty"`
-	Seconds *float64 `json:"seconds,omitempty"`
-	Turns   int      `json:"turns,omitempty"`
-}
+// StoredFact is a fact a session stored and what finding it cost (wire.StoredFact).
+type StoredFact = wire.StoredFact
 
 // SessionEndResult says what the session's record holds now.
 type SessionEndResult struct {
@@ -83,14 +55,14 @@ func (s *Service) EndSession(ctx context.Context, a memory.Access, e SessionEnd)
 	if err := check(a); err != nil {
 		return SessionEndResult{}, err
 	}
-	k, ok, err := e.Session.key(a.Project)
+	k, ok, err := sessionKey(e.Session, a.Project)
 	if err != nil {
 		return SessionEndResult{}, err
 	}
 	if !ok {
 		return SessionEndResult{}, rules.Errf("session", "is required")
 	}
-	if err := e.check(s.now()); err != nil {
+	if err := checkEnd(&e, s.now()); err != nil {
 		return SessionEndResult{}, err
 	}
 	if e.EndedAt.IsZero() {
@@ -163,8 +135,8 @@ func (s *Service) EndSession(ctx context.Context, a memory.Access, e SessionEnd)
 	return res, nil
 }
 
-// check refuses an end report out of bounds; nothing is recorded then.
-func (e *SessionEnd) check(now time.Time) error {
+// checkEnd refuses an end report out of bounds; nothing is recorded then.
+func checkEnd(e *SessionEnd, now time.Time) error {
 	switch {
 	case e.StartedAt.IsZero():
 		return rules.Errf("started_at", "is required")

@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host/internal/core/rules"
 	"github.com/memhost/memhost/host/internal/core/shortid"
 	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // Session records (docs/value.md): for each session of an agent CLI in a project, which
@@ -35,19 +36,9 @@ type SessionStore interface {
 	Value(ctx context.Context, q store.ValueQuery) (store.ValueRows, error)
 }
 
-// SessionRef names the session a call belongs to, as its client knows it. A zero Key records
-// nothing.
-type SessionRef struct {
-	// Key is memhost run's session key (which it hands the CLI's MCP entry as a header,
-	// wire.SessionHeader, and its hooks), or a connected CLI's own session id (what its hooks
-	// receive).
-	Key string `json:"key"`
-	// CLI is claude, codex, gemini or another provider's name.
-	CLI string `json:"cli,omitempty"`
-	// Origin is run (memhost run started the session) or connected (a CLI memhost connect
-	// registered memhost in); default connected.
-	Origin string `json:"origin,omitempty"`
-}
+// SessionRef names the session a call belongs to, as its client knows it: the contract's
+// type (package wire), so a surface passes on what its caller sent. A zero Key records nothing.
+type SessionRef = wire.SessionRef
 
 // Session key and CLI name rules: what CLIs use as session ids (UUIDs) and what memhost run
 // mints, with room to spare; nothing that could carry text.
@@ -59,9 +50,9 @@ var (
 // ValidSessionKey reports whether key is a session key the records accept.
 func ValidSessionKey(key string) bool { return sessionKeyPattern.MatchString(key) }
 
-// key checks r and returns its store key in project; ok is false for a ref without a key
-// (nothing is recorded then).
-func (r SessionRef) key(project string) (store.SessionKey, bool, error) {
+// sessionKey checks r and returns its store key in project; ok is false for a ref without a
+// key (nothing is recorded then).
+func sessionKey(r SessionRef, project string) (store.SessionKey, bool, error) {
 	if r.CLI != "" && !cliNamePattern.MatchString(r.CLI) {
 		return store.SessionKey{}, false, rules.Errf("cli", "must be a CLI name: 1 to 32 lower-case letters, digits or '-'")
 	}
@@ -100,7 +91,7 @@ func (s *Service) Record(ctx context.Context, a memory.Access, ref SessionRef, u
 	if err := check(a); err != nil {
 		return err
 	}
-	k, ok, err := ref.key(a.Project)
+	k, ok, err := sessionKey(ref, a.Project)
 	if err != nil || !ok || len(uses) == 0 {
 		return err
 	}
@@ -175,15 +166,9 @@ type SessionPage struct {
 
 // Sessions lists a's project's sessions, newest first, each with its counts per event.
 func (s *Service) Sessions(ctx context.Context, a memory.Access, req SessionsRequest) (SessionPage, error) {
-	if err := check(a); err != nil {
+	limit, err := listLimit(a, req.Limit, defaultSessions, maxSessions)
+	if err != nil {
 		return SessionPage{}, err
-	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = defaultSessions
-	}
-	if limit < 1 || limit > maxSessions {
-		return SessionPage{}, rules.Errf("limit", "%d is out of range 1..%d", req.Limit, maxSessions)
 	}
 	if req.Since < 0 {
 		return SessionPage{}, rules.Errf("since", "must not be negative")

@@ -182,7 +182,7 @@ func (s *Service) PromptContext(ctx context.Context, a memory.Access, req Prompt
 	if err := check(a); err != nil {
 		return PromptContext{}, err
 	}
-	k, recorded, err := req.Session.key(a.Project)
+	k, recorded, err := sessionKey(req.Session, a.Project)
 	if err != nil {
 		return PromptContext{}, err
 	}

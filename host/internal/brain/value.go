@@ -110,19 +110,15 @@ func (s *Service) Value(ctx context.Context, a memory.Access, req ValueRequest) 
 	if req.Since == 0 {
 		req.Since = DefaultValueWindow
 	}
-	if req.UnusedAfter == 0 {
-		req.UnusedAfter = DefaultUnusedAfter
-	}
-	if req.Sessions == 0 {
-		req.Sessions = defaultValueRows
-	}
-	switch {
-	case req.Since < 0 || req.Since > maxValueWindow:
+	if req.Since < 0 || req.Since > maxValueWindow {
 		return ValueReport{}, rules.Errf("since", "must be a positive duration of at most %d days", int(maxValueWindow/(24*time.Hour)))
-	case req.UnusedAfter < 1 || req.UnusedAfter > maxUnusedAfter:
-		return ValueReport{}, rules.Errf("unused_after", "%d is out of range 1..%d", req.UnusedAfter, maxUnusedAfter)
-	case req.Sessions < 1 || req.Sessions > maxValueRows:
-		return ValueReport{}, rules.Errf("sessions", "%d is out of range 1..%d", req.Sessions, maxValueRows)
+	}
+	var err error
+	if req.UnusedAfter, err = pageLimit("unused_after", req.UnusedAfter, DefaultUnusedAfter, maxUnusedAfter); err != nil {
+		return ValueReport{}, err
+	}
+	if req.Sessions, err = pageLimit("sessions", req.Sessions, defaultValueRows, maxValueRows); err != nil {
+		return ValueReport{}, err
 	}
 	since := s.now().Add(-req.Since)
 	rows, err := s.st.Value(ctx, store.ValueQuery{ScopeKey: a.Project, Since: since, UnusedAfter: req.UnusedAfter, Sessions: req.Sessions, Unused: unusedListed})

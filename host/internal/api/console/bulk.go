@@ -28,11 +28,7 @@ type bulkView struct {
 
 // bulkArchiveConfirm lists what archiving everything the filter matches would archive.
 func (c *Console) bulkArchiveConfirm(cl *call) error {
-	acc, err := cl.resolve()
-	if err != nil {
-		return err
-	}
-	q, err := readQuery(cl, acc.Project)
+	acc, q, err := cl.resolveQuery()
 	if err != nil {
 		return err
 	}

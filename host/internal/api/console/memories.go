@@ -60,6 +60,16 @@ func (q query) params(extra ...string) []string {
 const maxSessionFilter = 256
 
 // readQuery reads and checks the filter; a bad value names its field.
+// resolveQuery is the project the page is for and the memories its filter asks for.
+func (cl *call) resolveQuery() (memory.Access, query, error) {
+	acc, err := cl.resolve()
+	if err != nil {
+		return acc, query{}, err
+	}
+	q, err := readQuery(cl, acc.Project)
+	return acc, q, err
+}
+
 func readQuery(cl *call, project string) (query, error) {
 	f := cl.r.Form
 	q := query{Project: project, Q: strings.TrimSpace(f.Get("q")), Kind: f.Get("kind"), Origin: f.Get("origin"),
@@ -146,11 +156,7 @@ func (c *Console) memories(cl *call) error {
 	if cl.p.ProjectKey == "" && cl.r.FormValue("project") == "" {
 		return cl.redirect(Prefix, "")
 	}
-	acc, err := cl.resolve()
-	if err != nil {
-		return err
-	}
-	q, err := readQuery(cl, acc.Project)
+	acc, q, err := cl.resolveQuery()
 	if err != nil {
 		return err
 	}

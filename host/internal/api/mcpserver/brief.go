@@ -53,37 +53,48 @@ const noMatch = "No match in project %s."
 type briefer interface{ brief() string }
 
 func briefSearch(o SearchOutput) string {
-	var b strings.Builder
-	if o.Degraded != "" {
-		fmt.Fprintf(&b, "note: %s\n", o.Degraded)
-	}
-	if len(o.Hits) == 0 {
-		fmt.Fprintf(&b, noMatch, o.Project)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "%s\n%d memories in project %s, best first (memory_get ID for details):\n", dataNotice, len(o.Hits), o.Project)
 	names := shortNames(len(o.Hits), func(i int) uuid.UUID { return o.Hits[i].ID })
-	for i, h := range o.Hits {
-		fmt.Fprintf(&b, "%d. [%s%s] %s (id %s, score %.2f)\n", i+1, h.Kind, flags(h.View), oneLine(h.Text), names[h.ID], h.Score)
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return degradedNote(o.Degraded) + briefItems(fmt.Sprintf(noMatch, o.Project),
+		fmt.Sprintf("%d memories in project %s, best first (memory_get ID for details):", len(o.Hits), o.Project), len(o.Hits), func(i int) string {
+			h := o.Hits[i]
+			return fmt.Sprintf("%d. [%s%s] %s (id %s, score %.2f)", i+1, h.Kind, flags(h.View), oneLine(h.Text), names[h.ID], h.Score)
+		}, "")
 }
 
 func briefList(o ListOutput) string {
-	var b strings.Builder
-	if len(o.Memories) == 0 {
-		fmt.Fprintf(&b, "No memories in project %s.", o.Project)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "%s\n%d memories in project %s, newest first:\n", dataNotice, len(o.Memories), o.Project)
 	names := shortNames(len(o.Memories), func(i int) uuid.UUID { return o.Memories[i].ID })
-	for _, m := range o.Memories {
-		fmt.Fprintf(&b, "- [%s%s] %s (id %s)\n", m.Kind, flags(m), oneLine(m.Text), names[m.ID])
-	}
+	more := ""
 	if o.NextCursor != "" {
-		fmt.Fprintf(&b, "More: call memory_list with cursor %q.", o.NextCursor)
+		more = fmt.Sprintf("More: call memory_list with cursor %q.", o.NextCursor)
 	}
+	return briefItems(fmt.Sprintf("No memories in project %s.", o.Project),
+		fmt.Sprintf("%d memories in project %s, newest first:", len(o.Memories), o.Project), len(o.Memories), func(i int) string {
+			m := o.Memories[i]
+			return fmt.Sprintf("- [%s%s] %s (id %s)", m.Kind, flags(m), oneLine(m.Text), names[m.ID])
+		}, more)
+}
+
+// briefItems is a list result as the model reads it: empty when there are no items, else the
+// dataNotice, the header and one line per item, then more (where the next page is), if any.
+func briefItems(empty, header string, n int, line func(i int) string, more string) string {
+	if n == 0 {
+		return empty
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s\n", dataNotice, header)
+	for i := range n {
+		fmt.Fprintln(&b, line(i))
+	}
+	b.WriteString(more)
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// degradedNote opens a search result that was served degraded, saying how.
+func degradedNote(degraded string) string {
+	if degraded == "" {
+		return ""
+	}
+	return fmt.Sprintf("note: %s\n", degraded)
 }
 
 func briefStore(r memory.StoreResult) string {

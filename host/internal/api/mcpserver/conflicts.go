@@ -3,11 +3,9 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host/internal/api/auth"
 	"github.com/memhost/memhost/host/internal/brain"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/shortid"
@@ -22,12 +20,8 @@ type ConflictsOutput struct {
 }
 
 func (t *projectTools) registerConflicts(srv *mcp.Server) {
-	addTool(srv, t.tools, &mcp.Tool{
-		Name:        ToolConflicts,
-		Title:       "Open conflicts",
-		Description: "Pairs of this project's memories that contradict each other, open until a human decides: check before relying on either.",
-		Annotations: &mcp.ToolAnnotations{Title: "Open conflicts", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-	}, auth.ScopeRead, false, t.conflicts)
+	addTool(srv, t.tools, toolSpec{name: ToolConflicts, title: "Open conflicts",
+		description: "Pairs of this project's memories that contradict each other, open until a human decides: check before relying on either."}, t.conflicts)
 }
 
 func (t *projectTools) conflicts(ctx context.Context, _ caller, a memory.Access, _ ProjectInput) (ConflictsOutput, error) {
@@ -36,14 +30,11 @@ func (t *projectTools) conflicts(ctx context.Context, _ caller, a memory.Access,
 }
 
 func (o ConflictsOutput) brief() string {
-	if len(o.Conflicts) == 0 {
-		return fmt.Sprintf("No open conflicts in project %s.", o.Project)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%d open conflicts in project %s, newest first (a human decides them with `memhost project conflicts`):\n", dataNotice, len(o.Conflicts), o.Project)
-	for _, c := range o.Conflicts {
-		fmt.Fprintf(&b, "- %s severity: memory %s %q vs memory %s %q: %s\n", c.Severity, shortid.Of(c.MemoryA), oneLine(c.TextA),
-			shortid.Of(c.MemoryB), oneLine(c.TextB), oneLine(c.Evidence))
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return briefItems(fmt.Sprintf("No open conflicts in project %s.", o.Project),
+		fmt.Sprintf("%d open conflicts in project %s, newest first (a human decides them with `memhost project conflicts`):", len(o.Conflicts), o.Project),
+		len(o.Conflicts), func(i int) string {
+			c := o.Conflicts[i]
+			return fmt.Sprintf("- %s severity: memory %s %q vs memory %s %q: %s", c.Severity, shortid.Of(c.MemoryA), oneLine(c.TextA),
+				shortid.Of(c.MemoryB), oneLine(c.TextB), oneLine(c.Evidence))
+		}, "")
 }

@@ -13,6 +13,11 @@
 // Mcp-Protocol-Version header: 2026-07-28 and later go to a stateless handler, everything
 // else to a stateful one, so legacy clients keep the clientInfo they sent at initialize.
 //
+// Each tool is declared once (declare.go's toolSpec: name, title, description and whether it
+// writes, destroys or may be repeated); its scope, rate limit and annotations follow from that,
+// and its schemas from its Go input and output types, whose shared fields (Where, Author) are
+// one embedded definition. testdata/tools_list.golden.json pins what tools/list shows.
+//
 // A call whose HTTP request carries the session header memhost run puts in the MCP entry it
 // hands a CLI (wire.SessionHeader) is recorded in that session's record (sessions.go): what it
 // retrieved, stored or was given; the record's rules belong to package brain.

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host/internal/api/access"
-	"github.com/memhost/memhost/host/internal/api/auth"
 )
 
 // addTool registers a tool whose handler authorises the caller before running.
@@ -24,7 +23,8 @@ import (
 // garbage for the collector. The output schema is derived from the Go type that produces the
 // output (schemaFor), and the tests validate every output they receive against it. Arguments
 // are validated as the typed path does (toolArgs).
-func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, need auth.Scope, write bool, run runFunc[In, Out]) {
+func addTool[In targeted, Out any](srv *mcp.Server, t *tools, spec toolSpec, run runFunc[In, Out]) {
+	tool := spec.tool()
 	in := schemaFor[In]()
 	describe(in, t.describe)
 	tool.InputSchema = in
@@ -38,7 +38,7 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 		if err != nil {
 			return errorResult(err), nil
 		}
-		out, err := authorised(ctx, t, req, tool.Name, need, write, args, run)
+		out, err := authorised(ctx, t, req, spec, args, run)
 		if err != nil {
 			var wire *jsonrpc.Error
 			if errors.As(err, &wire) {
@@ -62,8 +62,9 @@ func addTool[In targeted, Out any](srv *mcp.Server, t *tools, tool *mcp.Tool, ne
 
 // authorised identifies the caller, checks its scope, project and read or write rate, and runs
 // the tool.
-func authorised[In targeted, Out any](ctx context.Context, t *tools, req *mcp.CallToolRequest, name string, need auth.Scope, write bool, in In, run runFunc[In, Out]) (Out, error) {
+func authorised[In targeted, Out any](ctx context.Context, t *tools, req *mcp.CallToolRequest, spec toolSpec, in In, run runFunc[In, Out]) (Out, error) {
 	var zero Out
+	name, need := spec.name, spec.scope()
 	c, ok := callerFromToken(req)
 	if !ok {
 		t.log.ErrorContext(ctx, "mcp tool call without a principal", "tool", name)
@@ -78,7 +79,7 @@ func authorised[In targeted, Out any](ctx context.Context, t *tools, req *mcp.Ca
 		return zero, t.reportable(ctx, name, err)
 	}
 	limit := t.limits.Reads
-	if write {
+	if spec.write {
 		limit = t.limits.Writes
 	}
 	if err := access.Limit(limit, c.principal); err != nil {

@@ -34,43 +34,32 @@ func (o JournalAppendOutput) brief() string {
 }
 
 func (o JournalOutput) brief() string {
-	if len(o.Entries) == 0 {
-		return fmt.Sprintf("No journal entries in project %s.", o.Project)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%d journal entries in project %s, newest first:\n", dataNotice, len(o.Entries), o.Project)
-	for _, e := range o.Entries {
-		who := e.Agent
-		if e.Session != "" {
-			who += " session " + e.Session
-		}
-		fmt.Fprintf(&b, "- %s%s: %s\n", e.CreatedAt.UTC().Format("2006-01-02 15:04"), by(strings.TrimSpace(who)), oneLine(e.Text))
-	}
+	more := ""
 	if o.NextCursor != "" {
-		fmt.Fprintf(&b, "More: call project_journal with cursor %q.", o.NextCursor)
+		more = fmt.Sprintf("More: call project_journal with cursor %q.", o.NextCursor)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return briefItems(fmt.Sprintf("No journal entries in project %s.", o.Project),
+		fmt.Sprintf("%d journal entries in project %s, newest first:", len(o.Entries), o.Project), len(o.Entries), func(i int) string {
+			e := o.Entries[i]
+			who := e.Agent
+			if e.Session != "" {
+				who += " session " + e.Session
+			}
+			return fmt.Sprintf("- %s%s: %s", e.CreatedAt.UTC().Format("2006-01-02 15:04"), by(strings.TrimSpace(who)), oneLine(e.Text))
+		}, more)
 }
 
 func (o ProjectSearchOutput) brief() string {
-	var b strings.Builder
-	if o.Degraded != "" {
-		fmt.Fprintf(&b, "note: %s\n", o.Degraded)
-	}
-	if len(o.Hits) == 0 {
-		fmt.Fprintf(&b, noMatch, o.Project)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "%s\n%d results in project %s, best first:\n", dataNotice, len(o.Hits), o.Project)
 	names := shortNames(len(o.Hits), func(i int) uuid.UUID { return o.Hits[i].ID })
-	for i, h := range o.Hits {
-		label := h.Layer
-		if h.Layer == "fact" {
-			label = string(h.Kind) + flags(h.View)
-		}
-		fmt.Fprintf(&b, "%d. [%s] %s (id %s, score %.2f)\n", i+1, label, oneLine(h.Text), names[h.ID], h.Score)
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return degradedNote(o.Degraded) + briefItems(fmt.Sprintf(noMatch, o.Project),
+		fmt.Sprintf("%d results in project %s, best first:", len(o.Hits), o.Project), len(o.Hits), func(i int) string {
+			h := o.Hits[i]
+			label := h.Layer
+			if h.Layer == "fact" {
+				label = string(h.Kind) + flags(h.View)
+			}
+			return fmt.Sprintf("%d. [%s] %s (id %s, score %.2f)", i+1, label, oneLine(h.Text), names[h.ID], h.Score)
+		}, "")
 }
 
 func (o MapOutput) brief() string {

@@ -38,35 +38,29 @@ Before you finish, log what the session did and left open (session_log_append).`
 
 // ProjectInput is the arguments of project_goal_get and project_plan_get.
 type ProjectInput struct {
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	Where
 }
 
 // ProposeInput is the arguments of project_goal_set and project_plan_set.
 type ProposeInput struct {
-	Text    string `json:"text" jsonschema:"The whole new text, not a diff; at most {max_text_bytes} bytes."`
-	Reason  string `json:"reason,omitempty" jsonschema:"Why, for the human who decides."`
-	Agent   string `json:"agent,omitempty"`
-	Session string `json:"session,omitempty"`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	Text   string `json:"text" jsonschema:"The whole new text, not a diff; at most {max_text_bytes} bytes."`
+	Reason string `json:"reason,omitempty" jsonschema:"Why, for the human who decides."`
+	Author
+	Where
 }
 
 // JournalAppendInput is session_log_append's arguments.
 type JournalAppendInput struct {
-	Text    string `json:"text" jsonschema:"What this session did and left open, in a few sentences; at most {max_text_bytes} bytes."`
-	Agent   string `json:"agent,omitempty"`
-	Session string `json:"session,omitempty"`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	Text string `json:"text" jsonschema:"What this session did and left open, in a few sentences; at most {max_text_bytes} bytes."`
+	Author
+	Where
 }
 
 // JournalInput is project_journal's arguments.
 type JournalInput struct {
-	Limit   int    `json:"limit,omitempty" jsonschema:"1 to 200; default 20."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"{cursor}"`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"1 to 200; default 20."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"{cursor}"`
+	Where
 }
 
 // ProjectSearchInput is project_search's arguments.
@@ -75,32 +69,21 @@ type ProjectSearchInput struct {
 	Layers   []string `json:"layers,omitempty" jsonschema:"Any of fact, journal, goal, plan; default all."`
 	TopK     int      `json:"top_k,omitempty" jsonschema:"{top_k}"`
 	MinScore float64  `json:"min_score,omitempty" jsonschema:"{min_score}"`
-	Project  string   `json:"project,omitempty"`
-	Cwd      string   `json:"cwd,omitempty"`
+	Where
 }
 
 // MapInput is project_map's arguments.
 type MapInput struct {
-	Refresh bool   `json:"refresh,omitempty" jsonschema:"Rebuild it now (needs cwd and memory:write)."`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	Refresh bool `json:"refresh,omitempty" jsonschema:"Rebuild it now (needs cwd and memory:write)."`
+	Where
 }
 
 // LoadContextInput is memory_load_context's arguments.
 type LoadContextInput struct {
-	Budget  int    `json:"budget,omitempty" jsonschema:"Most tokens, 300 to 32000; default: the host's banner budget."`
-	CLI     string `json:"cli,omitempty" jsonschema:"claude, codex or gemini, to name tools as it does; default: from the client."`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	Budget int    `json:"budget,omitempty" jsonschema:"Most tokens, 300 to 32000; default: the host's banner budget."`
+	CLI    string `json:"cli,omitempty" jsonschema:"claude, codex or gemini, to name tools as it does; default: from the client."`
+	Where
 }
-
-func (in ProjectInput) where() (string, string)       { return in.Project, in.Cwd }
-func (in ProposeInput) where() (string, string)       { return in.Project, in.Cwd }
-func (in JournalAppendInput) where() (string, string) { return in.Project, in.Cwd }
-func (in JournalInput) where() (string, string)       { return in.Project, in.Cwd }
-func (in ProjectSearchInput) where() (string, string) { return in.Project, in.Cwd }
-func (in MapInput) where() (string, string)           { return in.Project, in.Cwd }
-func (in LoadContextInput) where() (string, string)   { return in.Project, in.Cwd }
 
 // projectTools serves the project brain's tools beside the memory tools.
 type projectTools struct {
@@ -109,75 +92,37 @@ type projectTools struct {
 }
 
 func (t *projectTools) register(srv *mcp.Server) {
-	read := &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no}
 	for _, d := range []struct {
-		name string
-		kind store.Kind
-	}{{ToolGoalGet, store.KindGoal}, {ToolPlanGet, store.KindPlan}} {
-		addTool(srv, t.tools, &mcp.Tool{
-			Name:  d.name,
-			Title: "Read the project's " + string(d.kind),
-			Description: map[store.Kind]string{store.KindGoal: "Read the project's goal (what it is for, where it is going), as a human approved it.",
-				store.KindPlan: "Read the project's plan (what is worked on now and next), as a human approved it."}[d.kind],
-			Annotations: annotated(read, "Read the project's "+string(d.kind)),
-		}, auth.ScopeRead, false, t.document(d.kind))
+		get, set    string
+		kind        store.Kind
+		description string
+	}{
+		{ToolGoalGet, ToolGoalSet, store.KindGoal, "Read the project's goal (what it is for, where it is going), as a human approved it."},
+		{ToolPlanGet, ToolPlanSet, store.KindPlan, "Read the project's plan (what is worked on now and next), as a human approved it."},
+	} {
+		addTool(srv, t.tools, toolSpec{name: d.get, title: "Read the project's " + string(d.kind), description: d.description}, t.document(d.kind))
+		// Setting the goal or plan only ever adds a proposal to the human's inbox: nothing is
+		// lost or changed, so it is not destructive; proposing the same text twice returns the
+		// pending proposal, so it is idempotent.
+		addTool(srv, t.tools, toolSpec{name: d.set, title: "Propose a new " + string(d.kind), write: true, idempotent: true,
+			description: "Propose a new " + string(d.kind) + " when it no longer matches reality: the whole text and why. " +
+				"A human approves or rejects it in the memhost inbox; until then nothing changes."}, t.propose(d.kind))
 	}
-	// project_goal_set / project_plan_set only ever add a proposal to the human's inbox:
-	// nothing is lost or changed, so they are not destructive; proposing the same text twice
-	// returns the pending proposal, so they are idempotent.
-	for _, d := range []struct {
-		name string
-		kind store.Kind
-	}{{ToolGoalSet, store.KindGoal}, {ToolPlanSet, store.KindPlan}} {
-		addTool(srv, t.tools, &mcp.Tool{
-			Name:  d.name,
-			Title: "Propose a new " + string(d.kind),
-			Description: "Propose a new " + string(d.kind) + " when it no longer matches reality: the whole text and why. " +
-				"A human approves or rejects it in the memhost inbox; until then nothing changes.",
-			Annotations: &mcp.ToolAnnotations{Title: "Propose a new " + string(d.kind), ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-		}, auth.ScopeWrite, true, t.propose(d.kind))
-	}
-	addTool(srv, t.tools, &mcp.Tool{
-		Name:        ToolJournalAppend,
-		Title:       "Log what this session did",
-		Description: "Log what this session did and left open, near its end, for the next session. Durable facts go to memory_store.",
-		Annotations: &mcp.ToolAnnotations{Title: "Log what this session did", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
-	}, auth.ScopeWrite, true, t.appendJournal)
-	addTool(srv, t.tools, &mcp.Tool{
-		Name:        ToolJournal,
-		Title:       "Read the project journal",
-		Description: "What recent sessions did, newest first.",
-		Annotations: annotated(read, "Read the project journal"),
-	}, auth.ScopeRead, false, t.journal)
+	addTool(srv, t.tools, toolSpec{name: ToolJournalAppend, title: "Log what this session did", write: true,
+		description: "Log what this session did and left open, near its end, for the next session. Durable facts go to memory_store."}, t.appendJournal)
+	addTool(srv, t.tools, toolSpec{name: ToolJournal, title: "Read the project journal",
+		description: "What recent sessions did, newest first."}, t.journal)
 	// project_search records nothing, like memory_search (see there).
-	addTool(srv, t.tools, &mcp.Tool{
-		Name:        ToolProjectSearch,
-		Title:       "Search everything known about the project",
-		Description: "Search memories, session journal, goal and plan at once, ranked together.",
-		Annotations: annotated(read, "Search everything known about the project"),
-	}, auth.ScopeRead, false, t.search)
+	addTool(srv, t.tools, toolSpec{name: ToolProjectSearch, title: "Search everything known about the project",
+		description: "Search memories, session journal, goal and plan at once, ranked together."}, t.search)
 	// project_map may rebuild and store the map when the host can see the project; that
 	// refreshes a cache and changes nothing an agent wrote, so the tool counts as a read, but
 	// the build itself needs memory:write and is rate-limited (projectMap).
-	addTool(srv, t.tools, &mcp.Tool{
-		Name:        ToolMap,
-		Title:       "Project map",
-		Description: "The project's languages, build, test and lint commands, layout and recent git activity: read it instead of exploring the tree.",
-		Annotations: annotated(read, "Project map"),
-	}, auth.ScopeRead, false, t.projectMap)
-	addTool(srv, t.tools, &mcp.Tool{
-		Name:        ToolLoadContext,
-		Title:       "Load the project context",
-		Description: "The project's goal, plan, map, key memories and recent journal, within a token budget. Call it once at the start unless your CLI showed it.",
-		Annotations: annotated(read, "Load the project context"),
-	}, auth.ScopeRead, false, t.loadContext)
+	addTool(srv, t.tools, toolSpec{name: ToolMap, title: "Project map",
+		description: "The project's languages, build, test and lint commands, layout and recent git activity: read it instead of exploring the tree."}, t.projectMap)
+	addTool(srv, t.tools, toolSpec{name: ToolLoadContext, title: "Load the project context",
+		description: "The project's goal, plan, map, key memories and recent journal, within a token budget. Call it once at the start unless your CLI showed it."}, t.loadContext)
 	t.registerConflicts(srv)
-}
-
-func annotated(base *mcp.ToolAnnotations, title string) *mcp.ToolAnnotations {
-	a := *base
-	a.Title = title
-	return &a
 }
 
 // DocumentOutput is project_goal_get's and project_plan_get's result.

@@ -36,10 +36,8 @@ type StoreInput struct {
 	Importance *float64 `json:"importance,omitempty" jsonschema:"0 to 1, default 0.5; 0.8+ only if ignoring it breaks builds or loses data."`
 	Confidence *float64 `json:"confidence,omitempty" jsonschema:"How sure you are, 0 to 1; default 0.8."`
 	Pinned     bool     `json:"pinned,omitempty" jsonschema:"Always rank at full strength; use sparingly."`
-	Project    string   `json:"project,omitempty"`
-	Cwd        string   `json:"cwd,omitempty"`
-	Agent      string   `json:"agent,omitempty"`
-	Session    string   `json:"session,omitempty"`
+	Where
+	Author
 }
 
 // SearchInput is memory_search's arguments.
@@ -49,15 +47,13 @@ type SearchInput struct {
 	Kinds           []string `json:"kinds,omitempty" jsonschema:"{kinds}"`
 	MinScore        float64  `json:"min_score,omitempty" jsonschema:"{min_score}"`
 	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"{include_archived}"`
-	Project         string   `json:"project,omitempty"`
-	Cwd             string   `json:"cwd,omitempty"`
+	Where
 }
 
 // GetInput is memory_get's arguments.
 type GetInput struct {
-	ID      string `json:"id" jsonschema:"{id}"`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	ID string `json:"id" jsonschema:"{id}"`
+	Where
 }
 
 // ListInput is memory_list's arguments.
@@ -66,31 +62,21 @@ type ListInput struct {
 	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"{include_archived}"`
 	Limit           int      `json:"limit,omitempty" jsonschema:"1 to 500; default 50."`
 	Cursor          string   `json:"cursor,omitempty" jsonschema:"{cursor}"`
-	Project         string   `json:"project,omitempty"`
-	Cwd             string   `json:"cwd,omitempty"`
+	Where
 }
 
 // ArchiveInput is memory_archive's arguments.
 type ArchiveInput struct {
-	ID      string `json:"id" jsonschema:"{id}"`
-	Reason  string `json:"reason,omitempty" jsonschema:"Why, kept in its history (e.g. 'moved from npm to pnpm')."`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	ID     string `json:"id" jsonschema:"{id}"`
+	Reason string `json:"reason,omitempty" jsonschema:"Why, kept in its history (e.g. 'moved from npm to pnpm')."`
+	Where
 }
 
 // IDInput is the arguments of memory_restore and memory_history.
 type IDInput struct {
-	ID      string `json:"id" jsonschema:"{id}"`
-	Project string `json:"project,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
+	ID string `json:"id" jsonschema:"{id}"`
+	Where
 }
-
-func (in StoreInput) where() (string, string)   { return in.Project, in.Cwd }
-func (in SearchInput) where() (string, string)  { return in.Project, in.Cwd }
-func (in GetInput) where() (string, string)     { return in.Project, in.Cwd }
-func (in ListInput) where() (string, string)    { return in.Project, in.Cwd }
-func (in ArchiveInput) where() (string, string) { return in.Project, in.Cwd }
-func (in IDInput) where() (string, string)      { return in.Project, in.Cwd }
 
 // SearchOutput is memory_search's result.
 type SearchOutput struct {
@@ -124,77 +110,35 @@ type tools struct {
 
 type targeted interface{ where() (project, cwd string) }
 
-// Annotation values need addresses.
-var (
-	yes = ptr(true)
-	no  = ptr(false)
-)
-
-func ptr[T any](v T) *T { return &v }
-
 func (t *tools) register(srv *mcp.Server) {
-	// memory_store: DestructiveHint false because nothing is lost: a fold keeps the folded text
-	// in merged_from and the history. IdempotentHint false: repeating an identical store makes
-	// no duplicate (it folds into the same memory and returns the same id) but it does bump
+	// memory_store is not destructive because nothing is lost: a fold keeps the folded text in
+	// merged_from and the history. It is not idempotent: repeating an identical store makes no
+	// duplicate (it folds into the same memory and returns the same id) but it does bump
 	// deduped_count and append a history entry, which is an additional effect.
-	addTool(srv, t, &mcp.Tool{
-		Name:  ToolStore,
-		Title: "Save a project memory",
-		Description: "Save one durable fact a future session would need (convention, decision, gotcha, error fix, preference, where something lives). " +
-			"Not task state, secrets or what the code shows. A paraphrase folds into the existing memory.",
-		Annotations: &mcp.ToolAnnotations{Title: "Save a project memory", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: false, OpenWorldHint: no},
-	}, auth.ScopeWrite, true, t.store)
-
-	// memory_search: ReadOnlyHint true. It changes nothing (being shown is not a use; see
+	addTool(srv, t, toolSpec{name: ToolStore, title: "Save a project memory", write: true,
+		description: "Save one durable fact a future session would need (convention, decision, gotcha, error fix, preference, where something lives). " +
+			"Not task state, secrets or what the code shows. A paraphrase folds into the existing memory."}, t.store)
+	// memory_search is read-only. It changes nothing (being shown is not a use; see
 	// memory.Service.Search), and clients use the hint to decide whether a call needs the
 	// user's approval: a lookup must not.
-	addTool(srv, t, &mcp.Tool{
-		Name:  ToolSearch,
-		Title: "Search project memory",
-		Description: "Search what agents saved about this project, best match first. " +
-			"Use it before work that depends on how the project does things, and on an error that may have been seen before.",
-		Annotations: &mcp.ToolAnnotations{Title: "Search project memory", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-	}, auth.ScopeRead, false, t.search)
-
-	addTool(srv, t, &mcp.Tool{
-		Name:        ToolGet,
-		Title:       "Get one memory",
-		Description: "Read one memory with its provenance and what folded into it. Counts as a use, which ranks it higher: get the memories you act on.",
-		Annotations: &mcp.ToolAnnotations{Title: "Get one memory", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-	}, auth.ScopeRead, false, t.get)
-
-	addTool(srv, t, &mcp.Tool{
-		Name:        ToolList,
-		Title:       "List project memories",
-		Description: "List the project's memories newest first, a page at a time; to find something, use memory_search.",
-		Annotations: &mcp.ToolAnnotations{Title: "List project memories", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-	}, auth.ScopeRead, false, t.list)
-
-	// memory_archive: DestructiveHint true. It is a soft delete (restorable with memory_restore
-	// until purge), but it hides the memory from every agent's search and list, so a client
-	// should treat it as removing information. IdempotentHint true: archiving an archived
-	// memory changes nothing and records nothing.
-	addTool(srv, t, &mcp.Tool{
-		Name:        ToolArchive,
-		Title:       "Archive a memory",
-		Description: "Archive a wrong or obsolete memory (restorable), with a reason. To correct one, archive it and store the corrected fact.",
-		Annotations: &mcp.ToolAnnotations{Title: "Archive a memory", ReadOnlyHint: false, DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
-	}, auth.ScopeWrite, true, t.archive)
-
+	addTool(srv, t, toolSpec{name: ToolSearch, title: "Search project memory",
+		description: "Search what agents saved about this project, best match first. " +
+			"Use it before work that depends on how the project does things, and on an error that may have been seen before."}, t.search)
+	addTool(srv, t, toolSpec{name: ToolGet, title: "Get one memory",
+		description: "Read one memory with its provenance and what folded into it. Counts as a use, which ranks it higher: get the memories you act on."}, t.get)
+	addTool(srv, t, toolSpec{name: ToolList, title: "List project memories",
+		description: "List the project's memories newest first, a page at a time; to find something, use memory_search."}, t.list)
+	// memory_archive is destructive. It is a soft delete (restorable with memory_restore until
+	// purge), but it hides the memory from every agent's search and list, so a client should
+	// treat it as removing information. It is idempotent: archiving an archived memory changes
+	// nothing and records nothing.
+	addTool(srv, t, toolSpec{name: ToolArchive, title: "Archive a memory", write: true, destructive: true, idempotent: true,
+		description: "Archive a wrong or obsolete memory (restorable), with a reason. To correct one, archive it and store the corrected fact."}, t.archive)
 	// memory_restore: additive (it makes a memory visible again) and idempotent.
-	addTool(srv, t, &mcp.Tool{
-		Name:        ToolRestore,
-		Title:       "Restore an archived memory",
-		Description: "Bring back a memory archived by mistake.",
-		Annotations: &mcp.ToolAnnotations{Title: "Restore an archived memory", ReadOnlyHint: false, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-	}, auth.ScopeWrite, true, t.restore)
-
-	addTool(srv, t, &mcp.Tool{
-		Name:        ToolHistory,
-		Title:       "Memory history",
-		Description: "How a memory changed, oldest first, with who and when.",
-		Annotations: &mcp.ToolAnnotations{Title: "Memory history", ReadOnlyHint: true, DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-	}, auth.ScopeRead, false, t.history)
+	addTool(srv, t, toolSpec{name: ToolRestore, title: "Restore an archived memory", write: true, idempotent: true,
+		description: "Bring back a memory archived by mistake."}, t.restore)
+	addTool(srv, t, toolSpec{name: ToolHistory, title: "Memory history",
+		description: "How a memory changed, oldest first, with who and when."}, t.history)
 }
 
 // runFunc serves one tool call once the caller, scope, project and rate limit are settled.

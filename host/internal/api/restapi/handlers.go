@@ -70,13 +70,13 @@ func Register(r gin.IRouter, o Options) {
 	authed := v1.Group("", a.authenticate)
 	read := authed.Group("", a.require(auth.ScopeRead), a.limit(a.Limits.Reads))
 	read.GET("/status", a.status)
-	read.POST("/memories/search", a.search)
+	read.POST("/memories/search", inBodyProject(a, a.search))
 	read.GET("/memories", a.list)
 	read.GET("/memories/:id", a.byID(a.get))
 	read.GET("/memories/:id/history", a.byID(a.history))
 	write := authed.Group("", a.require(auth.ScopeWrite))
 	limitWrites := a.limit(a.Limits.Writes)
-	write.POST("/memories", limitWrites, a.store)
+	write.POST("/memories", limitWrites, inBodyProject(a, a.store))
 	write.PATCH("/memories/:id", limitWrites, changeByID(a, a.edit))
 	write.POST("/memories/:id/archive", limitWrites, changeByID(a, a.archive))
 	write.POST("/memories/:id/restore", limitWrites, changeByID(a, a.restore))
@@ -164,6 +164,35 @@ func (a *api) access(c *gin.Context, bodyProject, bodyCwd string) (memory.Access
 	})
 }
 
+// bodyTarget is the project a request body names (project, or a cwd in it), as the MCP tools'
+// arguments do; a.access falls back to the query and the header.
+type bodyTarget struct {
+	Project string `json:"project"`
+	Cwd     string `json:"cwd"`
+}
+
+func (t bodyTarget) target() bodyTarget { return t }
+
+// inBodyProject serves a route whose JSON body (B) names its project: the body is decoded and
+// the project resolved (a.access), then op's answer is written as inProject writes it.
+func inBodyProject[B interface{ target() bodyTarget }](a *api, op func(ctx context.Context, acc memory.Access, b B) (any, int, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var b B
+		if err := a.decode(c, &b); err != nil {
+			fail(c, a.Logger, err)
+			return
+		}
+		t := b.target()
+		acc, err := a.access(c, t.Project, t.Cwd)
+		if err != nil {
+			fail(c, a.Logger, err)
+			return
+		}
+		out, status, err := op(c.Request.Context(), acc, b)
+		a.answer(c, out, status, err)
+	}
+}
+
 func firstNonEmpty(vals ...string) string {
 	for _, v := range vals {
 		if v != "" {
@@ -239,32 +268,17 @@ type storeBody struct {
 	Pinned     bool     `json:"pinned"`
 	Agent      string   `json:"agent"`
 	Session    string   `json:"session"`
-	Project    string   `json:"project"`
-	Cwd        string   `json:"cwd"`
+	bodyTarget
 }
 
-func (a *api) store(c *gin.Context) {
-	var b storeBody
-	if err := a.decode(c, &b); err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	acc, err := a.access(c, b.Project, b.Cwd)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	res, err := a.Service.Store(c.Request.Context(), acc, memory.StoreRequest{Text: b.Text, Kind: b.Kind, Scope: b.Scope,
+func (a *api) store(ctx context.Context, acc memory.Access, b storeBody) (any, int, error) {
+	res, err := a.Service.Store(ctx, acc, memory.StoreRequest{Text: b.Text, Kind: b.Kind, Scope: b.Scope,
 		Importance: b.Importance, Confidence: b.Confidence, Pinned: b.Pinned, Agent: b.Agent, Session: b.Session, Source: "rest"})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
 	status := http.StatusCreated
 	if res.Folded || res.Vetoed != "" {
 		status = http.StatusOK
 	}
-	c.JSON(status, res)
+	return res, status, err
 }
 
 type searchBody struct {
@@ -274,32 +288,20 @@ type searchBody struct {
 	MinScore        float64  `json:"min_score"`
 	IncludeArchived bool     `json:"include_archived"`
 	ExcludeGlobal   bool     `json:"exclude_global"`
-	Project         string   `json:"project"`
-	Cwd             string   `json:"cwd"`
+	bodyTarget
 }
 
-func (a *api) search(c *gin.Context) {
-	var b searchBody
-	if err := a.decode(c, &b); err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	acc, err := a.access(c, b.Project, b.Cwd)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	res, err := a.Service.Search(c.Request.Context(), acc, memory.SearchRequest{Query: b.Query, TopK: b.TopK, Kinds: b.Kinds,
+func (a *api) search(ctx context.Context, acc memory.Access, b searchBody) (any, int, error) {
+	res, err := a.Service.Search(ctx, acc, memory.SearchRequest{Query: b.Query, TopK: b.TopK, Kinds: b.Kinds,
 		MinScore: b.MinScore, IncludeArchived: b.IncludeArchived, ExcludeGlobal: b.ExcludeGlobal})
 	if err != nil {
-		fail(c, a.Logger, err)
-		return
+		return nil, 0, err
 	}
 	body := gin.H{"results": orEmpty(res.Hits)}
 	if res.Degraded != "" {
 		body["degraded"] = res.Degraded
 	}
-	c.JSON(http.StatusOK, body)
+	return body, 0, nil
 }
 
 func (a *api) list(c *gin.Context) {

@@ -58,18 +58,24 @@ func (a *api) inProject(op projectOp) gin.HandlerFunc {
 			return
 		}
 		out, status, err := op(c.Request.Context(), acc, c)
-		switch {
-		case err != nil:
-			fail(c, a.Logger, err)
-			return
-		case c.Writer.Written(): // op answered in a format of its own
-			return
-		}
-		if status == 0 {
-			status = http.StatusOK
-		}
-		c.JSON(status, out)
+		a.answer(c, out, status, err)
 	}
+}
+
+// answer writes a route's answer: out as JSON with status (0: 200 OK), or err through fail;
+// nothing when the route already answered in a format of its own.
+func (a *api) answer(c *gin.Context, out any, status int, err error) {
+	switch {
+	case err != nil:
+		fail(c, a.Logger, err)
+		return
+	case c.Writer.Written():
+		return
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	c.JSON(status, out)
 }
 
 func (a *api) document(kind store.Kind) projectOp {

@@ -30,11 +30,12 @@ func (a *api) registerSessions(read, write gin.IRoutes) {
 	read.GET(p+"/value", a.inProject(a.value))
 }
 
+// sessionRef is the session a banner request names, if any.
 func sessionRef(r *wire.SessionRef) brain.SessionRef {
 	if r == nil {
 		return brain.SessionRef{}
 	}
-	return brain.SessionRef{Key: r.Key, CLI: r.CLI, Origin: r.Origin}
+	return *r
 }
 
 // sessionBanner answers POST .../banner: the banner for a session, led by the facts relevant
@@ -61,7 +62,7 @@ func (a *api) promptContext(ctx context.Context, acc memory.Access, c *gin.Conte
 	if err := a.decode(c, &b); err != nil {
 		return nil, 0, err
 	}
-	p, err := a.Brain.PromptContext(ctx, acc, brain.PromptRequest{Session: sessionRef(&b.Session), Prompt: b.Prompt, Budget: b.Budget})
+	p, err := a.Brain.PromptContext(ctx, acc, brain.PromptRequest{Session: b.Session, Prompt: b.Prompt, Budget: b.Budget})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -77,12 +78,7 @@ func (a *api) endSession(ctx context.Context, acc memory.Access, c *gin.Context)
 	if err := a.decode(c, &b); err != nil {
 		return nil, 0, err
 	}
-	e := brain.SessionEnd{Session: sessionRef(&b.Session), CLISession: b.CLISession, StartedAt: b.StartedAt, EndedAt: b.EndedAt,
-		Tokens: b.Tokens, Turns: b.Turns, Given: b.Given, Retrieved: b.Retrieved, Cited: b.Cited, Stored: make([]brain.StoredFact, len(b.Stored))}
-	for i, f := range b.Stored {
-		e.Stored[i] = brain.StoredFact{ID: f.ID, Tokens: f.Tokens, Seconds: f.Seconds, Turns: f.Turns}
-	}
-	r, err := a.Brain.EndSession(ctx, acc, e)
+	r, err := a.Brain.EndSession(ctx, acc, b)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -1,6 +1,7 @@
 package projectmap
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/knadh/koanf/parsers/toml/v2"
 
 	"github.com/memhost/memhost/host/internal/core/rules"
 )
@@ -29,6 +32,23 @@ func (b *builder) readWhole(rel string) ([]byte, error) {
 		return nil, errTooLarge
 	}
 	return data, err
+}
+
+// readTOML reads a TOML manifest whole; ok is false when it cannot be read or parsed, and
+// the map then says nothing of it.
+func (b *builder) readTOML(rel string) (doc map[string]any, ok bool) {
+	data, err := b.readWhole(rel)
+	if err != nil {
+		return nil, false
+	}
+	doc, err = toml.Parser().Unmarshal(data)
+	return doc, err == nil
+}
+
+// readJSON reads a JSON manifest whole into v; false when it cannot be read or parsed.
+func (b *builder) readJSON(rel string, v any) bool {
+	data, err := b.readWhole(rel)
+	return err == nil && json.Unmarshal(data, v) == nil
 }
 
 // readHead reads at most n bytes of a regular file of the tree, never through a symlink, so

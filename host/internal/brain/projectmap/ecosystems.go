@@ -1,13 +1,10 @@
 package projectmap
 
 import (
-	"encoding/json"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/knadh/koanf/parsers/toml/v2"
 )
 
 // rustTools maps crate names to what they show.
@@ -24,12 +21,8 @@ var rustTools = map[string]Tool{
 // readCargo reads a crate or workspace. Commands are given once, at the outermost
 // Cargo.toml: cargo runs a workspace's members from its root.
 func readCargo(b *builder, a *analysis, dir, file string) {
-	data, err := b.readWhole(file)
-	if err != nil {
-		return
-	}
-	doc, err := toml.Parser().Unmarshal(data)
-	if err != nil {
+	doc, ok := b.readTOML(file)
+	if !ok {
 		return
 	}
 	pkg := table(doc, "package")
@@ -187,10 +180,6 @@ var phpTools = map[string]Tool{
 
 // readComposer reads composer.json: dependencies and scripts (`composer NAME`).
 func readComposer(b *builder, a *analysis, dir, file string) {
-	data, err := b.readWhole(file)
-	if err != nil {
-		return
-	}
 	var pkg struct {
 		Name        string         `json:"name"`
 		Description string         `json:"description"`
@@ -198,7 +187,7 @@ func readComposer(b *builder, a *analysis, dir, file string) {
 		RequireDev  map[string]any `json:"require-dev"`
 		Scripts     map[string]any `json:"scripts"`
 	}
-	if json.Unmarshal(data, &pkg) != nil {
+	if !b.readJSON(file, &pkg) {
 		return
 	}
 	a.addModule(b.scan, dir, "php", pkg.Name, pkg.Description)

@@ -38,10 +38,6 @@ var lifecycleScripts = map[string]bool{
 // readPackageJSON reads a package's name, description, dependencies and scripts. Scripts
 // become commands through the package manager the lockfiles (or "packageManager") name.
 func readPackageJSON(b *builder, a *analysis, dir, file string) {
-	data, err := b.readWhole(file)
-	if err != nil {
-		return
-	}
 	var pkg struct {
 		Name            string          `json:"name"`
 		Description     string          `json:"description"`
@@ -52,7 +48,7 @@ func readPackageJSON(b *builder, a *analysis, dir, file string) {
 		PeerDeps        map[string]any  `json:"peerDependencies"`
 		Workspaces      json.RawMessage `json:"workspaces"`
 	}
-	if json.Unmarshal(data, &pkg) != nil {
+	if !b.readJSON(file, &pkg) {
 		return
 	}
 	a.addModule(b.scan, dir, "node", pkg.Name, pkg.Description)

@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/knadh/koanf/parsers/toml/v2"
 )
 
 // pythonTools maps PyPI distribution names (lower case) to what they show.
@@ -31,12 +29,8 @@ var pyQuoted = regexp.MustCompile(`(?m)(?:['"]|^\s+)([A-Za-z0-9][A-Za-z0-9._\-]*
 // readPyproject reads PEP 621 and Poetry metadata, dependencies, and the tool sections that
 // say how the project is tested and linted.
 func readPyproject(b *builder, a *analysis, dir, file string) {
-	data, err := b.readWhole(file)
-	if err != nil {
-		return
-	}
-	doc, err := toml.Parser().Unmarshal(data)
-	if err != nil {
+	doc, ok := b.readTOML(file)
+	if !ok {
 		return
 	}
 	project := table(doc, "project")

@@ -41,15 +41,7 @@ func newDrainingIO(ctx context.Context, in io.Reader, out io.Writer) *drainingIO
 func (d *drainingIO) Read(p []byte) (int, error) {
 	n, err := d.in.Read(p)
 	d.mu.Lock()
-	d.pending = append(d.pending, p[:n]...)
-	for {
-		i := bytes.IndexByte(d.pending, '\n')
-		if i < 0 {
-			break
-		}
-		d.note(d.pending[:i], true)
-		d.pending = d.pending[i+1:]
-	}
+	d.noteLines(&d.pending, p[:n], true)
 	if err == io.EOF && len(d.pending) > 0 {
 		d.note(d.pending, true)
 		d.pending = nil
@@ -65,17 +57,23 @@ func (d *drainingIO) Read(p []byte) (int, error) {
 func (d *drainingIO) Write(p []byte) (int, error) {
 	n, err := d.out.Write(p)
 	d.mu.Lock()
-	d.partial = append(d.partial, p[:n]...)
-	for {
-		i := bytes.IndexByte(d.partial, '\n')
-		if i < 0 {
-			break
-		}
-		d.note(d.partial[:i], false)
-		d.partial = d.partial[i+1:]
-	}
+	d.noteLines(&d.partial, p[:n], false)
 	d.mu.Unlock()
 	return n, err
+}
+
+// noteLines adds p to what *buf holds of the stream, notes each line it completes (requests
+// or responses) and keeps the rest for the next call. d.mu is held.
+func (d *drainingIO) noteLines(buf *[]byte, p []byte, requests bool) {
+	*buf = append(*buf, p...)
+	for {
+		i := bytes.IndexByte(*buf, '\n')
+		if i < 0 {
+			return
+		}
+		d.note((*buf)[:i], requests)
+		*buf = (*buf)[i+1:]
+	}
 }
 
 // Close ends the input side; the SDK calls it when the session closes.
