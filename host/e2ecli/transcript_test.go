@@ -14,10 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/client/transcript"
+	"github.com/memhost/memhost/host/internal/plugins"
+	"github.com/memhost/memhost/host/internal/plugins/providers"
 	"github.com/memhost/memhost/host/internal/testkit/standin"
+	"github.com/memhost/memhost/host/internal/testkit/testplugins"
 )
 
 // firstLine decodes the first line of a JSONL file into v.
@@ -41,28 +45,36 @@ func one(t *testing.T, pattern string) string {
 	return m[0]
 }
 
-// requireTranscriptReads: the transcript the real CLI wrote under memhost run passes
-// host/internal/transcript's isolation checks and gives the session's prompt and answer; the
+// requireTranscriptReads: the transcript the real CLI wrote under memhost run passes the
+// isolation checks of the CLI's provider plugin and of host/internal/client/transcript and gives the session's prompt and answer; the
 // same file outside the session's time window, or for another directory, is refused.
 func requireTranscriptReads(t *testing.T, cli, path, id, dir string, start, end time.Time) {
 	t.Helper()
 	s := transcript.Session{CLI: cli, Path: path, ID: id, Dir: dir, Start: start, End: end}
-	ex, err := transcript.Read(s, 0)
+	r := providerOf(t, cli)
+	read := func(s transcript.Session) (transcript.Excerpt, error) {
+		turns, err := transcript.Fetch(t.Context(), r, s)
+		if err != nil {
+			return transcript.Excerpt{}, err
+		}
+		return turns.Excerpt(0)
+	}
+	ex, err := read(s)
 	require.NoError(t, err, "%s transcript %s", cli, path)
 	require.Contains(t, ex.Text, "user: "+prompt)
 	require.Contains(t, ex.Text, "assistant: "+doneText)
 	before := s
 	before.Start, before.End = start.Add(-time.Hour), start.Add(-time.Hour+time.Minute)
-	_, err = transcript.Read(before, 0)
+	_, err = read(before)
 	require.ErrorIs(t, err, transcript.ErrNotIsolated)
 	elsewhere := s
 	elsewhere.Dir = filepath.Join(dir, "elsewhere")
-	_, err = transcript.Read(elsewhere, 0)
+	_, err = read(elsewhere)
 	require.ErrorIs(t, err, transcript.ErrNotIsolated)
 }
 
 // TestRealTranscriptsReadForTheSummary: each real CLI run by memhost run writes its transcript
-// in the layout host/internal/client/transcript reads, with the session id and working directory its
+// in the layout its provider plugin reads, with the session id and working directory its
 // isolation checks compare.
 func TestRealTranscriptsReadForTheSummary(t *testing.T) {
 	t.Parallel()
@@ -140,4 +152,24 @@ func requireHookJournalled(t *testing.T, w *spawnWorld, key, cli string) {
 	require.True(t, strings.HasPrefix(text, cli+" session ended after "), text)
 	require.NotContains(t, text, "Not summarised", "the hook read the session's own transcript")
 	require.NotEmpty(t, entries[0]["session"])
+}
+
+// providerOf starts the repository's provider plugin of cli, a real process, for the test.
+func providerOf(t *testing.T, cli string) *providers.Handle {
+	t.Helper()
+	sup := plugins.New(plugins.Config{
+		Adapters: []plugins.Adapter{providers.Adapter{}}, HealthInterval: -1,
+		Logger: hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Error}),
+	})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, sup.Shutdown(ctx))
+	})
+	cands, errs := plugins.Discover([]string{testplugins.Providers(t)}, nil)
+	require.Empty(t, errs)
+	require.NoError(t, sup.Start(t.Context(), plugins.OfKind(cands, providers.Adapter{}.Kind())))
+	h, err := providers.Find(sup, cli)
+	require.NoError(t, err)
+	return h
 }

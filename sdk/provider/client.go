@@ -102,3 +102,19 @@ func (c *client) Task(ctx context.Context, args []string) (string, error) {
 	}
 	return resp.GetTask(), nil
 }
+
+var _ TranscriptReader = (*client)(nil)
+
+// Transcript asks the plugin for the session's turns. A plugin built before the Transcript RPC
+// answers ErrUnimplemented. memhost holds the turns to the request's window itself: a plugin
+// in another language may not drop the turns outside it.
+func (c *client) Transcript(ctx context.Context, r TranscriptRequest) (Transcript, error) {
+	if err := r.Validate(); err != nil {
+		return Transcript{}, fmt.Errorf("provider Transcript: %w: %w", ErrInvalidInput, err)
+	}
+	resp, err := c.rpc.Transcript(ctx, transcriptRequestToProto(r))
+	if err != nil {
+		return Transcript{}, rpcerr.FromStatus(ctx, "provider Transcript", err)
+	}
+	return transcriptFromProto(resp), nil
+}

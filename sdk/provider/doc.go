@@ -41,6 +41,14 @@
 // the banner not on the command line either, and no added argument or
 // variable over MaxArgBytes (exec fails on one over 128 KiB).
 //
+// A provider that implements TranscriptReader is the one place that reads its
+// CLI's transcript layout: memhost sends it the ended session's id, file,
+// directory and time window and gets neutral Turns back for the session's
+// record and summary, or the reason the file is not provably the session's
+// (Transcript.NotIsolated: a file of another session or directory). The
+// server adapter drops the turns outside the window and bounds the answer;
+// OpenJSONL, ParseTime and ContentText read the shapes the CLIs share.
+//
 // Test an implementation with package providertest: Serve runs it behind
 // real gRPC in-process and Exercise is the conformance kit.
 package provider

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"io/fs"
+	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -78,18 +79,12 @@ func planFromProto(w *memhostv1.PrepareResponse) Plan {
 }
 
 func endedToProto(e Ended) *memhostv1.FinishRequest {
-	w := &memhostv1.FinishRequest{Spawn: spawnToProto(e.Spawn), State: e.State, ExitCode: int32(e.ExitCode), Duration: durationpb.New(e.Duration)}
-	if !e.StartedAt.IsZero() {
-		w.StartedAt = timestamppb.New(e.StartedAt)
-	}
-	return w
+	return &memhostv1.FinishRequest{Spawn: spawnToProto(e.Spawn), State: e.State, ExitCode: int32(e.ExitCode),
+		StartedAt: timeToProto(e.StartedAt), Duration: durationpb.New(e.Duration)}
 }
 
 func endedFromProto(w *memhostv1.FinishRequest) Ended {
-	e := Ended{Spawn: spawnFromProto(w.GetSpawn()), State: w.GetState(), ExitCode: int(w.GetExitCode())}
-	if w.GetStartedAt() != nil {
-		e.StartedAt = w.GetStartedAt().AsTime()
-	}
+	e := Ended{Spawn: spawnFromProto(w.GetSpawn()), State: w.GetState(), ExitCode: int(w.GetExitCode()), StartedAt: timeFromProto(w.GetStartedAt())}
 	if w.GetDuration() != nil {
 		e.Duration = w.GetDuration().AsDuration()
 	}
@@ -140,4 +135,58 @@ func connectionFromProto(w *memhostv1.ConnectResponse) Connection {
 		c.Steps = append(c.Steps, s)
 	}
 	return c
+}
+
+func transcriptRequestToProto(r TranscriptRequest) *memhostv1.TranscriptRequest {
+	return &memhostv1.TranscriptRequest{SessionId: r.SessionID, Path: r.Path, Dir: r.Dir, Start: timeToProto(r.Start), End: timeToProto(r.End)}
+}
+
+func transcriptRequestFromProto(w *memhostv1.TranscriptRequest) TranscriptRequest {
+	return TranscriptRequest{SessionID: w.GetSessionId(), Path: w.GetPath(), Dir: w.GetDir(), Start: timeFromProto(w.GetStart()), End: timeFromProto(w.GetEnd())}
+}
+
+func transcriptToProto(t Transcript) *memhostv1.TranscriptResponse {
+	w := &memhostv1.TranscriptResponse{NotIsolatedReason: t.NotIsolated}
+	for _, tr := range t.Turns {
+		wt := &memhostv1.TranscriptTurn{Role: tr.Role, Text: tr.Text, At: timeToProto(tr.At), Tokens: tr.Tokens}
+		for _, c := range tr.Calls {
+			wt.Calls = append(wt.Calls, &memhostv1.TranscriptToolCall{Id: c.ID, Name: c.Name, Result: c.Result})
+		}
+		for _, r := range tr.Results {
+			wt.Results = append(wt.Results, &memhostv1.TranscriptToolResult{CallId: r.CallID, Text: r.Text})
+		}
+		w.Turns = append(w.Turns, wt)
+	}
+	return w
+}
+
+func transcriptFromProto(w *memhostv1.TranscriptResponse) Transcript {
+	t := Transcript{NotIsolated: w.GetNotIsolatedReason()}
+	for _, wt := range w.GetTurns() {
+		tr := Turn{Role: wt.GetRole(), Text: wt.GetText(), At: timeFromProto(wt.GetAt()), Tokens: wt.GetTokens()}
+		for _, c := range wt.GetCalls() {
+			tr.Calls = append(tr.Calls, ToolCall{ID: c.GetId(), Name: c.GetName(), Result: c.GetResult()})
+		}
+		for _, r := range wt.GetResults() {
+			tr.Results = append(tr.Results, ToolResult{CallID: r.GetCallId(), Text: r.GetText()})
+		}
+		t.Turns = append(t.Turns, tr)
+	}
+	return t
+}
+
+// timeToProto is t on the wire; the zero time is unset.
+func timeToProto(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(t)
+}
+
+// timeFromProto is w as a time; unset is the zero time.
+func timeFromProto(w *timestamppb.Timestamp) time.Time {
+	if w == nil {
+		return time.Time{}
+	}
+	return w.AsTime()
 }

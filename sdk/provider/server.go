@@ -111,3 +111,20 @@ func (s *server) Task(ctx context.Context, req *memhostv1.TaskRequest) (_ *memho
 	}
 	return &memhostv1.TaskResponse{Task: task}, nil
 }
+
+func (s *server) Transcript(ctx context.Context, req *memhostv1.TranscriptRequest) (_ *memhostv1.TranscriptResponse, err error) {
+	t, ok := s.impl.(TranscriptReader)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "provider Transcript: this provider reads no transcripts")
+	}
+	r := transcriptRequestFromProto(req)
+	if err := r.Validate(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	defer rpcerr.Recover(s.logger, "provider Transcript", &err)
+	tr, err := t.Transcript(ctx, r)
+	if err != nil {
+		return nil, rpcerr.ToStatus(err)
+	}
+	return transcriptToProto(tr.bounded(r)), nil
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/internal/client/connect"
 	"github.com/memhost/memhost/host/internal/client/hostclient"
 	"github.com/memhost/memhost/host/internal/client/spawn"
+	"github.com/memhost/memhost/host/internal/client/transcript"
 	"github.com/memhost/memhost/host/internal/config"
 	"github.com/memhost/memhost/host/internal/core/project"
 	"github.com/memhost/memhost/host/internal/daemon/server"
@@ -291,7 +292,14 @@ func sessionEnd(cmd *cobra.Command, cli string) error {
 	}
 	o, closeFn := spawnOptions(cmd, cfg, cli)
 	defer closeFn()
-	return spawn.EndSession(cmd.Context(), o.Host, o.Tokens, sessionMarkers(), o.QuietUnder,
+	// The CLI's provider plugin reads its transcript; without one the session's metadata is
+	// journalled alone, with the reason.
+	var reader transcript.Reader
+	if h, stop, err := startProvider(cmd.Context(), cfg, cli); err == nil {
+		defer stop()
+		reader = h
+	}
+	return spawn.EndSession(cmd.Context(), o.Host, o.Tokens, reader, sessionMarkers(), o.QuietUnder,
 		spawn.HookSession{CLI: cli, ID: in.SessionID, Transcript: in.TranscriptPath, Dir: in.Cwd, Reason: in.Reason}, time.Now())
 }
 

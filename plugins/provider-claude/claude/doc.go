@@ -38,4 +38,11 @@
 // options take any number of values and would swallow a prompt that
 // follows them as one more value. Subcommands (claude mcp, claude doctor,
 // ...) run unchanged.
+//
+// Transcript reads the session's transcript for memhost's record and summary
+// (transcript.go, the one place that knows Claude Code's layout):
+// <config dir>/projects/<encoded cwd>/<session id>.jsonl, one entry per line,
+// each with sessionId, cwd and timestamp. It is the session's only when the
+// file is named for it, no entry names another session and the first cwd
+// (the canary) is the project's; otherwise it answers why, and no turns.
 package claude

@@ -1,9 +1,7 @@
 package codex
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -195,40 +193,10 @@ func newestRollout(sessions, dir string, since time.Time) (path, id string) {
 			if err != nil || fi.ModTime().Before(since) || (path != "" && !fi.ModTime().After(bestTime)) {
 				continue
 			}
-			if sid, cwd := sessionMeta(m); sid != "" && cwd == dir {
-				path, id, bestTime = m, sid, fi.ModTime()
+			if meta, ok := readSessionMeta(m); ok && meta.ID != "" && meta.Cwd == dir {
+				path, id, bestTime = m, meta.ID, fi.ModTime()
 			}
 		}
 	}
 	return path, id
-}
-
-// maxMetaLine bounds the first line of a rollout, the session_meta record
-// (it carries the base instructions, a few KB).
-const maxMetaLine = 1 << 20
-
-// sessionMeta reads the session id and working directory from a rollout's
-// first line.
-func sessionMeta(path string) (id, cwd string) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", ""
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), maxMetaLine)
-	if !sc.Scan() {
-		return "", ""
-	}
-	var meta struct {
-		Type    string `json:"type"`
-		Payload struct {
-			ID  string `json:"id"`
-			Cwd string `json:"cwd"`
-		} `json:"payload"`
-	}
-	if json.Unmarshal(sc.Bytes(), &meta) != nil || meta.Type != "session_meta" {
-		return "", ""
-	}
-	return meta.Payload.ID, meta.Payload.Cwd
 }

@@ -24,4 +24,10 @@
 // sessions/YYYY/MM/DD/rollout-*.jsonl, by its session_meta: the newest one
 // of the working directory since the session started. The task (Task) is the
 // prompt of `codex exec TASK` or `codex TASK`.
+//
+// One reader of a rollout's session_meta (rollout.go) serves Finish and
+// Transcript, which reads the session's rollout for memhost's record and
+// summary: its session_meta must name the session and the project's working
+// directory, and no turn_context may move it elsewhere; its response items
+// are the turns and its token_usage_record entries their cost.
 package codex

@@ -32,4 +32,11 @@
 // (--session-id=UUID) unless the user resumes one, and Finish finds the
 // chat under tmp/*/chats. The task (Task) is the value of -p/--prompt or
 // -i/--prompt-interactive, else the positional query's words.
+//
+// Transcript reads the session's chat for memhost's record and summary
+// (transcript.go, the one place that knows the layout): its first line names
+// sessionId and projectHash (sha256 of the working directory), both must be
+// the session's; message records and {"$set": {"messages": [...]}} updates
+// follow, a model message carrying its tool calls, their results and its
+// token count.
 package gemini

@@ -11,7 +11,9 @@
 //   - Exercise is the conformance kit: subtests every provider must pass.
 //     WithUserFiles lets a provider's tests give the kit's fake user the
 //     configuration the provider mirrors, so the kit checks that it is read
-//     and never written.
+//     and never written. WithTranscript gives it a writer of the CLI's
+//     transcript layout, so the kit checks the provider's TranscriptReader:
+//     the session's own turns, another session's or directory's refused.
 //
 // A provider's tests typically run the kit on the implementation (where
 // cancellation is observable) and over the wire:

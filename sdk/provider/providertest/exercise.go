@@ -55,7 +55,10 @@ func WithUser(setup func(home string) (env map[string]string, err error)) Option
 // and concurrent use. A provider that implements provider.Connector has its
 // connect plan checked: valid, the same when asked twice, naming memhost,
 // touching only the user's own files and written by no one but memhost. A
-// provider that implements provider.Tasker finds the task in the arguments.
+// provider that implements provider.Tasker finds the task in the arguments. A
+// provider that implements provider.TranscriptReader refuses a file it cannot
+// prove the session's with a reason, and (WithTranscript) reads its own
+// layout: the session's turns, never another session's or directory's.
 // Over the wire the client already returns when the
 // context ends, so run Exercise on the implementation itself too.
 //
@@ -84,6 +87,7 @@ var checks = []check{
 	{Name: "Concurrent", Run: checkConcurrent},
 	{Name: "Connect", Run: checkConnect},
 	{Name: "Task", Run: checkTask},
+	{Name: "Transcript", Run: checkTranscript},
 }
 
 // kit is the provider under test and what Describe said about it.
@@ -92,6 +96,8 @@ type kit struct {
 	info   provider.Info
 	limits limits
 	user   func(home string) (map[string]string, error)
+	// transcript writes transcripts of the provider's layout (WithTranscript).
+	transcript TranscriptWriter
 }
 
 func newKit(t testing.TB, p provider.Provider, l limits, opts ...Option) *kit {

@@ -18,8 +18,9 @@
 //     attached to the terminal (stdin, stdout, stderr, signals, exit code passed through),
 //     marked (RunSessionEnv, RunBannerEnv) so the hooks `memhost connect` registered stand
 //     down where Run does their work: one banner and one journal entry per session;
-//  5. tells the provider the session ended, closes the session's record with what its
-//     transcript shows (transcript.ReadActivity: ids and numbers), appends a journal entry
+//  5. tells the provider the session ended, has it read the session's transcript once
+//     (transcript.Fetch), closes the session's record with what it shows
+//     (transcript.Turns.Activity: ids and numbers), appends a journal entry
 //     (agent, duration, exit code, session id) through the host unless the session did nothing
 //     (exit code 0 within Options.QuietUnder, 30 s by default), revokes the token and removes
 //     the scratch directory.

@@ -123,7 +123,10 @@ var ErrNothingToJournal = errors.New("the session did nothing worth a journal en
 // (brain.quiet_session; 0 means DefaultQuietUnder) is not journalled, so not summarised
 // (ErrNothingToJournal). A SessionEnd hook runs when the CLI ends its session itself, so the
 // session counts as ended cleanly.
-func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, quietUnder time.Duration, s HookSession, now time.Time) error {
+//
+// The CLI's provider plugin, r, reads the transcript; nil (none could be started) journals
+// the metadata alone, with the reason.
+func EndSession(ctx context.Context, host *Host, tokens Tokens, r transcript.Reader, markers string, quietUnder time.Duration, s HookSession, now time.Time) error {
 	id, err := project.Resolve(s.Dir)
 	if err != nil {
 		return err
@@ -138,13 +141,15 @@ func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, 
 	// is worth knowing of a quick question too. Without its start, nothing of the transcript
 	// can be proven the session's.
 	var recorded error
+	from := now
+	if known {
+		from = start
+	}
+	ts := transcript.Session{CLI: s.CLI, Path: s.Transcript, ID: s.ID, Dir: s.Dir, Start: from, End: now}
+	turns, terr := transcript.Fetch(ctx, r, ts)
 	if s.ID != "" {
-		from := now
-		if known {
-			from = start
-		}
 		ref := wire.SessionRef{Key: s.ID, CLI: s.CLI, Origin: wire.OriginConnected}
-		recorded = recordEnd(ctx, host, token, id.Key, ref, transcript.Session{CLI: s.CLI, Path: s.Transcript, ID: s.ID, Dir: s.Dir, Start: from, End: now})
+		recorded = recordEnd(ctx, host, token, id.Key, ref, ts, fetched(turns, terr))
 	}
 	entry := JournalEntry{Agent: s.CLI, Session: s.ID}
 	if known {
@@ -153,12 +158,7 @@ func EndSession(ctx context.Context, host *Host, tokens Tokens, markers string, 
 			return errors.Join(recorded, ErrNothingToJournal)
 		}
 		entry.Text = fmt.Sprintf("%s session ended after %s", s.CLI, ran.Round(time.Second))
-		ex, err := transcript.Read(transcript.Session{CLI: s.CLI, Path: s.Transcript, ID: s.ID, Dir: s.Dir, Start: start, End: now}, 0)
-		if err != nil {
-			entry.TranscriptNote = transcript.Reason(err)
-		} else {
-			entry.Transcript = ex.Text
-		}
+		withTranscript(&entry, turns, terr)
 	} else {
 		entry.Text = s.CLI + " session ended"
 		entry.TranscriptNote = "its start was not recorded (no session-start hook ran), so its time window is unknown"

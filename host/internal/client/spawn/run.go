@@ -421,8 +421,11 @@ func (r *runner) finish(ctx context.Context, code int, started time.Time, ran ti
 		r.warn("%v", err)
 	}
 	ts := transcript.Session{CLI: r.o.CLI, Path: sess.Transcript, ID: sess.ID, Dir: r.dir, Start: started, End: started.Add(ran)}
+	// The provider reads its CLI's transcript, where it lives, once for the record and the
+	// summary; only what the isolation checks let through goes to the host.
+	turns, terr := transcript.Fetch(ctx, r.handle, ts)
 	ref := wire.SessionRef{Key: r.key, CLI: r.o.CLI, Origin: wire.OriginRun}
-	if err := recordEnd(ctx, r.o.Host, r.token, r.project, ref, ts); err != nil {
+	if err := recordEnd(ctx, r.o.Host, r.token, r.project, ref, ts, fetched(turns, terr)); err != nil {
 		r.warn("%v", err)
 	}
 	if quiet(code, ran, r.o.QuietUnder) {
@@ -433,14 +436,7 @@ func (r *runner) finish(ctx context.Context, code int, started time.Time, ran ti
 		Session: sess.ID,
 		Text:    fmt.Sprintf("%s session ended after %s with exit code %d.", r.o.CLI, ran.Round(time.Second), code),
 	}
-	// The transcript is read here, where it lives, and only what the isolation checks let
-	// through goes to the host for the session's summary.
-	ex, err := transcript.Read(ts, 0)
-	if err != nil {
-		entry.TranscriptNote = transcript.Reason(err)
-	} else {
-		entry.Transcript = ex.Text
-	}
+	withTranscript(&entry, turns, terr)
 	if err := r.o.Host.Journal(ctx, r.token, r.project, entry); err != nil {
 		r.warn("%v", err)
 	}

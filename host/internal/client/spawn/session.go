@@ -2,7 +2,6 @@ package spawn
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/memhost/memhost/host/internal/client/transcript"
@@ -10,18 +9,16 @@ import (
 )
 
 // recordEnd closes the session's record on the host with what its transcript shows
-// (transcript.ReadActivity: ids and numbers, no text). A transcript that cannot be read, or is
-// not provably the session's, still closes the record, with nothing read from it.
-func recordEnd(ctx context.Context, host *Host, token, project string, ref wire.SessionRef, s transcript.Session) error {
+// (transcript.Turns.Activity: ids and numbers, no text). A transcript that could not be read,
+// or is not provably the session's (turns nil), still closes the record, with nothing read
+// from it.
+func recordEnd(ctx context.Context, host *Host, token, project string, ref wire.SessionRef, s transcript.Session, turns *transcript.Turns) error {
 	end := wire.SessionEnd{Session: ref, CLISession: s.ID, StartedAt: s.Start, EndedAt: s.End}
 	if !validKey(s.ID) {
 		end.CLISession = ""
 	}
-	a, err := transcript.ReadActivity(s)
-	if err != nil && !errors.Is(err, transcript.ErrNotIsolated) {
-		return err
-	}
-	if err == nil {
+	if turns != nil {
+		a := turns.Activity()
 		end.Given, end.Retrieved, end.Cited = a.Given, a.Retrieved, a.Cited
 		if a.Usage {
 			end.Tokens, end.Turns = &a.Tokens, &a.Calls
@@ -38,7 +35,7 @@ func recordEnd(ctx context.Context, host *Host, token, project string, ref wire.
 	if end.EndedAt.IsZero() || end.EndedAt.Before(end.StartedAt) {
 		end.EndedAt = time.Now()
 	}
-	_, err = host.EndSession(ctx, token, project, end)
+	_, err := host.EndSession(ctx, token, project, end)
 	return err
 }
 
@@ -55,4 +52,26 @@ func validKey(id string) bool {
 		}
 	}
 	return true
+}
+
+// fetched is the turns transcript.Fetch read, nil when it read none.
+func fetched(turns transcript.Turns, err error) *transcript.Turns {
+	if err != nil {
+		return nil
+	}
+	return &turns
+}
+
+// withTranscript gives e the excerpt of the session's turns for its summary, or the reason
+// there is none.
+func withTranscript(e *JournalEntry, turns transcript.Turns, err error) {
+	var ex transcript.Excerpt
+	if err == nil {
+		ex, err = turns.Excerpt(0)
+	}
+	if err != nil {
+		e.TranscriptNote = transcript.Reason(err)
+		return
+	}
+	e.Transcript = ex.Text
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memhost/memhost/sdk/provider"
 )
 
 // Activity is what a session did with memhost, as its transcript shows it: ids and numbers
@@ -36,16 +38,9 @@ type Stored struct {
 	Seconds float64
 }
 
-// ReadActivity reads s's activity from its transcript, under Read's isolation checks: only a
-// transcript provably the session's own, in its directory, and only the turns inside its time
-// window. Which CLIs record usage: docs/value.md.
-func ReadActivity(s Session) (Activity, error) {
-	turns, err := turnsOf(s)
-	if err != nil {
-		return Activity{}, err
-	}
-	return activity(within(turns, s), s.Start), nil
-}
+// Activity is the session's activity with memhost: ids and numbers read from its turns.
+// Which CLIs record usage: docs/value.md.
+func (t Turns) Activity() Activity { return activity(t.turns, t.start) }
 
 // The ids memhost's tool results name, in the compact text its MCP tools answer (package
 // mcpserver's Brief): "(id 3f2a9c1e, score 0.82)" in search hits, "Memory 3f2a9c1e [fact]:" of
@@ -70,7 +65,7 @@ func memhostTool(name string) string {
 	return ""
 }
 
-func activity(turns []Turn, start time.Time) Activity {
+func activity(turns []provider.Turn, start time.Time) Activity {
 	var a Activity
 	results := map[string]string{}
 	for _, t := range turns {

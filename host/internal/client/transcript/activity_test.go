@@ -114,8 +114,9 @@ func TestActivityReadsToolsCitationsAndCost(t *testing.T) {
 			home := t.TempDir()
 			dir := filepath.Join(home, "work")
 			path := write(t, home, sessionID, dir)
-			a, err := transcript.ReadActivity(session(cli, path, sessionID, dir))
+			turns, err := transcript.Fetch(t.Context(), reader(t, cli), session(cli, path, sessionID, dir))
 			require.NoError(t, err)
+			a := turns.Activity()
 			require.Equal(t, []string{"3f2a9c1e", "7a7a7a7a"}, a.Retrieved)
 			require.Equal(t, []string{"3f2a9c1e", "deadbeef"}, a.Cited)
 			require.True(t, a.Usage)
@@ -125,7 +126,7 @@ func TestActivityReadsToolsCitationsAndCost(t *testing.T) {
 			require.Empty(t, a.Given)
 
 			elsewhere := session(cli, path, sessionID, filepath.Join(home, "other"))
-			_, err = transcript.ReadActivity(elsewhere)
+			_, err = transcript.Fetch(t.Context(), reader(t, cli), elsewhere)
 			require.ErrorIs(t, err, transcript.ErrNotIsolated)
 		})
 	}

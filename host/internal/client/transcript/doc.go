@@ -1,27 +1,22 @@
-// Package transcript owns reading an agent CLI's session transcript for the session summary
-// (issue 18; seed 001's isolation guarantees): which file, which of its turns, and how much of
-// them a worker may see. It is the one place that knows each CLI's transcript layout:
+// Package transcript owns what memhost does with an agent CLI's session transcript for the
+// session's record and summary (issue 18; seed 001's isolation guarantees), and nothing of
+// any CLI's layout: the CLI's provider plugin reads its own layout (the Transcript RPC of
+// sdk/provider) and answers neutral turns.
 //
-//   - Claude Code: <config dir>/projects/<encoded cwd>/<session id>.jsonl, one entry per line,
-//     each with sessionId, cwd and timestamp; user and assistant entries carry the message.
-//   - Codex: <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl; the first line
-//     is session_meta (id, cwd), then timestamped response_item messages.
-//   - Gemini CLI: <home>/.gemini/tmp/<project>/chats/session-<time>-<id prefix>.jsonl; the first
-//     line names sessionId and projectHash (sha256 of the working directory), then message
-//     records and {"$set": {"messages": [...]}} updates.
+// Fetch asks the plugin for the session's turns and keeps those stamped inside the session's
+// time window (provider.TranscriptSlack either side): the plugin's SDK drops the others too,
+// the window here is the defence in depth against a plugin that does not. From the turns it
+// makes two things: the excerpt a worker summarises (Turns.Excerpt: redacted, each turn and
+// the whole bounded in bytes, the latest turns kept) and the session's activity with memhost
+// for its record (Turns.Activity: the ids its memhost tool results showed, those its answers
+// cited, the facts it stored and what finding each cost, from the usage the CLI records), ids
+// and numbers only.
 //
-// It reads two things: the excerpt of a session's turns a worker summarises (Read), and the
-// session's activity with memhost for its record (ReadActivity: the ids its memhost tool
-// results showed, those its answers cited, the facts it stored and what finding each cost, from
-// the usage each CLI records: Claude Code per message, Codex per response in its
-// token_usage_record entries, Gemini CLI per model message), ids and numbers only.
-//
-// Both are fail-closed. A transcript is read only when all three checks pass: it is the
-// session's own file (the id it records is the session's), its working directory is the
-// project's (the cwd canary: one mismatch abandons the file), and only turns stamped inside the
-// session's time window (with Slack either side) are kept. Anything else is ErrNotIsolated
-// with the reason, and the caller journals the session's metadata alone: "we don't know what
-// happened" beats a confident summary of another session. What Read returns is bounded in
-// bytes and redacted, so no worker ever sees a secret or an unbounded input; what ReadActivity
-// returns holds no text.
+// Both are fail-closed. A transcript is used only when the plugin proved it the session's
+// own (the id it records) in the project's directory (the cwd canary), and only its turns
+// inside the window. Anything else is ErrNotIsolated with the reason: the plugin's, or that
+// the session lacks an id, directory or window, that no provider plugin runs, that the
+// provider reads no transcripts (a plugin built before the RPC, or a third party's without
+// it) or that it failed. The caller then journals the session's metadata alone: "we don't
+// know what happened" beats a confident summary of another session.
 package transcript

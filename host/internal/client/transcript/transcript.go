@@ -1,11 +1,9 @@
 package transcript
 
 import (
-	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -13,66 +11,44 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/internal/core/redact"
+	"github.com/memhost/memhost/sdk/provider"
 )
 
 // ErrNotIsolated means the transcript could not be proven to be the session's own, in the
 // project's directory, within its time window; the error names which check failed.
 var ErrNotIsolated = errors.New("transcript not isolated")
 
+// Reader is a provider plugin that reads its CLI's transcripts (providers.Handle).
+type Reader interface {
+	Transcript(ctx context.Context, r provider.TranscriptRequest) (provider.Transcript, error)
+}
+
 // Session is the session whose transcript is read, as the provider's Finish and memhost run
 // know it.
 type Session struct {
-	CLI  string // "claude", "codex" or "gemini": the transcript's layout
+	CLI  string // the CLI, whose provider plugin reads the transcript
 	Path string // the transcript file (provider.Session.Transcript)
 	ID   string // the CLI's session id (provider.Session.ID)
 	Dir  string // the project's working directory, absolute
-	// Start and End bound the session; turns stamped outside [Start-Slack, End+Slack] are
-	// another spawn's and dropped.
+	// Start and End bound the session; turns stamped outside them (with
+	// provider.TranscriptSlack either side) are another spawn's and dropped.
 	Start, End time.Time
 }
 
-// Slack widens the time window: the CLI stamps its first turn after memhost started it and
-// may flush its last one after it exited.
-const Slack = 30 * time.Second
-
-// Limits bound what is read and returned.
+// Limits bound what is returned.
 const (
-	// MaxFileBytes: a longer transcript is read up to here (a session's start is then what is
-	// summarised; its excerpt keeps the latest turns read).
-	MaxFileBytes = 64 << 20
-	// maxLine: a longer line (a huge tool result) is skipped, not read.
-	maxLine = 4 << 20
 	// MaxTurnBytes bounds one turn's text in the excerpt.
 	MaxTurnBytes = 2000
 	// DefaultMaxBytes bounds the excerpt when the caller gives no bound.
 	DefaultMaxBytes = 32 << 10
+	// maxReason bounds the reason a plugin gives for refusing a transcript.
+	maxReason = 200
 )
 
-// Turn is one message of the session, or one event of it the layout writes apart (a tool
-// call, its result, a model call's cost).
-type Turn struct {
-	Role string // "user" or "assistant"
-	Text string
-	At   time.Time
-	// Calls are the tools an assistant turn called; a layout that keeps a call's result with
-	// it (Gemini CLI) fills in Result.
-	Calls []ToolCall
-	// Results are tool results the turn carries, matched to their calls by id.
-	Results []ToolResult
-	// Tokens is what the model call behind an assistant turn cost (input, cached input and
-	// output), as the CLI recorded it; 0 when it recorded none.
-	Tokens int64
-}
-
-// ToolCall is one tool call: its id, the tool's name as the CLI shows it to the model
-// (mcp__memhost__memory_store), and its result when the layout keeps it with the call.
-type ToolCall struct {
-	ID, Name, Result string
-}
-
-// ToolResult is a tool call's result, by the call's id.
-type ToolResult struct {
-	CallID, Text string
+// Turns are a session's turns inside its time window, as its provider read them.
+type Turns struct {
+	turns []provider.Turn
+	start time.Time
 }
 
 // Excerpt is what a worker may see of a session: its turns inside the window, redacted, the
@@ -84,35 +60,52 @@ type Excerpt struct {
 	Redactions int
 }
 
-// Read returns the excerpt of s's transcript within maxBytes (0: DefaultMaxBytes). A transcript
-// that fails an isolation check is ErrNotIsolated; one with no turn inside the window is too
-// (there is nothing of this session to summarise).
-func Read(s Session, maxBytes int) (Excerpt, error) {
+// Fetch asks the session's provider plugin, r, for its transcript and keeps the turns inside
+// its time window. It is fail-closed: a session without an id, a directory or a window, no
+// plugin (r nil), a plugin that reads no transcripts or fails, and a transcript the plugin
+// cannot prove the session's are all ErrNotIsolated, with the reason.
+func Fetch(ctx context.Context, r Reader, s Session) (Turns, error) {
+	switch {
+	case s.Path == "":
+		return Turns{}, fmt.Errorf("%w: the provider found no transcript", ErrNotIsolated)
+	case s.ID == "":
+		// Without the session's id, "the newest file of the directory" could be another
+		// session's: fail closed.
+		return Turns{}, fmt.Errorf("%w: the session has no id", ErrNotIsolated)
+	case s.Dir == "":
+		return Turns{}, fmt.Errorf("%w: the session has no working directory", ErrNotIsolated)
+	case s.Start.IsZero() || s.End.Before(s.Start):
+		return Turns{}, fmt.Errorf("%w: the session has no time window", ErrNotIsolated)
+	case r == nil:
+		return Turns{}, fmt.Errorf("%w: provider %s is not running, so no one reads its transcript", ErrNotIsolated, s.CLI)
+	}
+	req := provider.TranscriptRequest{SessionID: s.ID, Path: s.Path, Dir: s.Dir, Start: s.Start, End: s.End}
+	t, err := r.Transcript(ctx, req)
+	switch {
+	case errors.Is(err, provider.ErrUnimplemented):
+		return Turns{}, fmt.Errorf("%w: provider %s reads no transcripts", ErrNotIsolated, s.CLI)
+	case err != nil:
+		return Turns{}, fmt.Errorf("%w: provider %s could not read the transcript", ErrNotIsolated, s.CLI)
+	case t.NotIsolated != "":
+		return Turns{}, fmt.Errorf("%w: %s", ErrNotIsolated, clip(strings.Join(strings.Fields(clean(t.NotIsolated)), " "), maxReason))
+	}
+	// The plugin's SDK drops the turns outside the window too; a plugin in another language
+	// may not, and the window is what keeps another spawn's turns out.
+	kept := slices.DeleteFunc(t.Turns, func(tr provider.Turn) bool { return !req.Within(tr.At) })
+	return Turns{turns: kept, start: s.Start}, nil
+}
+
+// Excerpt is the session's prose within maxBytes (0: DefaultMaxBytes), redacted. A session
+// with no prose inside its window is ErrNotIsolated: there is nothing of it to summarise.
+func (t Turns) Excerpt(maxBytes int) (Excerpt, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	turns, err := turnsOf(s)
-	if err != nil {
-		return Excerpt{}, err
-	}
-	kept := slices.DeleteFunc(within(turns, s), func(t Turn) bool { return t.Text == "" })
+	kept := slices.DeleteFunc(slices.Clone(t.turns), func(tr provider.Turn) bool { return tr.Text == "" })
 	if len(kept) == 0 {
 		return Excerpt{}, fmt.Errorf("%w: no turn of the transcript lies inside the session's time window", ErrNotIsolated)
 	}
 	return excerpt(kept, maxBytes)
-}
-
-// within keeps the turns stamped inside s's time window (with Slack either side).
-func within(turns []Turn, s Session) []Turn {
-	lo, hi := s.Start.Add(-Slack), s.End.Add(Slack)
-	kept := turns[:0]
-	for _, t := range turns {
-		if t.At.IsZero() || t.At.Before(lo) || t.At.After(hi) {
-			continue
-		}
-		kept = append(kept, t)
-	}
-	return kept
 }
 
 // Reason is err as the journal records it: why the transcript was not read, in one line
@@ -125,84 +118,8 @@ func Reason(err error) string {
 	return msg
 }
 
-// turnsOf checks which session and directory the file records and returns its turns.
-func turnsOf(s Session) ([]Turn, error) {
-	switch {
-	case s.Path == "":
-		return nil, fmt.Errorf("%w: the provider found no transcript", ErrNotIsolated)
-	case s.ID == "":
-		// Without the session's id, "the newest file of the directory" could be another
-		// session's: fail closed.
-		return nil, fmt.Errorf("%w: the session has no id", ErrNotIsolated)
-	case s.Dir == "":
-		return nil, fmt.Errorf("%w: the session has no working directory", ErrNotIsolated)
-	case s.Start.IsZero() || s.End.Before(s.Start):
-		return nil, fmt.Errorf("%w: the session has no time window", ErrNotIsolated)
-	}
-	fi, err := os.Stat(s.Path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: the transcript cannot be read (%v)", ErrNotIsolated, errors.Unwrap(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: the transcript is not a regular file", ErrNotIsolated)
-	}
-	f, err := os.Open(s.Path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: the transcript cannot be read (%v)", ErrNotIsolated, errors.Unwrap(err))
-	}
-	defer func() { _ = f.Close() }()
-	lines := newLines(io.LimitReader(f, MaxFileBytes))
-	switch s.CLI {
-	case "claude":
-		return claudeTurns(lines, s)
-	case "codex":
-		return codexTurns(lines, s)
-	case "gemini":
-		return geminiTurns(lines, s)
-	}
-	return nil, fmt.Errorf("%w: no transcript layout is known for %q", ErrNotIsolated, s.CLI)
-}
-
-// lines yields a transcript's JSONL lines, skipping the over-long ones.
-type lines struct {
-	r   *bufio.Reader
-	err error
-}
-
-func newLines(r io.Reader) *lines { return &lines{r: bufio.NewReaderSize(r, 64<<10)} }
-
-// next returns the next line of at most maxLine bytes, or false at the end.
-func (l *lines) next() ([]byte, bool) {
-	for {
-		var line []byte
-		long := false
-		for {
-			chunk, err := l.r.ReadSlice('\n')
-			if !long {
-				if len(line)+len(chunk) > maxLine {
-					long, line = true, nil
-				} else {
-					line = append(line, chunk...)
-				}
-			}
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if err != nil && len(line) == 0 && !long {
-				l.err = err
-				return nil, false
-			}
-			break
-		}
-		if long {
-			continue
-		}
-		return line, true
-	}
-}
-
 // excerpt renders turns, newest kept, redacted, within maxBytes.
-func excerpt(turns []Turn, maxBytes int) (Excerpt, error) {
+func excerpt(turns []provider.Turn, maxBytes int) (Excerpt, error) {
 	red, err := redact.New()
 	if err != nil {
 		return Excerpt{}, fmt.Errorf("build the secret redactor: %w", err)
@@ -260,14 +177,4 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + mark
-}
-
-// parseTime reads an RFC 3339 timestamp; a missing or bad one is the zero time, which the
-// window drops.
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }

@@ -115,6 +115,16 @@ func session(cli, path, id, dir string) transcript.Session {
 	return transcript.Session{CLI: cli, Path: path, ID: id, Dir: dir, Start: start, End: end}
 }
 
+// read reads s's excerpt through its CLI's provider plugin, a real plugin process.
+func read(t *testing.T, s transcript.Session, maxBytes int) (transcript.Excerpt, error) {
+	t.Helper()
+	turns, err := transcript.Fetch(t.Context(), reader(t, s.CLI), s)
+	if err != nil {
+		return transcript.Excerpt{}, err
+	}
+	return turns.Excerpt(maxBytes)
+}
+
 // TestReadKeepsOnlyTheSessionsOwnTurns: for each CLI's layout, the session's transcript gives
 // the turns inside its window, redacted; a turn of an earlier spawn in the same file is
 // dropped; and decoys on disk (another session's file, another project's working directory, a
@@ -131,7 +141,7 @@ func TestReadKeepsOnlyTheSessionsOwnTurns(t *testing.T) {
 				{"user", "Switch the build to pnpm. Token " + secret, start.Add(time.Minute)},
 				{"assistant", "Done: the build uses pnpm 9 now.", start.Add(2 * time.Minute)},
 			})
-			ex, err := transcript.Read(session(cli, own, sessionID, dir), 0)
+			ex, err := read(t, session(cli, own, sessionID, dir), 0)
 			require.NoError(t, err)
 			require.Equal(t, 2, ex.Turns)
 			require.Contains(t, ex.Text, "user: Switch the build to pnpm.")
@@ -153,7 +163,7 @@ func TestReadKeepsOnlyTheSessionsOwnTurns(t *testing.T) {
 				"no transcript":                       session(cli, "", sessionID, dir),
 				"a missing file":                      session(cli, filepath.Join(home, "gone.jsonl"), sessionID, dir),
 			} {
-				ex, err := transcript.Read(s, 0)
+				ex, err := read(t, s, 0)
 				require.ErrorIs(t, err, transcript.ErrNotIsolated, name)
 				require.Empty(t, ex.Text, name)
 				require.NotContains(t, err.Error(), "DECOY", name)
@@ -174,7 +184,7 @@ func TestReadIsBoundedToTheLatestTurns(t *testing.T) {
 	}
 	turns = append(turns, turn{"assistant", strings.Repeat("long ", 2000), start.Add(time.Minute)})
 	path := claude(t, home, sessionID, dir, turns)
-	ex, err := transcript.Read(session("claude", path, sessionID, dir), 4096)
+	ex, err := read(t, session("claude", path, sessionID, dir), 4096)
 	require.NoError(t, err)
 	require.LessOrEqual(t, len(ex.Text), 4096+64)
 	require.Positive(t, ex.Dropped)
@@ -185,12 +195,18 @@ func TestReadIsBoundedToTheLatestTurns(t *testing.T) {
 	require.Equal(t, 51, ex.Turns+ex.Dropped)
 }
 
-// TestReadRefusesAnUnknownLayout: a CLI without a known layout is not read.
-func TestReadRefusesAnUnknownLayout(t *testing.T) {
+// TestAProviderThatReadsNoTranscriptsIsNamed: a provider plugin built before the Transcript
+// RPC (or a third party's without it), and no provider at all, leave the session's metadata
+// alone, with the reason.
+func TestAProviderThatReadsNoTranscriptsIsNamed(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	path := claude(t, home, sessionID, home, []turn{{"user", "hello", start}})
-	_, err := transcript.Read(session("aider", path, sessionID, home), 0)
+	s := session("aider", path, sessionID, home)
+	_, err := transcript.Fetch(t.Context(), oldProvider(t, "aider"), s)
 	require.ErrorIs(t, err, transcript.ErrNotIsolated)
-	require.ErrorContains(t, err, `"aider"`)
+	require.Equal(t, "provider aider reads no transcripts", transcript.Reason(err))
+	_, err = transcript.Fetch(t.Context(), nil, s)
+	require.ErrorIs(t, err, transcript.ErrNotIsolated)
+	require.Equal(t, "provider aider is not running, so no one reads its transcript", transcript.Reason(err))
 }

@@ -91,3 +91,22 @@ func (h *Handle) Task(ctx context.Context, args []string) (string, error) {
 	}
 	return task, err
 }
+
+var _ provider.TranscriptReader = (*Handle)(nil)
+
+// Transcript asks the provider for a session's turns read from its CLI's transcript. A
+// provider built before the Transcript RPC answers an error wrapping ErrUnimplemented: it
+// reads no transcripts, and the session's metadata is journalled alone.
+func (h *Handle) Transcript(ctx context.Context, r provider.TranscriptRequest) (provider.Transcript, error) {
+	var t provider.Transcript
+	err := h.Call(ctx, "Transcript", func(ctx context.Context, p provider.Provider) error {
+		tr, ok := p.(provider.TranscriptReader)
+		if !ok {
+			return fmt.Errorf("%w: the plugin reads no transcripts", provider.ErrUnimplemented)
+		}
+		var err error
+		t, err = tr.Transcript(ctx, r)
+		return err
+	})
+	return t, err
+}

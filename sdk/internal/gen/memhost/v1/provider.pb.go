@@ -36,6 +36,361 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// TranscriptRequest names the ended session whose transcript is read.
+type TranscriptRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The CLI's session id, as Finish (or the CLI's hook) reported it.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Absolute path of the transcript, as Finish (or the CLI's hook) reported
+	// it.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The project's absolute working directory: the session must have run
+	// there.
+	Dir string `protobuf:"bytes,3,opt,name=dir,proto3" json:"dir,omitempty"`
+	// When the session started and ended. Turns stamped outside this window
+	// (widened by 30 seconds either side) are another session's.
+	Start         *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=start,proto3" json:"start,omitempty"`
+	End           *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=end,proto3" json:"end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TranscriptRequest) Reset() {
+	*x = TranscriptRequest{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TranscriptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TranscriptRequest) ProtoMessage() {}
+
+func (x *TranscriptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TranscriptRequest.ProtoReflect.Descriptor instead.
+func (*TranscriptRequest) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *TranscriptRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *TranscriptRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *TranscriptRequest) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *TranscriptRequest) GetStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Start
+	}
+	return nil
+}
+
+func (x *TranscriptRequest) GetEnd() *timestamppb.Timestamp {
+	if x != nil {
+		return x.End
+	}
+	return nil
+}
+
+// TranscriptResponse is the session's turns, or why the file is not provably
+// the session's. It must stay under gRPC's 4 MiB message bound: clip long
+// texts and leave out the oldest turns' text first (the Go SDK does so).
+type TranscriptResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session's turns in the order the CLI wrote them.
+	Turns []*TranscriptTurn `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"`
+	// Why the transcript is not provably the session's own, in the project's
+	// directory (one line, no file content, no path); turns is then empty.
+	// Empty when the checks passed.
+	NotIsolatedReason string `protobuf:"bytes,2,opt,name=not_isolated_reason,json=notIsolatedReason,proto3" json:"not_isolated_reason,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *TranscriptResponse) Reset() {
+	*x = TranscriptResponse{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TranscriptResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TranscriptResponse) ProtoMessage() {}
+
+func (x *TranscriptResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TranscriptResponse.ProtoReflect.Descriptor instead.
+func (*TranscriptResponse) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *TranscriptResponse) GetTurns() []*TranscriptTurn {
+	if x != nil {
+		return x.Turns
+	}
+	return nil
+}
+
+func (x *TranscriptResponse) GetNotIsolatedReason() string {
+	if x != nil {
+		return x.NotIsolatedReason
+	}
+	return ""
+}
+
+// TranscriptTurn is one message of the session, or one event the CLI writes
+// apart from its messages (a tool call, its result, a model call's cost).
+type TranscriptTurn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "user" or "assistant".
+	Role string `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
+	// The message's prose; tool calls and results are not part of it.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// When the CLI stamped it; unset when it stamped none (memhost drops it).
+	At *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
+	// The tools an assistant turn called.
+	Calls []*TranscriptToolCall `protobuf:"bytes,4,rep,name=calls,proto3" json:"calls,omitempty"`
+	// Tool results the turn carries, matched to their calls by id.
+	Results []*TranscriptToolResult `protobuf:"bytes,5,rep,name=results,proto3" json:"results,omitempty"`
+	// What the model call behind an assistant turn cost in tokens (input,
+	// cached input and output), as the CLI recorded it; 0 when it recorded
+	// none. One model call is counted once.
+	Tokens        int64 `protobuf:"varint,6,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TranscriptTurn) Reset() {
+	*x = TranscriptTurn{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TranscriptTurn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TranscriptTurn) ProtoMessage() {}
+
+func (x *TranscriptTurn) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TranscriptTurn.ProtoReflect.Descriptor instead.
+func (*TranscriptTurn) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TranscriptTurn) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *TranscriptTurn) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *TranscriptTurn) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *TranscriptTurn) GetCalls() []*TranscriptToolCall {
+	if x != nil {
+		return x.Calls
+	}
+	return nil
+}
+
+func (x *TranscriptTurn) GetResults() []*TranscriptToolResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *TranscriptTurn) GetTokens() int64 {
+	if x != nil {
+		return x.Tokens
+	}
+	return 0
+}
+
+// TranscriptToolCall is one tool call of an assistant turn.
+type TranscriptToolCall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's id, matching TranscriptToolResult.call_id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The tool's name as the CLI shows it to the model, e.g.
+	// "mcp__memhost__memory_store".
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The tool's result, when the layout keeps it with the call.
+	Result        string `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TranscriptToolCall) Reset() {
+	*x = TranscriptToolCall{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TranscriptToolCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TranscriptToolCall) ProtoMessage() {}
+
+func (x *TranscriptToolCall) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TranscriptToolCall.ProtoReflect.Descriptor instead.
+func (*TranscriptToolCall) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *TranscriptToolCall) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *TranscriptToolCall) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TranscriptToolCall) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+// TranscriptToolResult is a tool call's result, by the call's id.
+type TranscriptToolResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CallId        string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TranscriptToolResult) Reset() {
+	*x = TranscriptToolResult{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TranscriptToolResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TranscriptToolResult) ProtoMessage() {}
+
+func (x *TranscriptToolResult) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TranscriptToolResult.ProtoReflect.Descriptor instead.
+func (*TranscriptToolResult) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *TranscriptToolResult) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *TranscriptToolResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 // TaskRequest carries the user's arguments for the CLI, as given.
 type TaskRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -46,7 +401,7 @@ type TaskRequest struct {
 
 func (x *TaskRequest) Reset() {
 	*x = TaskRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	mi := &file_memhost_v1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -58,7 +413,7 @@ func (x *TaskRequest) String() string {
 func (*TaskRequest) ProtoMessage() {}
 
 func (x *TaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[0]
+	mi := &file_memhost_v1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -71,7 +426,7 @@ func (x *TaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskRequest.ProtoReflect.Descriptor instead.
 func (*TaskRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{0}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TaskRequest) GetArgs() []string {
@@ -92,7 +447,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	mi := &file_memhost_v1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -104,7 +459,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[1]
+	mi := &file_memhost_v1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -117,7 +472,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{1}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TaskResponse) GetTask() string {
@@ -136,7 +491,7 @@ type ProviderDescribeRequest struct {
 
 func (x *ProviderDescribeRequest) Reset() {
 	*x = ProviderDescribeRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	mi := &file_memhost_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -148,7 +503,7 @@ func (x *ProviderDescribeRequest) String() string {
 func (*ProviderDescribeRequest) ProtoMessage() {}
 
 func (x *ProviderDescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[2]
+	mi := &file_memhost_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -161,7 +516,7 @@ func (x *ProviderDescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderDescribeRequest.ProtoReflect.Descriptor instead.
 func (*ProviderDescribeRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 // ProviderDescribeResponse identifies a provider.
@@ -190,7 +545,7 @@ type ProviderDescribeResponse struct {
 
 func (x *ProviderDescribeResponse) Reset() {
 	*x = ProviderDescribeResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	mi := &file_memhost_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -202,7 +557,7 @@ func (x *ProviderDescribeResponse) String() string {
 func (*ProviderDescribeResponse) ProtoMessage() {}
 
 func (x *ProviderDescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[3]
+	mi := &file_memhost_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -215,7 +570,7 @@ func (x *ProviderDescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderDescribeResponse.ProtoReflect.Descriptor instead.
 func (*ProviderDescribeResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ProviderDescribeResponse) GetName() string {
@@ -284,7 +639,7 @@ type MemoryFolders struct {
 
 func (x *MemoryFolders) Reset() {
 	*x = MemoryFolders{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +651,7 @@ func (x *MemoryFolders) String() string {
 func (*MemoryFolders) ProtoMessage() {}
 
 func (x *MemoryFolders) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[4]
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +664,7 @@ func (x *MemoryFolders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryFolders.ProtoReflect.Descriptor instead.
 func (*MemoryFolders) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MemoryFolders) GetConfigDirEnv() string {
@@ -364,7 +719,7 @@ type McpServer struct {
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[5]
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -376,7 +731,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[5]
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -389,7 +744,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *McpServer) GetName() string {
@@ -460,7 +815,7 @@ type Spawn struct {
 
 func (x *Spawn) Reset() {
 	*x = Spawn{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[6]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -472,7 +827,7 @@ func (x *Spawn) String() string {
 func (*Spawn) ProtoMessage() {}
 
 func (x *Spawn) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[6]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -485,7 +840,7 @@ func (x *Spawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spawn.ProtoReflect.Descriptor instead.
 func (*Spawn) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Spawn) GetCli() string {
@@ -568,7 +923,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[7]
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +935,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[7]
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +948,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PrepareRequest) GetSpawn() *Spawn {
@@ -630,7 +985,7 @@ type ScratchFile struct {
 
 func (x *ScratchFile) Reset() {
 	*x = ScratchFile{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[8]
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -642,7 +997,7 @@ func (x *ScratchFile) String() string {
 func (*ScratchFile) ProtoMessage() {}
 
 func (x *ScratchFile) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[8]
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -655,7 +1010,7 @@ func (x *ScratchFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScratchFile.ProtoReflect.Descriptor instead.
 func (*ScratchFile) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ScratchFile) GetPath() string {
@@ -729,7 +1084,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -741,7 +1096,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -754,7 +1109,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PrepareResponse) GetArgs() []string {
@@ -832,7 +1187,7 @@ type FinishRequest struct {
 
 func (x *FinishRequest) Reset() {
 	*x = FinishRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -844,7 +1199,7 @@ func (x *FinishRequest) String() string {
 func (*FinishRequest) ProtoMessage() {}
 
 func (x *FinishRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -857,7 +1212,7 @@ func (x *FinishRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishRequest.ProtoReflect.Descriptor instead.
 func (*FinishRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *FinishRequest) GetSpawn() *Spawn {
@@ -909,7 +1264,7 @@ type FinishResponse struct {
 
 func (x *FinishResponse) Reset() {
 	*x = FinishResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[11]
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +1276,7 @@ func (x *FinishResponse) String() string {
 func (*FinishResponse) ProtoMessage() {}
 
 func (x *FinishResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[11]
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1289,7 @@ func (x *FinishResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishResponse.ProtoReflect.Descriptor instead.
 func (*FinishResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *FinishResponse) GetSessionId() string {
@@ -960,7 +1315,7 @@ type ProviderHealthRequest struct {
 
 func (x *ProviderHealthRequest) Reset() {
 	*x = ProviderHealthRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -972,7 +1327,7 @@ func (x *ProviderHealthRequest) String() string {
 func (*ProviderHealthRequest) ProtoMessage() {}
 
 func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -985,7 +1340,7 @@ func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthRequest.ProtoReflect.Descriptor instead.
 func (*ProviderHealthRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 // ProviderHealthResponse reports provider readiness.
@@ -1001,7 +1356,7 @@ type ProviderHealthResponse struct {
 
 func (x *ProviderHealthResponse) Reset() {
 	*x = ProviderHealthResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	mi := &file_memhost_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +1368,7 @@ func (x *ProviderHealthResponse) String() string {
 func (*ProviderHealthResponse) ProtoMessage() {}
 
 func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	mi := &file_memhost_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +1381,7 @@ func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthResponse.ProtoReflect.Descriptor instead.
 func (*ProviderHealthResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ProviderHealthResponse) GetOk() bool {
@@ -1063,7 +1418,7 @@ type ConnectRequest struct {
 
 func (x *ConnectRequest) Reset() {
 	*x = ConnectRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	mi := &file_memhost_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1075,7 +1430,7 @@ func (x *ConnectRequest) String() string {
 func (*ConnectRequest) ProtoMessage() {}
 
 func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	mi := &file_memhost_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1088,7 +1443,7 @@ func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectRequest.ProtoReflect.Descriptor instead.
 func (*ConnectRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ConnectRequest) GetEnv() map[string]string {
@@ -1137,7 +1492,7 @@ type ConnectResponse struct {
 
 func (x *ConnectResponse) Reset() {
 	*x = ConnectResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	mi := &file_memhost_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1149,7 +1504,7 @@ func (x *ConnectResponse) String() string {
 func (*ConnectResponse) ProtoMessage() {}
 
 func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	mi := &file_memhost_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1162,7 +1517,7 @@ func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectResponse.ProtoReflect.Descriptor instead.
 func (*ConnectResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ConnectResponse) GetRegisteredIn() string {
@@ -1196,7 +1551,7 @@ type ConnectStep struct {
 
 func (x *ConnectStep) Reset() {
 	*x = ConnectStep{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	mi := &file_memhost_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1563,7 @@ func (x *ConnectStep) String() string {
 func (*ConnectStep) ProtoMessage() {}
 
 func (x *ConnectStep) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	mi := &file_memhost_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1576,7 @@ func (x *ConnectStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectStep.ProtoReflect.Descriptor instead.
 func (*ConnectStep) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ConnectStep) GetFile() string {
@@ -1304,7 +1659,7 @@ type ConnectCommand struct {
 
 func (x *ConnectCommand) Reset() {
 	*x = ConnectCommand{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	mi := &file_memhost_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1671,7 @@ func (x *ConnectCommand) String() string {
 func (*ConnectCommand) ProtoMessage() {}
 
 func (x *ConnectCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	mi := &file_memhost_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1684,7 @@ func (x *ConnectCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectCommand.ProtoReflect.Descriptor instead.
 func (*ConnectCommand) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ConnectCommand) GetArgs() []string {
@@ -1361,7 +1716,7 @@ type JsonAppend struct {
 
 func (x *JsonAppend) Reset() {
 	*x = JsonAppend{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[18]
+	mi := &file_memhost_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1373,7 +1728,7 @@ func (x *JsonAppend) String() string {
 func (*JsonAppend) ProtoMessage() {}
 
 func (x *JsonAppend) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[18]
+	mi := &file_memhost_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1386,7 +1741,7 @@ func (x *JsonAppend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonAppend.ProtoReflect.Descriptor instead.
 func (*JsonAppend) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *JsonAppend) GetPath() []string {
@@ -1421,7 +1776,7 @@ type TextAppend struct {
 
 func (x *TextAppend) Reset() {
 	*x = TextAppend{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[19]
+	mi := &file_memhost_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1433,7 +1788,7 @@ func (x *TextAppend) String() string {
 func (*TextAppend) ProtoMessage() {}
 
 func (x *TextAppend) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[19]
+	mi := &file_memhost_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1446,7 +1801,7 @@ func (x *TextAppend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppend.ProtoReflect.Descriptor instead.
 func (*TextAppend) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TextAppend) GetText() string {
@@ -1468,7 +1823,31 @@ var File_memhost_v1_provider_proto protoreflect.FileDescriptor
 const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"\x19memhost/v1/provider.proto\x12\n" +
-	"memhost.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"!\n" +
+	"memhost.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb8\x01\n" +
+	"\x11TranscriptRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x10\n" +
+	"\x03dir\x18\x03 \x01(\tR\x03dir\x120\n" +
+	"\x05start\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12,\n" +
+	"\x03end\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x03end\"v\n" +
+	"\x12TranscriptResponse\x120\n" +
+	"\x05turns\x18\x01 \x03(\v2\x1a.memhost.v1.TranscriptTurnR\x05turns\x12.\n" +
+	"\x13not_isolated_reason\x18\x02 \x01(\tR\x11notIsolatedReason\"\xee\x01\n" +
+	"\x0eTranscriptTurn\x12\x12\n" +
+	"\x04role\x18\x01 \x01(\tR\x04role\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12*\n" +
+	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x124\n" +
+	"\x05calls\x18\x04 \x03(\v2\x1e.memhost.v1.TranscriptToolCallR\x05calls\x12:\n" +
+	"\aresults\x18\x05 \x03(\v2 .memhost.v1.TranscriptToolResultR\aresults\x12\x16\n" +
+	"\x06tokens\x18\x06 \x01(\x03R\x06tokens\"P\n" +
+	"\x12TranscriptToolCall\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06result\x18\x03 \x01(\tR\x06result\"C\n" +
+	"\x14TranscriptToolResult\x12\x17\n" +
+	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"!\n" +
 	"\vTaskRequest\x12\x12\n" +
 	"\x04args\x18\x01 \x03(\tR\x04args\"\"\n" +
 	"\fTaskResponse\x12\x12\n" +
@@ -1583,14 +1962,16 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"TextAppend\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12!\n" +
-	"\funtil_prefix\x18\x02 \x01(\tR\vuntilPrefix2\xb6\x03\n" +
+	"\funtil_prefix\x18\x02 \x01(\tR\vuntilPrefix2\x83\x04\n" +
 	"\bProvider\x12U\n" +
 	"\bDescribe\x12#.memhost.v1.ProviderDescribeRequest\x1a$.memhost.v1.ProviderDescribeResponse\x12B\n" +
 	"\aPrepare\x12\x1a.memhost.v1.PrepareRequest\x1a\x1b.memhost.v1.PrepareResponse\x12?\n" +
 	"\x06Finish\x12\x19.memhost.v1.FinishRequest\x1a\x1a.memhost.v1.FinishResponse\x12O\n" +
 	"\x06Health\x12!.memhost.v1.ProviderHealthRequest\x1a\".memhost.v1.ProviderHealthResponse\x12B\n" +
 	"\aConnect\x12\x1a.memhost.v1.ConnectRequest\x1a\x1b.memhost.v1.ConnectResponse\x129\n" +
-	"\x04Task\x12\x17.memhost.v1.TaskRequest\x1a\x18.memhost.v1.TaskResponseBBZ@github.com/memhost/memhost/sdk/internal/gen/memhost/v1;memhostv1b\x06proto3"
+	"\x04Task\x12\x17.memhost.v1.TaskRequest\x1a\x18.memhost.v1.TaskResponse\x12K\n" +
+	"\n" +
+	"Transcript\x12\x1d.memhost.v1.TranscriptRequest\x1a\x1e.memhost.v1.TranscriptResponseBBZ@github.com/memhost/memhost/sdk/internal/gen/memhost/v1;memhostv1b\x06proto3"
 
 var (
 	file_memhost_v1_provider_proto_rawDescOnce sync.Once
@@ -1604,68 +1985,81 @@ func file_memhost_v1_provider_proto_rawDescGZIP() []byte {
 	return file_memhost_v1_provider_proto_rawDescData
 }
 
-var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_memhost_v1_provider_proto_goTypes = []any{
-	(*TaskRequest)(nil),              // 0: memhost.v1.TaskRequest
-	(*TaskResponse)(nil),             // 1: memhost.v1.TaskResponse
-	(*ProviderDescribeRequest)(nil),  // 2: memhost.v1.ProviderDescribeRequest
-	(*ProviderDescribeResponse)(nil), // 3: memhost.v1.ProviderDescribeResponse
-	(*MemoryFolders)(nil),            // 4: memhost.v1.MemoryFolders
-	(*McpServer)(nil),                // 5: memhost.v1.McpServer
-	(*Spawn)(nil),                    // 6: memhost.v1.Spawn
-	(*PrepareRequest)(nil),           // 7: memhost.v1.PrepareRequest
-	(*ScratchFile)(nil),              // 8: memhost.v1.ScratchFile
-	(*PrepareResponse)(nil),          // 9: memhost.v1.PrepareResponse
-	(*FinishRequest)(nil),            // 10: memhost.v1.FinishRequest
-	(*FinishResponse)(nil),           // 11: memhost.v1.FinishResponse
-	(*ProviderHealthRequest)(nil),    // 12: memhost.v1.ProviderHealthRequest
-	(*ProviderHealthResponse)(nil),   // 13: memhost.v1.ProviderHealthResponse
-	(*ConnectRequest)(nil),           // 14: memhost.v1.ConnectRequest
-	(*ConnectResponse)(nil),          // 15: memhost.v1.ConnectResponse
-	(*ConnectStep)(nil),              // 16: memhost.v1.ConnectStep
-	(*ConnectCommand)(nil),           // 17: memhost.v1.ConnectCommand
-	(*JsonAppend)(nil),               // 18: memhost.v1.JsonAppend
-	(*TextAppend)(nil),               // 19: memhost.v1.TextAppend
-	nil,                              // 20: memhost.v1.McpServer.HeadersEntry
-	nil,                              // 21: memhost.v1.Spawn.EnvEntry
-	nil,                              // 22: memhost.v1.PrepareResponse.SetEnvEntry
-	nil,                              // 23: memhost.v1.ConnectRequest.EnvEntry
-	(*timestamppb.Timestamp)(nil),    // 24: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 25: google.protobuf.Duration
+	(*TranscriptRequest)(nil),        // 0: memhost.v1.TranscriptRequest
+	(*TranscriptResponse)(nil),       // 1: memhost.v1.TranscriptResponse
+	(*TranscriptTurn)(nil),           // 2: memhost.v1.TranscriptTurn
+	(*TranscriptToolCall)(nil),       // 3: memhost.v1.TranscriptToolCall
+	(*TranscriptToolResult)(nil),     // 4: memhost.v1.TranscriptToolResult
+	(*TaskRequest)(nil),              // 5: memhost.v1.TaskRequest
+	(*TaskResponse)(nil),             // 6: memhost.v1.TaskResponse
+	(*ProviderDescribeRequest)(nil),  // 7: memhost.v1.ProviderDescribeRequest
+	(*ProviderDescribeResponse)(nil), // 8: memhost.v1.ProviderDescribeResponse
+	(*MemoryFolders)(nil),            // 9: memhost.v1.MemoryFolders
+	(*McpServer)(nil),                // 10: memhost.v1.McpServer
+	(*Spawn)(nil),                    // 11: memhost.v1.Spawn
+	(*PrepareRequest)(nil),           // 12: memhost.v1.PrepareRequest
+	(*ScratchFile)(nil),              // 13: memhost.v1.ScratchFile
+	(*PrepareResponse)(nil),          // 14: memhost.v1.PrepareResponse
+	(*FinishRequest)(nil),            // 15: memhost.v1.FinishRequest
+	(*FinishResponse)(nil),           // 16: memhost.v1.FinishResponse
+	(*ProviderHealthRequest)(nil),    // 17: memhost.v1.ProviderHealthRequest
+	(*ProviderHealthResponse)(nil),   // 18: memhost.v1.ProviderHealthResponse
+	(*ConnectRequest)(nil),           // 19: memhost.v1.ConnectRequest
+	(*ConnectResponse)(nil),          // 20: memhost.v1.ConnectResponse
+	(*ConnectStep)(nil),              // 21: memhost.v1.ConnectStep
+	(*ConnectCommand)(nil),           // 22: memhost.v1.ConnectCommand
+	(*JsonAppend)(nil),               // 23: memhost.v1.JsonAppend
+	(*TextAppend)(nil),               // 24: memhost.v1.TextAppend
+	nil,                              // 25: memhost.v1.McpServer.HeadersEntry
+	nil,                              // 26: memhost.v1.Spawn.EnvEntry
+	nil,                              // 27: memhost.v1.PrepareResponse.SetEnvEntry
+	nil,                              // 28: memhost.v1.ConnectRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),    // 29: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 30: google.protobuf.Duration
 }
 var file_memhost_v1_provider_proto_depIdxs = []int32{
-	4,  // 0: memhost.v1.ProviderDescribeResponse.memory_folders:type_name -> memhost.v1.MemoryFolders
-	20, // 1: memhost.v1.McpServer.headers:type_name -> memhost.v1.McpServer.HeadersEntry
-	21, // 2: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
-	5,  // 3: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
-	6,  // 4: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
-	22, // 5: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
-	8,  // 6: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
-	6,  // 7: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
-	24, // 8: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
-	25, // 9: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
-	23, // 10: memhost.v1.ConnectRequest.env:type_name -> memhost.v1.ConnectRequest.EnvEntry
-	16, // 11: memhost.v1.ConnectResponse.steps:type_name -> memhost.v1.ConnectStep
-	17, // 12: memhost.v1.ConnectStep.run:type_name -> memhost.v1.ConnectCommand
-	18, // 13: memhost.v1.ConnectStep.json_append:type_name -> memhost.v1.JsonAppend
-	19, // 14: memhost.v1.ConnectStep.text_append:type_name -> memhost.v1.TextAppend
-	2,  // 15: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
-	7,  // 16: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
-	10, // 17: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
-	12, // 18: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
-	14, // 19: memhost.v1.Provider.Connect:input_type -> memhost.v1.ConnectRequest
-	0,  // 20: memhost.v1.Provider.Task:input_type -> memhost.v1.TaskRequest
-	3,  // 21: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
-	9,  // 22: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
-	11, // 23: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
-	13, // 24: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
-	15, // 25: memhost.v1.Provider.Connect:output_type -> memhost.v1.ConnectResponse
-	1,  // 26: memhost.v1.Provider.Task:output_type -> memhost.v1.TaskResponse
-	21, // [21:27] is the sub-list for method output_type
-	15, // [15:21] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	29, // 0: memhost.v1.TranscriptRequest.start:type_name -> google.protobuf.Timestamp
+	29, // 1: memhost.v1.TranscriptRequest.end:type_name -> google.protobuf.Timestamp
+	2,  // 2: memhost.v1.TranscriptResponse.turns:type_name -> memhost.v1.TranscriptTurn
+	29, // 3: memhost.v1.TranscriptTurn.at:type_name -> google.protobuf.Timestamp
+	3,  // 4: memhost.v1.TranscriptTurn.calls:type_name -> memhost.v1.TranscriptToolCall
+	4,  // 5: memhost.v1.TranscriptTurn.results:type_name -> memhost.v1.TranscriptToolResult
+	9,  // 6: memhost.v1.ProviderDescribeResponse.memory_folders:type_name -> memhost.v1.MemoryFolders
+	25, // 7: memhost.v1.McpServer.headers:type_name -> memhost.v1.McpServer.HeadersEntry
+	26, // 8: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
+	10, // 9: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
+	11, // 10: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
+	27, // 11: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
+	13, // 12: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
+	11, // 13: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
+	29, // 14: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
+	30, // 15: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
+	28, // 16: memhost.v1.ConnectRequest.env:type_name -> memhost.v1.ConnectRequest.EnvEntry
+	21, // 17: memhost.v1.ConnectResponse.steps:type_name -> memhost.v1.ConnectStep
+	22, // 18: memhost.v1.ConnectStep.run:type_name -> memhost.v1.ConnectCommand
+	23, // 19: memhost.v1.ConnectStep.json_append:type_name -> memhost.v1.JsonAppend
+	24, // 20: memhost.v1.ConnectStep.text_append:type_name -> memhost.v1.TextAppend
+	7,  // 21: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
+	12, // 22: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
+	15, // 23: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
+	17, // 24: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
+	19, // 25: memhost.v1.Provider.Connect:input_type -> memhost.v1.ConnectRequest
+	5,  // 26: memhost.v1.Provider.Task:input_type -> memhost.v1.TaskRequest
+	0,  // 27: memhost.v1.Provider.Transcript:input_type -> memhost.v1.TranscriptRequest
+	8,  // 28: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
+	14, // 29: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
+	16, // 30: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
+	18, // 31: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
+	20, // 32: memhost.v1.Provider.Connect:output_type -> memhost.v1.ConnectResponse
+	6,  // 33: memhost.v1.Provider.Task:output_type -> memhost.v1.TaskResponse
+	1,  // 34: memhost.v1.Provider.Transcript:output_type -> memhost.v1.TranscriptResponse
+	28, // [28:35] is the sub-list for method output_type
+	21, // [21:28] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_memhost_v1_provider_proto_init() }
@@ -1673,7 +2067,7 @@ func file_memhost_v1_provider_proto_init() {
 	if File_memhost_v1_provider_proto != nil {
 		return
 	}
-	file_memhost_v1_provider_proto_msgTypes[16].OneofWrappers = []any{
+	file_memhost_v1_provider_proto_msgTypes[21].OneofWrappers = []any{
 		(*ConnectStep_Run)(nil),
 		(*ConnectStep_JsonAppend)(nil),
 		(*ConnectStep_TextAppend)(nil),
@@ -1684,7 +2078,7 @@ func file_memhost_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memhost_v1_provider_proto_rawDesc), len(file_memhost_v1_provider_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,12 +32,13 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Provider_Describe_FullMethodName = "/memhost.v1.Provider/Describe"
-	Provider_Prepare_FullMethodName  = "/memhost.v1.Provider/Prepare"
-	Provider_Finish_FullMethodName   = "/memhost.v1.Provider/Finish"
-	Provider_Health_FullMethodName   = "/memhost.v1.Provider/Health"
-	Provider_Connect_FullMethodName  = "/memhost.v1.Provider/Connect"
-	Provider_Task_FullMethodName     = "/memhost.v1.Provider/Task"
+	Provider_Describe_FullMethodName   = "/memhost.v1.Provider/Describe"
+	Provider_Prepare_FullMethodName    = "/memhost.v1.Provider/Prepare"
+	Provider_Finish_FullMethodName     = "/memhost.v1.Provider/Finish"
+	Provider_Health_FullMethodName     = "/memhost.v1.Provider/Health"
+	Provider_Connect_FullMethodName    = "/memhost.v1.Provider/Connect"
+	Provider_Task_FullMethodName       = "/memhost.v1.Provider/Task"
+	Provider_Transcript_FullMethodName = "/memhost.v1.Provider/Transcript"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -75,6 +76,17 @@ type ProviderClient interface {
 	// arguments only. A provider without it answers UNIMPLEMENTED, and the
 	// banner is the query-less one.
 	Task(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	// Transcript reads the transcript of an ended session in the CLI's own
+	// layout and answers its turns in a neutral form, for the session's record
+	// and summary. The provider is the one place that knows its CLI's layout,
+	// so it also performs the checks only the layout allows: the file is the
+	// session's own (the session id it records) and the session ran in the
+	// project's directory (the working directory it records). A file that fails
+	// them is answered with not_isolated_reason and no turns, never an error.
+	// memhost drops the turns stamped outside the session's time window, bounds
+	// and redacts what it keeps. A provider without it answers UNIMPLEMENTED,
+	// and memhost journals the session's metadata alone.
+	Transcript(ctx context.Context, in *TranscriptRequest, opts ...grpc.CallOption) (*TranscriptResponse, error)
 }
 
 type providerClient struct {
@@ -145,6 +157,16 @@ func (c *providerClient) Task(ctx context.Context, in *TaskRequest, opts ...grpc
 	return out, nil
 }
 
+func (c *providerClient) Transcript(ctx context.Context, in *TranscriptRequest, opts ...grpc.CallOption) (*TranscriptResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TranscriptResponse)
+	err := c.cc.Invoke(ctx, Provider_Transcript_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -180,6 +202,17 @@ type ProviderServer interface {
 	// arguments only. A provider without it answers UNIMPLEMENTED, and the
 	// banner is the query-less one.
 	Task(context.Context, *TaskRequest) (*TaskResponse, error)
+	// Transcript reads the transcript of an ended session in the CLI's own
+	// layout and answers its turns in a neutral form, for the session's record
+	// and summary. The provider is the one place that knows its CLI's layout,
+	// so it also performs the checks only the layout allows: the file is the
+	// session's own (the session id it records) and the session ran in the
+	// project's directory (the working directory it records). A file that fails
+	// them is answered with not_isolated_reason and no turns, never an error.
+	// memhost drops the turns stamped outside the session's time window, bounds
+	// and redacts what it keeps. A provider without it answers UNIMPLEMENTED,
+	// and memhost journals the session's metadata alone.
+	Transcript(context.Context, *TranscriptRequest) (*TranscriptResponse, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -207,6 +240,9 @@ func (UnimplementedProviderServer) Connect(context.Context, *ConnectRequest) (*C
 }
 func (UnimplementedProviderServer) Task(context.Context, *TaskRequest) (*TaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Task not implemented")
+}
+func (UnimplementedProviderServer) Transcript(context.Context, *TranscriptRequest) (*TranscriptResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Transcript not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -337,6 +373,24 @@ func _Provider_Task_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Provider_Transcript_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TranscriptRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Transcript(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Transcript_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Transcript(ctx, req.(*TranscriptRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -367,6 +421,10 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Task",
 			Handler:    _Provider_Task_Handler,
+		},
+		{
+			MethodName: "Transcript",
+			Handler:    _Provider_Transcript_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
