@@ -44,6 +44,9 @@ type Plugin struct {
 	// return it, while calls already holding it finish. busy counts calls in flight.
 	retiring atomic.Bool
 	busy     atomic.Int64
+	// served counts calls the current process answered successfully: a probe that timed
+	// out while it moved was queued behind real work, not facing a wedged process.
+	served atomic.Int64
 }
 
 // Kind is the plugin's kind.
@@ -219,6 +222,9 @@ func (p *Plugin) callFailed(inst *instance, method string, err error, timedOut b
 		return failure(Unavailable, "exited during "+method)
 	case timedOut:
 		p.s.logger.Warn("plugin call timed out", "kind", p.cand.Kind, "name", p.nameLocked(), "method", method, "timeout", p.callTimeout(), "error", err)
+		// A call's timeout counts as a probe's: probes defer to calls in flight (see check),
+		// so a wedged process that keeps receiving calls is caught by the calls.
+		p.timedOutLocked(inst, fmt.Errorf("%s: %w", method, err))
 		return failure(Unavailable, fmt.Sprintf("did not answer %s within %s", method, p.callTimeout()))
 	}
 	switch o := adapter.Classify(err); o {
@@ -257,9 +263,12 @@ func (p *Plugin) succeeded(inst *instance, method string) {
 	if p.inst != inst {
 		return
 	}
+	// Any answer shows the process is not wedged; only Health's clears what Health found.
+	p.healthTimeouts = 0
 	if method == healthMethod {
 		p.healthErr = nil
-		p.healthTimeouts = 0
+	} else {
+		p.served.Add(1)
 	}
 	if p.fault != nil && p.faultMethod == method {
 		p.fault, p.faultMethod = nil, ""
@@ -312,7 +321,7 @@ func (p *Plugin) check() {
 	}
 	adapter := p.adapter()
 	ctx, cancel := context.WithTimeout(context.Background(), p.healthTimeout())
-	start := time.Now()
+	start, served := time.Now(), p.served.Load()
 	err := adapter.Health(ctx, inst.raw)
 	cancel()
 	p.s.metrics.observe(p.cand.Kind, name, healthMethod, start, resultLabel(adapter, healthMethod, err))
@@ -332,16 +341,30 @@ func (p *Plugin) check() {
 	switch {
 	case inst.client.Exited():
 		p.restartLocked(inst, fmt.Errorf("health check: %w", err))
+	case errors.Is(err, context.DeadlineExceeded) && (p.busy.Load() > 0 || p.served.Load() != served):
+		// The probe queued behind calls (a slow model answering one request at a time): the
+		// plugin is busy, not sick. Those calls' outcomes decide: a success keeps it ready,
+		// a timeout counts as this probe's would have (callFailed).
+		p.s.logger.Debug("health probe timed out behind calls in flight; their outcome decides", "kind", p.cand.Kind, "name", p.nameLocked(), "in_flight", p.busy.Load())
 	case errors.Is(err, context.DeadlineExceeded):
-		p.healthTimeouts++
 		p.markUnhealthyLocked(err)
-		if p.healthTimeouts >= healthTimeoutsBeforeRestart {
-			p.restartLocked(inst, fmt.Errorf("process %d is wedged: %d health checks in a row timed out: %w", inst.pid, p.healthTimeouts, err))
-		}
+		p.timedOutLocked(inst, err)
 	case adapter.Classify(err) == Unavailable:
 		p.restartLocked(inst, fmt.Errorf("health check: %w", err))
 	default:
 		p.markUnhealthyLocked(err)
+	}
+}
+
+// timedOutLocked counts a probe or call of inst that timed out, and restarts a process that
+// answered nothing through healthTimeoutsBeforeRestart of them in a row: alive but wedged.
+func (p *Plugin) timedOutLocked(inst *instance, err error) {
+	if p.inst != inst {
+		return
+	}
+	p.healthTimeouts++
+	if p.healthTimeouts >= healthTimeoutsBeforeRestart {
+		p.restartLocked(inst, fmt.Errorf("process %d is wedged: %d calls or health checks in a row timed out: %w", inst.pid, p.healthTimeouts, err))
 	}
 }
 

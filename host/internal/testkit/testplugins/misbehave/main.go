@@ -14,6 +14,8 @@
 //   - slowhealth: while the file beside the binary named slow.<binary> holds a number N > 0,
 //     each Health call decrements it and answers after 300 ms, as a busy process on a loaded
 //     machine does;
+//   - onelane: a model that answers one request at a time, as a local CPU model does: Embed
+//     and Health share one lane; a text "hold:N" keeps it N milliseconds, "wedge" forever;
 //   - anything else: a well-behaved embedder.
 //
 // In every mode a text containing "reject" is refused as invalid input with a two-line
@@ -56,6 +58,38 @@ func main() {
 
 type misbehaving struct{ mode string }
 
+// lane is the onelane mode's single worker: whoever holds a token is being answered.
+var lane = make(chan struct{}, 1)
+
+// takeLane waits for the lane, or for ctx.
+func takeLane(ctx context.Context) (release func(), err error) {
+	select {
+	case lane <- struct{}{}:
+		return func() { <-lane }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// holdLane serves the onelane mode's Embed: it keeps the lane as long as the texts ask.
+func holdLane(ctx context.Context, texts []string) error {
+	release, err := takeLane(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range texts {
+		switch {
+		case t == "wedge":
+			select {} // never answers, and never gives the lane back
+		case strings.HasPrefix(t, "hold:"):
+			ms, _ := strconv.Atoi(strings.TrimPrefix(t, "hold:"))
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	release()
+	return nil
+}
+
 var _ embedder.Embedder = misbehaving{}
 
 func (m misbehaving) Describe(context.Context) (embedder.Info, error) {
@@ -70,8 +104,12 @@ func (m misbehaving) Describe(context.Context) (embedder.Info, error) {
 	}, nil
 }
 
-func (m misbehaving) Embed(_ context.Context, _ embedder.Purpose, texts []string) ([][]float32, error) {
+func (m misbehaving) Embed(ctx context.Context, _ embedder.Purpose, texts []string) ([][]float32, error) {
 	switch m.mode {
+	case "onelane":
+		if err := holdLane(ctx, texts); err != nil {
+			return nil, err
+		}
 	case "crash":
 		stderr := os.NewFile(2, "stderr")
 		fmt.Fprintln(stderr, "crash: the model file is corrupt, giving up")
@@ -114,6 +152,14 @@ func (m misbehaving) Embed(_ context.Context, _ embedder.Purpose, texts []string
 }
 
 func (m misbehaving) Health(ctx context.Context) error {
+	if m.mode == "onelane" {
+		release, err := takeLane(ctx)
+		if err != nil {
+			return err
+		}
+		release()
+		return nil
+	}
 	if m.mode != "slowhealth" {
 		return nil
 	}
