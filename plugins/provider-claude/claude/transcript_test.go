@@ -1,8 +1,6 @@
 package claude_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,21 +12,6 @@ import (
 	"github.com/memhost/memhost/sdk/provider"
 	"github.com/memhost/memhost/sdk/provider/providertest"
 )
-
-func writeJSONL(path string, recs ...any) (string, error) {
-	var b strings.Builder
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return "", err
-		}
-		b.Write(append(line, '\n'))
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	return path, os.WriteFile(path, []byte(b.String()), 0o600)
-}
 
 // writeTranscript writes a transcript as Claude Code does: a summary line, then one entry per
 // turn naming the session and its cwd, an assistant's content as blocks with a tool call.
@@ -42,7 +25,7 @@ func writeTranscript(home, id, dir string, turns []provider.Turn) (string, error
 		recs = append(recs, map[string]any{"type": t.Role, "sessionId": id, "cwd": dir, "timestamp": t.At.Format(time.RFC3339Nano),
 			"message": map[string]any{"role": t.Role, "content": content}})
 	}
-	return writeJSONL(filepath.Join(home, ".claude", "projects", "p", id+".jsonl"), recs...)
+	return providertest.WriteJSONL(filepath.Join(home, ".claude", "projects", "p", id+".jsonl"), recs...)
 }
 
 const theSession = "5f0c1d2e-0000-4000-8000-000000000001"
@@ -69,7 +52,7 @@ func TestTranscriptReadsToolsAndCost(t *testing.T) {
 		return map[string]any{"type": "assistant", "sessionId": theSession, "cwd": dir, "timestamp": at.Format(time.RFC3339Nano),
 			"message": map[string]any{"id": "m1", "role": "assistant", "usage": usage, "content": content}}
 	}
-	path, err := writeJSONL(filepath.Join(t.TempDir(), theSession+".jsonl"),
+	path, err := providertest.WriteJSONL(filepath.Join(t.TempDir(), theSession+".jsonl"),
 		assistant([]map[string]any{{"type": "text", "text": "Let me look."}}),
 		assistant([]map[string]any{{"type": "tool_use", "id": "c1", "name": "mcp__memhost__memory_search", "input": map[string]any{}}}),
 		map[string]any{"type": "user", "sessionId": theSession, "cwd": dir, "timestamp": at.Format(time.RFC3339Nano),
@@ -103,13 +86,13 @@ func TestTranscriptRefusesWhatIsNotTheSessions(t *testing.T) {
 		"the transcript's working directory is not the project's": {line(theSession, "/work/other")},
 		"the transcript names no working directory":               {line(theSession, "")},
 	} {
-		path, err := writeJSONL(filepath.Join(home, strings.ReplaceAll(reason, " ", "-"), theSession+".jsonl"), recs...)
+		path, err := providertest.WriteJSONL(filepath.Join(home, strings.ReplaceAll(reason, " ", "-"), theSession+".jsonl"), recs...)
 		require.NoError(t, err)
 		got, err := claude.New().Transcript(t.Context(), provider.TranscriptRequest{SessionID: theSession, Path: path, Dir: dir, Start: start, End: start.Add(time.Hour)})
 		require.NoError(t, err)
 		require.Equal(t, provider.Transcript{NotIsolated: reason}, got)
 	}
-	path, err := writeJSONL(filepath.Join(home, "renamed.jsonl"), line(theSession, dir))
+	path, err := providertest.WriteJSONL(filepath.Join(home, "renamed.jsonl"), line(theSession, dir))
 	require.NoError(t, err)
 	got, err := claude.New().Transcript(t.Context(), provider.TranscriptRequest{SessionID: theSession, Path: path, Dir: dir, Start: start, End: start.Add(time.Hour)})
 	require.NoError(t, err)

@@ -1,8 +1,6 @@
 package codex_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,22 +35,7 @@ func writeRollout(home, id, dir string, turns []provider.Turn) (string, error) {
 		recs = append(recs, map[string]any{"timestamp": stamp(t.At), "type": "response_item", "payload": map[string]any{
 			"type": "message", "role": t.Role, "content": []map[string]any{{"type": kind, "text": t.Text}}}})
 	}
-	return writeJSONL(filepath.Join(home, ".codex", "sessions", "2026", "11", "26", "rollout-2026-11-26T10-00-00-"+id+".jsonl"), recs...)
-}
-
-func writeJSONL(path string, recs ...any) (string, error) {
-	var b strings.Builder
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return "", err
-		}
-		b.Write(append(line, '\n'))
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	return path, os.WriteFile(path, []byte(b.String()), 0o600)
+	return providertest.WriteJSONL(filepath.Join(home, ".codex", "sessions", "2026", "11", "26", "rollout-2026-11-26T10-00-00-"+id+".jsonl"), recs...)
 }
 
 const sessionID = "01a205eb-2231-7221-a310-cc63f52e2003"
@@ -74,7 +57,7 @@ func TestTranscriptReadsToolsAndCost(t *testing.T) {
 	t.Parallel()
 	home, dir := t.TempDir(), "/work/p"
 	at := func(m int) string { return start.Add(time.Duration(m) * time.Minute).Format(time.RFC3339Nano) }
-	path, err := writeJSONL(filepath.Join(home, "rollout.jsonl"),
+	path, err := providertest.WriteJSONL(filepath.Join(home, "rollout.jsonl"),
 		map[string]any{"timestamp": at(0), "type": "session_meta", "payload": map[string]any{"id": sessionID, "cwd": dir}},
 		map[string]any{"timestamp": at(0), "type": "response_item", "payload": map[string]any{"type": "message", "role": "user",
 			"content": []map[string]any{{"type": "input_text", "text": "# AGENTS.md instructions for /work/p"}}}},
@@ -115,7 +98,7 @@ func TestTranscriptRefusesWhatIsNotTheSessions(t *testing.T) {
 		"the rollout's working directory is not the project's": {meta(sessionID, "/work/other"), turn},
 		"the rollout moved to another working directory":       {meta(sessionID, dir), turn, map[string]any{"type": "turn_context", "payload": map[string]any{"cwd": "/work/other"}}},
 	} {
-		path, err := writeJSONL(filepath.Join(home, strings.ReplaceAll(reason, " ", "-")+".jsonl"), recs...)
+		path, err := providertest.WriteJSONL(filepath.Join(home, strings.ReplaceAll(reason, " ", "-")+".jsonl"), recs...)
 		require.NoError(t, err)
 		r.Path = path
 		got, err := codex.New().Transcript(t.Context(), r)

@@ -3,9 +3,7 @@ package gemini_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,21 +15,6 @@ import (
 	"github.com/memhost/memhost/sdk/provider"
 	"github.com/memhost/memhost/sdk/provider/providertest"
 )
-
-func writeJSONL(path string, recs ...any) (string, error) {
-	var b strings.Builder
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return "", err
-		}
-		b.Write(append(line, '\n'))
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	return path, os.WriteFile(path, []byte(b.String()), 0o600)
-}
 
 func projectHash(dir string) string {
 	sum := sha256.Sum256([]byte(dir))
@@ -52,7 +35,7 @@ func writeChat(home, id, dir string, turns []provider.Turn) (string, error) {
 	for _, m := range msgs[half:] {
 		recs = append(recs, m)
 	}
-	return writeJSONL(filepath.Join(home, ".gemini", "tmp", "proj", "chats", "session-2026-11-26T10-00-"+id[:8]+".jsonl"), recs...)
+	return providertest.WriteJSONL(filepath.Join(home, ".gemini", "tmp", "proj", "chats", "session-2026-11-26T10-00-"+id[:8]+".jsonl"), recs...)
 }
 
 const theSession = "5f0c1d2e-0000-4000-8000-000000000001"
@@ -78,7 +61,7 @@ func TestTranscriptReadsToolsAndCost(t *testing.T) {
 	withCalls := map[string]any{"id": "g1", "timestamp": at, "type": "gemini", "content": "", "tokens": map[string]any{"total": 1000},
 		"toolCalls": []map[string]any{{"id": "t1", "name": "mcp_memhost_memory_search",
 			"result": []map[string]any{{"functionResponse": map[string]any{"response": map[string]any{"output": "(id 3f2a9c1e, score 0.82)"}}}}}}}
-	path, err := writeJSONL(filepath.Join(t.TempDir(), "session.jsonl"),
+	path, err := providertest.WriteJSONL(filepath.Join(t.TempDir(), "session.jsonl"),
 		map[string]any{"sessionId": theSession, "projectHash": projectHash(dir)},
 		map[string]any{"id": "u0", "timestamp": at, "type": "user", "content": []map[string]any{{"text": "<session_context>cwd</session_context>"}}},
 		m, withCalls)
@@ -101,7 +84,7 @@ func TestTranscriptRefusesWhatIsNotTheSessions(t *testing.T) {
 		"the chat is another session's":                     {map[string]any{"sessionId": "5f0c1d2e-0000-4000-8000-000000000002", "projectHash": projectHash(dir)}, msg},
 		"the chat's working directory is not the project's": {map[string]any{"sessionId": theSession, "projectHash": projectHash("/work/other")}, msg},
 	} {
-		path, err := writeJSONL(filepath.Join(home, strings.ReplaceAll(reason, " ", "-")+".jsonl"), recs...)
+		path, err := providertest.WriteJSONL(filepath.Join(home, strings.ReplaceAll(reason, " ", "-")+".jsonl"), recs...)
 		require.NoError(t, err)
 		got, err := gemini.New().Transcript(t.Context(), provider.TranscriptRequest{SessionID: theSession, Path: path, Dir: dir, Start: start, End: start.Add(time.Hour)})
 		require.NoError(t, err)

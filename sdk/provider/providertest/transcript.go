@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +19,23 @@ import (
 // leave in the CLI's own layout: session id, working directory dir, and turns (user and
 // assistant prose, each stamped), and returns its absolute path.
 type TranscriptWriter func(home, id, dir string, turns []provider.Turn) (path string, err error)
+
+// WriteJSONL writes recs to path, one JSON value a line (the layout of every CLI's transcript),
+// making its folders, and returns path: the building block of a TranscriptWriter.
+func WriteJSONL(path string, recs ...any) (string, error) {
+	var b strings.Builder
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return "", fmt.Errorf("providertest: encode a transcript line: %w", err)
+		}
+		b.Write(append(line, '\n'))
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("providertest: %w", err)
+	}
+	return path, os.WriteFile(path, []byte(b.String()), 0o600)
+}
 
 // WithTranscript lets the kit check a provider.TranscriptReader against transcripts of its own
 // layout: write makes them.
