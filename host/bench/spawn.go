@@ -56,6 +56,7 @@ type SpawnPhase struct {
 var spawnPhases = []struct{ name, from, to string }{
 	{"host process start (exec, Go runtime, package init)", "", spawn.StepInit},
 	{"configuration loaded", spawn.StepInit, spawn.StepConfig},
+	{"task read (by the provider's rules kept from an earlier run, else by the started plugin)", spawn.StepConfig, spawn.StepTask},
 	{"token (kept in the user's cache after the first run)", spawn.StepConfig, spawn.StepToken},
 	{"banner fetched from the host (REST)", spawn.StepToken, spawn.StepBanner},
 	{"provider plugin started (beside token and banner)", spawn.StepConfig, spawn.StepPlugin},
@@ -203,7 +204,7 @@ func readTimeline(path string, started time.Time) (map[string]time.Duration, err
 	for _, s := range t.Steps {
 		steps[s.Step] = s.At.Sub(started)
 	}
-	for _, s := range []string{spawn.StepInit, spawn.StepConfig, spawn.StepToken, spawn.StepBanner, spawn.StepPlugin, spawn.StepPlan, spawn.StepExec} {
+	for _, s := range []string{spawn.StepInit, spawn.StepConfig, spawn.StepTask, spawn.StepToken, spawn.StepBanner, spawn.StepPlugin, spawn.StepPlan, spawn.StepExec} {
 		if _, ok := steps[s]; !ok {
 			return nil, fmt.Errorf("memhost run's timeline has no step %q: %s", s, data)
 		}

@@ -41,6 +41,12 @@
 // the banner not on the command line either, and no added argument or
 // variable over MaxArgBytes (exec fails on one over 128 KiB).
 //
+// A provider declares where its CLI takes the user's prompt in Info.Task
+// (TaskRules: option arities, prompt options, commands without a prompt), so
+// that memhost reads the task in its own process while the plugin starts; the
+// SDK answers the Task RPC from the same rules. A CLI whose prompt the rules
+// cannot say has its provider implement Tasker instead.
+//
 // A provider that implements TranscriptReader is the one place that reads its
 // CLI's transcript layout: memhost sends it the ended session's id, file,
 // directory and time window and gets neutral Turns back for the session's

@@ -21,7 +21,38 @@ func infoToProto(i Info) *memhostv1.ProviderDescribeResponse {
 	if m := i.MemoryFolders; m != nil {
 		w.MemoryFolders = &memhostv1.MemoryFolders{ConfigDirEnv: m.ConfigDirEnv, DefaultConfigDir: m.DefaultConfigDir, Subdir: m.Subdir, TruncateAt: uint32(m.TruncateAt)}
 	}
+	if r := i.Task; r != nil {
+		w.TaskRules = taskRulesToProto(*r)
+	}
 	return w
+}
+
+func taskRulesToProto(r TaskRules) *memhostv1.TaskRules {
+	w := &memhostv1.TaskRules{Wrappers: r.Wrappers, NoTaskCommands: r.NoTaskCommands, StdinMarker: r.StdinMarker, JoinPositional: r.JoinPositional}
+	if len(r.Options) > 0 {
+		w.Options = make(map[string]memhostv1.OptionArity, len(r.Options))
+		for name, a := range r.Options {
+			w.Options[name] = memhostv1.OptionArity(a)
+		}
+	}
+	for _, g := range r.PromptOptions {
+		w.PromptOptions = append(w.PromptOptions, &memhostv1.PromptOption{Spellings: g})
+	}
+	return w
+}
+
+func taskRulesFromProto(w *memhostv1.TaskRules) TaskRules {
+	r := TaskRules{Wrappers: w.GetWrappers(), NoTaskCommands: w.GetNoTaskCommands(), StdinMarker: w.GetStdinMarker(), JoinPositional: w.GetJoinPositional()}
+	if len(w.GetOptions()) > 0 {
+		r.Options = make(Options, len(w.GetOptions()))
+		for name, a := range w.GetOptions() {
+			r.Options[name] = Arity(a)
+		}
+	}
+	for _, g := range w.GetPromptOptions() {
+		r.PromptOptions = append(r.PromptOptions, g.GetSpellings())
+	}
+	return r
 }
 
 func infoFromProto(w *memhostv1.ProviderDescribeResponse) Info {
@@ -30,6 +61,10 @@ func infoFromProto(w *memhostv1.ProviderDescribeResponse) Info {
 	}
 	if m := w.GetMemoryFolders(); m != nil {
 		i.MemoryFolders = &MemoryFolders{ConfigDirEnv: m.GetConfigDirEnv(), DefaultConfigDir: m.GetDefaultConfigDir(), Subdir: m.GetSubdir(), TruncateAt: int(m.GetTruncateAt())}
+	}
+	if w.GetTaskRules() != nil {
+		r := taskRulesFromProto(w.GetTaskRules())
+		i.Task = &r
 	}
 	return i
 }

@@ -32,6 +32,10 @@ type Info struct {
 	// MemoryFolders is where the CLI keeps its own file memory of a project,
 	// read by `memhost import-cli`; nil when it keeps none.
 	MemoryFolders *MemoryFolders
+	// Task declares where the CLI's arguments carry the user's prompt, so
+	// that memhost reads the task while the plugin starts; nil when the
+	// provider reads it itself (Tasker) or the CLI takes none.
+	Task *TaskRules
 }
 
 // MemoryFolders is a CLI's per-project memory folders in the layout Claude
@@ -197,8 +201,10 @@ type Provider interface {
 }
 
 // Tasker is implemented by a provider that knows where its CLI takes a
-// prompt argument (`claude -p TASK`, `codex exec TASK`, `gemini -p TASK`). It
-// is a separate interface so that a provider written before it keeps
+// prompt argument (`claude -p TASK`, `codex exec TASK`, `gemini -p TASK`) in a
+// way TaskRules cannot declare. A provider that declares Info.Task need not
+// implement it: the SDK answers the Task RPC from the rules, and calls no
+// Tasker method then. It is a separate interface so that a provider written before it keeps
 // compiling; memhost's client always has it, and answers ErrUnimplemented for
 // a plugin without it.
 type Tasker interface {

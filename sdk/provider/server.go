@@ -99,12 +99,24 @@ func (s *server) Connect(ctx context.Context, req *memhostv1.ConnectRequest) (_ 
 	return connectionToProto(conn), nil
 }
 
+// Task answers by the declared TaskRules when Describe has them, so that the
+// RPC and memhost's in-process reading of the rules never disagree; else by
+// the provider's Tasker.
 func (s *server) Task(ctx context.Context, req *memhostv1.TaskRequest) (_ *memhostv1.TaskResponse, err error) {
-	t, ok := s.impl.(Tasker)
-	if !ok {
+	defer rpcerr.Recover(s.logger, "provider Task", &err)
+	info, err := s.impl.Describe(ctx)
+	if err != nil {
+		return nil, rpcerr.ToStatus(err)
+	}
+	var t Tasker
+	switch tk, ok := s.impl.(Tasker); {
+	case info.Task != nil:
+		t = *info.Task
+	case ok:
+		t = tk
+	default:
 		return nil, status.Error(codes.Unimplemented, "provider Task: this provider does not read its CLI's prompt argument")
 	}
-	defer rpcerr.Recover(s.logger, "provider Task", &err)
 	task, err := t.Task(ctx, req.GetArgs())
 	if err != nil {
 		return nil, rpcerr.ToStatus(err)

@@ -48,6 +48,11 @@ func (i Info) Validate() error {
 			return fmt.Errorf("memory folders truncate at %d: must not be negative", m.TruncateAt)
 		}
 	}
+	if i.Task != nil {
+		if err := i.Task.Validate(); err != nil {
+			return fmt.Errorf("task rules: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -109,6 +109,10 @@ func spawnOptions(cmd *cobra.Command, cfg *config.Config, cli string) (o spawn.O
 		// To spawn, zero is its default (30 s); brain.quiet_session 0 journals every session.
 		QuietUnder: max(cfg.Brain.QuietSession, time.Nanosecond),
 	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		// Beside the kept tokens: the task rules each provider binary declared.
+		o.TaskRulesDir = filepath.Join(cache, "memhost", "task-rules")
+	}
 	o.Tokens, closeFn = projectTokens(cmd, cfg)
 	if o.Tokens == nil {
 		o.Tokens = noTokens{errNoToken(cfg)}

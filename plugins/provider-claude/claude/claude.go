@@ -37,6 +37,7 @@ func (*Provider) Describe(context.Context) (provider.Info, error) {
 		// Claude Code keeps its file memory per project folder; past 200
 		// characters it cuts the folder name and appends a hash.
 		MemoryFolders: &provider.MemoryFolders{ConfigDirEnv: "CLAUDE_CONFIG_DIR", DefaultConfigDir: ".claude", Subdir: "memory", TruncateAt: 200},
+		Task:          &taskRules,
 	}, nil
 }
 

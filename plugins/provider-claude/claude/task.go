@@ -2,12 +2,9 @@ package claude
 
 import (
 	"context"
-	"slices"
 
 	"github.com/memhost/memhost/sdk/provider"
 )
-
-var _ provider.Tasker = (*Provider)(nil)
 
 // options are Claude Code's (2.1.x) options that take values, as its parser
 // (commander) reads them: a variadic option takes every argument up to the
@@ -30,17 +27,13 @@ var options = provider.Options{
 	"--mcp-config": provider.Many, "--tools": provider.Many,
 }
 
-// Task is Claude Code's prompt argument: `claude -p TASK` and `claude TASK`
-// (an interactive session's first prompt) both take it as their first
-// positional argument. A subcommand (claude mcp, ...) carries none, nor does a
-// prompt piped on stdin.
+// taskRules: Claude Code's prompt is its first positional argument, for
+// `claude -p TASK` and `claude TASK` (an interactive session's first prompt)
+// alike. A subcommand (claude mcp, ...) carries none, nor does a prompt piped
+// on stdin.
+var taskRules = provider.TaskRules{Options: options, NoTaskCommands: subcommands}
+
+// Task reads the prompt by the declared rules (Info.Task), as memhost does.
 func (*Provider) Task(ctx context.Context, args []string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	pos := options.Scan(args).Positional
-	if len(pos) == 0 || slices.Contains(subcommands, pos[0]) {
-		return "", nil
-	}
-	return pos[0], nil
+	return taskRules.Task(ctx, args)
 }

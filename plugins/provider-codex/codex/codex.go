@@ -35,6 +35,7 @@ func (*Provider) Describe(context.Context) (provider.Info, error) {
 		Description:      "Codex: banner in AGENTS.md and memhost MCP in config.toml of a scratch CODEX_HOME mirroring the user's",
 		Executable:       "codex",
 		InstructionFiles: []string{"AGENTS.md"},
+		Task:             &taskRules,
 	}, nil
 }
 

@@ -7,8 +7,6 @@ import (
 	"github.com/memhost/memhost/sdk/provider"
 )
 
-var _ provider.Tasker = (*Provider)(nil)
-
 // options are Codex's (0.169) options that take values, global and exec's,
 // as its parser (clap) reads them: --image takes every file up to the next
 // option.
@@ -26,19 +24,15 @@ var options = provider.Options{
 // user's.
 var sessionCommands = []string{"resume", "fork", "review", "agents", "help"}
 
-// Task is Codex's prompt: `codex exec TASK` (headless) or `codex TASK` (an
-// interactive session's first prompt). A prompt of "-" is read from stdin,
-// and a management or session command carries none.
+// taskRules: Codex's prompt is `codex exec TASK` (headless) or `codex TASK`
+// (an interactive session's first prompt). A prompt of "-" is read from
+// stdin, and a management or session command carries none.
+var taskRules = provider.TaskRules{
+	Options: options, Wrappers: []string{"exec", "e"}, StdinMarker: "-",
+	NoTaskCommands: slices.Concat(management, sessionCommands),
+}
+
+// Task reads the prompt by the declared rules (Info.Task), as memhost does.
 func (*Provider) Task(ctx context.Context, args []string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	pos := options.Scan(args).Positional
-	if len(pos) > 0 && (pos[0] == "exec" || pos[0] == "e") {
-		pos = pos[1:]
-	}
-	if len(pos) == 0 || pos[0] == "-" || slices.Contains(management, pos[0]) || slices.Contains(sessionCommands, pos[0]) {
-		return "", nil
-	}
-	return pos[0], nil
+	return taskRules.Task(ctx, args)
 }

@@ -38,6 +38,7 @@ func (*Provider) Describe(context.Context) (provider.Info, error) {
 		Description:      "Gemini CLI: banner in GEMINI.md and memhost MCP in settings.json of a scratch GEMINI_CLI_HOME mirroring the user's",
 		Executable:       "gemini",
 		InstructionFiles: []string{"GEMINI.md"},
+		Task:             &taskRules,
 	}, nil
 }
 

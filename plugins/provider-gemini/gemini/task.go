@@ -2,13 +2,9 @@ package gemini
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/memhost/memhost/sdk/provider"
 )
-
-var _ provider.Tasker = (*Provider)(nil)
 
 // options are Gemini CLI's (0.61) options that take values, as its parser
 // (yargs) reads them: an array option takes every argument up to the next
@@ -22,22 +18,15 @@ var options = provider.Options{
 	"--allowed-tools": provider.Many, "-e": provider.Many, "--extensions": provider.Many, "--include-directories": provider.Many,
 }
 
-// Task is Gemini CLI's prompt: the value of -p/--prompt (headless) or
+// taskRules: Gemini CLI's prompt is the value of -p/--prompt (headless) or
 // -i/--prompt-interactive, else the words of its positional query (`gemini
 // fix the flaky test`). A management command carries none.
+var taskRules = provider.TaskRules{
+	Options: options, PromptOptions: [][]string{{"-p", "--prompt"}, {"-i", "--prompt-interactive"}},
+	NoTaskCommands: management, JoinPositional: true,
+}
+
+// Task reads the prompt by the declared rules (Info.Task), as memhost does.
 func (*Provider) Task(ctx context.Context, args []string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	s := options.Scan(args)
-	if p := s.Value("-p", "--prompt"); p != "" {
-		return p, nil
-	}
-	if p := s.Value("-i", "--prompt-interactive"); p != "" {
-		return p, nil
-	}
-	if len(s.Positional) == 0 || slices.Contains(management, s.Positional[0]) {
-		return "", nil
-	}
-	return strings.Join(s.Positional, " "), nil
+	return taskRules.Task(ctx, args)
 }

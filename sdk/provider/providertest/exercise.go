@@ -127,8 +127,12 @@ type world struct {
 // without the RPC (ErrUnimplemented) passes.
 func checkTask(t testing.TB, k *kit) {
 	tk, ok := k.p.(provider.Tasker)
-	if !ok {
+	switch {
+	case !ok && k.info.Task == nil:
 		return
+	case !ok:
+		// Declared rules alone: memhost reads the task with them.
+		tk = *k.info.Task
 	}
 	for _, args := range [][]string{nil, userArgs, {"--", "a prompt after the options' end"}, {"mcp", "list"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), k.limits.Call)
@@ -144,6 +148,11 @@ func checkTask(t testing.TB, k *kit) {
 		}
 		if err != nil {
 			t.Fatalf("Task(%q): %s", args, plugintest.Short(err.Error()))
+		}
+		if r := k.info.Task; r != nil {
+			if want, _ := r.Task(context.Background(), args); task != want {
+				t.Fatalf("Task(%q) = %q; the declared task rules read %q", args, plugintest.Short(task), plugintest.Short(want))
+			}
 		}
 		if len(args) == 0 && task != "" {
 			t.Fatalf("Task of no arguments: %q; want none", plugintest.Short(task))

@@ -11,9 +11,13 @@
 //  2. gets a token bound to that project (Tokens: minted short-lived through the database the
 //     configuration names, and revoked when the session ends; or the operator's own) while it
 //     launches the CLI's provider plugin (memhost-provider-<cli>) under a plugin Supervisor;
-//  3. asks the plugin for the task the user's arguments carry (provider.Tasker), gets the
-//     banner from the running host, led by the facts relevant to that task, and asks the plugin
-//     to Prepare the spawn, with memhost's prompt hook (Options.PromptHook);
+//  3. reads the task the user's arguments carry with the task rules the plugin's binary
+//     declared at an earlier run (provider.TaskRules, kept in Options.TaskRulesDir keyed by
+//     the binary's path, size and modification time), else asks the started plugin
+//     (provider.Tasker); gets the banner from the running host, led by the facts relevant to
+//     that task, beside the plugin's start when the rules were kept; keeps the rules the
+//     started plugin declares, and reads the task again when they are not those kept; and
+//     asks the plugin to Prepare the spawn, with memhost's prompt hook (Options.PromptHook);
 //  4. creates the plan's scratch files in a private scratch directory and runs the CLI
 //     attached to the terminal (stdin, stdout, stderr, signals, exit code passed through),
 //     marked (RunSessionEnv, RunBannerEnv) so the hooks `memhost connect` registered stand

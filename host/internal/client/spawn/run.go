@@ -48,6 +48,10 @@ type Options struct {
 	// Host is the running host; Tokens grants access to it. Without either the CLI runs plain.
 	Host   *Host
 	Tokens Tokens
+	// TaskRulesDir keeps the task rules each provider binary declared (a 0600 file per
+	// binary, keyed by its path, size and modification time), so that the next run reads the
+	// task while the plugin starts; "" keeps none, and the plugin reads every task.
+	TaskRulesDir string
 	// ScratchRoot holds the scratch directories; "" means DefaultScratchRoot().
 	ScratchRoot string
 	// Signals carries the signals to pass on to the CLI (see Signals).
@@ -139,6 +143,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.Session = r.finish(ctx, res.ExitCode, started, time.Since(started))
 	return res, nil
 }
+
+// rules is the cache of the providers' task rules.
+func (o Options) rules() rulesCache { return rulesCache(o.TaskRulesDir) }
 
 func (o Options) withDefaults() Options {
 	if o.Env == nil {
@@ -308,31 +315,78 @@ func (r *runner) inject(ctx context.Context) error {
 }
 
 // bannerBeside fetches the banner while the provider plugin starts: the two are most of
-// memhost's share of the CLI's start. When the user's arguments may carry a task, the plugin
-// must say what it is (provider.Tasker) before the banner is asked for; the project and its
-// token are had meanwhile.
+// memhost's share of the CLI's start. When the user's arguments may carry a task, the banner
+// is led by it: read in-process by the task rules the plugin's binary declared at an earlier
+// run (rulesCache), so the banner is fetched beside the plugin's start; without such rules
+// the plugin must say what the task is (provider.Tasker) before the banner is asked for, the
+// project and its token being had meanwhile. The started plugin's own declaration is what
+// counts: rules it no longer declares are replaced, and the task read again.
 func (r *runner) bannerBeside(ctx context.Context) (string, error) {
+	cand, err := r.candidate()
+	if err != nil {
+		return "", err
+	}
+	bin, statted := statBinary(cand.Path)
 	launched := make(chan error, 1)
-	go func() { launched <- r.launch(ctx) }()
-	if len(r.o.Args) == 0 {
-		banner, err := r.banner(ctx, "")
+	go func() { launched <- r.launch(ctx, cand) }()
+	var kept *provider.TaskRules
+	if statted {
+		kept = r.o.rules().load(bin)
+	}
+	if len(r.o.Args) > 0 && kept == nil {
+		err := r.grant(ctx)
 		if lerr := <-launched; err == nil {
 			err = lerr
 		}
-		return banner, err
+		if err != nil {
+			return "", err
+		}
+		r.keepRules(bin, statted, kept)
+		return r.banner(ctx, r.pluginTask(ctx))
 	}
-	err := r.grant(ctx)
+	task := ""
+	if kept != nil {
+		task, _ = kept.Task(ctx, r.o.Args)
+	}
+	r.o.Timeline.Mark(StepTask)
+	banner, err := r.banner(ctx, task)
 	if lerr := <-launched; err == nil {
 		err = lerr
 	}
 	if err != nil {
 		return "", err
 	}
+	if r.keepRules(bin, statted, kept) || len(r.o.Args) == 0 {
+		return banner, nil
+	}
+	// The plugin declares other rules than were kept: the task is what it reads.
+	if t := r.pluginTask(ctx); t != task {
+		return r.banner(ctx, t)
+	}
+	return banner, nil
+}
+
+// keepRules keeps the task rules the started plugin declared for the next run, unless they
+// are those kept; it reports whether they were.
+func (r *runner) keepRules(bin binaryStat, statted bool, kept *provider.TaskRules) bool {
+	declared := r.info.Task
+	if kept != nil && declared != nil && kept.Equal(*declared) {
+		return true
+	}
+	if statted && (kept != nil || declared != nil) {
+		r.o.rules().keep(bin, declared)
+	}
+	return false
+}
+
+// pluginTask asks the started plugin for the task the user's arguments carry.
+func (r *runner) pluginTask(ctx context.Context) string {
 	task, err := r.handle.Task(ctx, r.o.Args)
+	r.o.Timeline.Mark(StepTask)
 	if err != nil {
 		r.warn("the %s provider could not read the task: %v", r.o.CLI, err)
 	}
-	return r.banner(ctx, task)
+	return task
 }
 
 // grant resolves the project and gets a token for it.
@@ -371,18 +425,23 @@ func (r *runner) banner(ctx context.Context, task string) (string, error) {
 	}
 }
 
-// launch starts the CLI's provider plugin, found by its file name memhost-provider-<CLI>.
-func (r *runner) launch(ctx context.Context) error {
+// candidate finds the CLI's provider plugin by its file name memhost-provider-<CLI>.
+func (r *runner) candidate() (plugins.Candidate, error) {
 	cands, _ := plugins.Discover(r.o.PluginDirs, r.o.Checksums)
 	cands = slices.DeleteFunc(plugins.OfKind(cands, plugin.KindProvider), func(c plugins.Candidate) bool { return c.Name != r.o.CLI })
 	if len(cands) == 0 {
-		return fmt.Errorf("no provider plugin memhost-%s-%s in %s", plugin.KindProvider, r.o.CLI, strings.Join(r.o.PluginDirs, ", "))
+		return plugins.Candidate{}, fmt.Errorf("no provider plugin memhost-%s-%s in %s", plugin.KindProvider, r.o.CLI, strings.Join(r.o.PluginDirs, ", "))
 	}
+	return cands[0], nil
+}
+
+// launch starts the CLI's provider plugin.
+func (r *runner) launch(ctx context.Context, cand plugins.Candidate) error {
 	r.sup = plugins.New(plugins.Config{
 		Adapters: []plugins.Adapter{providers.Adapter{}}, HealthInterval: -1, Logger: r.o.Logger,
 		SocketDir: r.scratch.sockets(),
 	})
-	if err := r.sup.Start(ctx, cands); err != nil {
+	if err := r.sup.Start(ctx, []plugins.Candidate{cand}); err != nil {
 		return fmt.Errorf("start the %s provider: %w", r.o.CLI, err)
 	}
 	h, err := providers.Find(r.sup, r.o.CLI)

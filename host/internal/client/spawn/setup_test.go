@@ -63,6 +63,8 @@ type fakeHost struct {
 	srv    *httptest.Server
 	tokens *fakeTokens
 	banner string
+	// byTask ends each banner asked for with its task, so a test sees which one the CLI got.
+	byTask bool
 
 	mu      sync.Mutex
 	journal []journalCall
@@ -113,6 +115,10 @@ func (h *fakeHost) serve(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		h.banners = append(h.banners, req)
 		h.mu.Unlock()
+		if h.byTask {
+			_, _ = w.Write([]byte(h.banner + "task: " + req.Task + "\n"))
+			return
+		}
 		_, _ = w.Write([]byte(h.banner))
 	case r.Method == http.MethodPost && route == "sessions/end":
 		var e wire.SessionEnd

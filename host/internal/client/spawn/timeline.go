@@ -18,6 +18,7 @@ const TimelineEnv = "MEMHOST_SPAWN_TIMELINE"
 const (
 	StepInit   = "init"   // the process is running main: Go's runtime and every package initialised
 	StepConfig = "config" // the configuration is loaded
+	StepTask   = "task"   // the task is read from the arguments: by kept rules, else by the started plugin
 	StepToken  = "token"  // a token for the project is at hand: kept, or minted through the database
 	StepBanner = "banner" // the banner is fetched from the host
 	StepPlugin = "plugin" // the provider plugin is started and has described itself

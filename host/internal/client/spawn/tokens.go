@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -123,31 +121,11 @@ func (m MintTokens) load(project string) (cached, bool) {
 
 // save writes the token atomically, readable by this user only.
 func (m MintTokens) save(project string, c cached) error {
-	if err := os.MkdirAll(m.CacheDir, 0o700); err != nil {
-		return err
-	}
-	if fi, err := os.Lstat(m.CacheDir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
-		return errors.Join(err, fs.ErrPermission)
-	}
 	data, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(m.CacheDir, ".token-")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), m.path(project))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	return writePrivate(m.CacheDir, filepath.Base(m.path(project)), data)
 }
 
 // StaticToken is a token the operator gave (MEMHOST_TOKEN), used as it is and never revoked.

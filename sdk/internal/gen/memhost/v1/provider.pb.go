@@ -36,6 +36,64 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// OptionArity is how many values an option takes, as the CLIs' parsers
+// (commander, clap, yargs) read them.
+type OptionArity int32
+
+const (
+	// Takes no value.
+	OptionArity_OPTION_ARITY_UNSPECIFIED OptionArity = 0
+	// Takes the next argument, whatever it is.
+	OptionArity_OPTION_ARITY_ONE OptionArity = 1
+	// Takes the next argument unless it starts with '-'.
+	OptionArity_OPTION_ARITY_OPTIONAL OptionArity = 2
+	// Takes every next argument up to one starting with '-'.
+	OptionArity_OPTION_ARITY_MANY OptionArity = 3
+)
+
+// Enum value maps for OptionArity.
+var (
+	OptionArity_name = map[int32]string{
+		0: "OPTION_ARITY_UNSPECIFIED",
+		1: "OPTION_ARITY_ONE",
+		2: "OPTION_ARITY_OPTIONAL",
+		3: "OPTION_ARITY_MANY",
+	}
+	OptionArity_value = map[string]int32{
+		"OPTION_ARITY_UNSPECIFIED": 0,
+		"OPTION_ARITY_ONE":         1,
+		"OPTION_ARITY_OPTIONAL":    2,
+		"OPTION_ARITY_MANY":        3,
+	}
+)
+
+func (x OptionArity) Enum() *OptionArity {
+	p := new(OptionArity)
+	*p = x
+	return p
+}
+
+func (x OptionArity) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OptionArity) Descriptor() protoreflect.EnumDescriptor {
+	return file_memhost_v1_provider_proto_enumTypes[0].Descriptor()
+}
+
+func (OptionArity) Type() protoreflect.EnumType {
+	return &file_memhost_v1_provider_proto_enumTypes[0]
+}
+
+func (x OptionArity) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OptionArity.Descriptor instead.
+func (OptionArity) EnumDescriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{0}
+}
+
 // TranscriptRequest names the ended session whose transcript is read.
 type TranscriptRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -539,6 +597,11 @@ type ProviderDescribeResponse struct {
 	// The CLI's own per-project memory folders, read by `memhost import-cli`
 	// (its *.md files). Unset when the CLI keeps no such folder.
 	MemoryFolders *MemoryFolders `protobuf:"bytes,6,opt,name=memory_folders,json=memoryFolders,proto3" json:"memory_folders,omitempty"`
+	// Where the CLI's arguments carry the user's prompt, declared so memhost
+	// reads the task without calling Task (while the plugin starts). Unset
+	// when the provider answers Task itself, or the CLI takes no prompt. When
+	// set, Task answers by these rules.
+	TaskRules     *TaskRules `protobuf:"bytes,7,opt,name=task_rules,json=taskRules,proto3" json:"task_rules,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -615,6 +678,157 @@ func (x *ProviderDescribeResponse) GetMemoryFolders() *MemoryFolders {
 	return nil
 }
 
+func (x *ProviderDescribeResponse) GetTaskRules() *TaskRules {
+	if x != nil {
+		return x.TaskRules
+	}
+	return nil
+}
+
+// TaskRules declare where a CLI's arguments carry the prompt. The first of
+// prompt_options given a non-empty value is the task; else the positional
+// arguments (those no option took, as `options` say; "--" ends the options)
+// are read after dropping one leading wrapper: none, a first one equal to
+// stdin_marker or in no_task_commands is no task; else the task is the first
+// positional argument, or all of them joined by spaces with join_positional.
+type TaskRules struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The CLI's options that take values, by every spelling ("-p",
+	// "--prompt"); an option not named takes none.
+	Options map[string]OptionArity `protobuf:"bytes,1,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value,enum=memhost.v1.OptionArity"`
+	// Options whose value is the prompt, in order of precedence.
+	PromptOptions []*PromptOption `protobuf:"bytes,2,rep,name=prompt_options,json=promptOptions,proto3" json:"prompt_options,omitempty"`
+	// Commands taking the prompt after them ("exec"); one leading one is
+	// skipped.
+	Wrappers []string `protobuf:"bytes,3,rep,name=wrappers,proto3" json:"wrappers,omitempty"`
+	// Commands carrying no prompt ("mcp", "resume").
+	NoTaskCommands []string `protobuf:"bytes,4,rep,name=no_task_commands,json=noTaskCommands,proto3" json:"no_task_commands,omitempty"`
+	// The prompt argument meaning "read from stdin" ("-"); empty when none.
+	StdinMarker string `protobuf:"bytes,5,opt,name=stdin_marker,json=stdinMarker,proto3" json:"stdin_marker,omitempty"`
+	// Every positional argument is a word of the prompt, not the first alone.
+	JoinPositional bool `protobuf:"varint,6,opt,name=join_positional,json=joinPositional,proto3" json:"join_positional,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *TaskRules) Reset() {
+	*x = TaskRules{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskRules) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskRules) ProtoMessage() {}
+
+func (x *TaskRules) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskRules.ProtoReflect.Descriptor instead.
+func (*TaskRules) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *TaskRules) GetOptions() map[string]OptionArity {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *TaskRules) GetPromptOptions() []*PromptOption {
+	if x != nil {
+		return x.PromptOptions
+	}
+	return nil
+}
+
+func (x *TaskRules) GetWrappers() []string {
+	if x != nil {
+		return x.Wrappers
+	}
+	return nil
+}
+
+func (x *TaskRules) GetNoTaskCommands() []string {
+	if x != nil {
+		return x.NoTaskCommands
+	}
+	return nil
+}
+
+func (x *TaskRules) GetStdinMarker() string {
+	if x != nil {
+		return x.StdinMarker
+	}
+	return ""
+}
+
+func (x *TaskRules) GetJoinPositional() bool {
+	if x != nil {
+		return x.JoinPositional
+	}
+	return false
+}
+
+// PromptOption is one option whose value is the prompt, by all its
+// spellings; the last value given under any of them counts.
+type PromptOption struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Spellings     []string               `protobuf:"bytes,1,rep,name=spellings,proto3" json:"spellings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromptOption) Reset() {
+	*x = PromptOption{}
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromptOption) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromptOption) ProtoMessage() {}
+
+func (x *PromptOption) ProtoReflect() protoreflect.Message {
+	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromptOption.ProtoReflect.Descriptor instead.
+func (*PromptOption) Descriptor() ([]byte, []int) {
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *PromptOption) GetSpellings() []string {
+	if x != nil {
+		return x.Spellings
+	}
+	return nil
+}
+
 // MemoryFolders says where a CLI keeps its file memory of a project:
 // <config_dir>/projects/<the project's absolute path with every character
 // but an ASCII letter or digit replaced by '-'>/<subdir>, the layout Claude
@@ -639,7 +853,7 @@ type MemoryFolders struct {
 
 func (x *MemoryFolders) Reset() {
 	*x = MemoryFolders{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -651,7 +865,7 @@ func (x *MemoryFolders) String() string {
 func (*MemoryFolders) ProtoMessage() {}
 
 func (x *MemoryFolders) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[9]
+	mi := &file_memhost_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -664,7 +878,7 @@ func (x *MemoryFolders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryFolders.ProtoReflect.Descriptor instead.
 func (*MemoryFolders) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *MemoryFolders) GetConfigDirEnv() string {
@@ -719,7 +933,7 @@ type McpServer struct {
 
 func (x *McpServer) Reset() {
 	*x = McpServer{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -731,7 +945,7 @@ func (x *McpServer) String() string {
 func (*McpServer) ProtoMessage() {}
 
 func (x *McpServer) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[10]
+	mi := &file_memhost_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -744,7 +958,7 @@ func (x *McpServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServer.ProtoReflect.Descriptor instead.
 func (*McpServer) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *McpServer) GetName() string {
@@ -815,7 +1029,7 @@ type Spawn struct {
 
 func (x *Spawn) Reset() {
 	*x = Spawn{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[11]
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -827,7 +1041,7 @@ func (x *Spawn) String() string {
 func (*Spawn) ProtoMessage() {}
 
 func (x *Spawn) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[11]
+	mi := &file_memhost_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -840,7 +1054,7 @@ func (x *Spawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spawn.ProtoReflect.Descriptor instead.
 func (*Spawn) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Spawn) GetCli() string {
@@ -923,7 +1137,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -935,7 +1149,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[12]
+	mi := &file_memhost_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -948,7 +1162,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PrepareRequest) GetSpawn() *Spawn {
@@ -985,7 +1199,7 @@ type ScratchFile struct {
 
 func (x *ScratchFile) Reset() {
 	*x = ScratchFile{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -997,7 +1211,7 @@ func (x *ScratchFile) String() string {
 func (*ScratchFile) ProtoMessage() {}
 
 func (x *ScratchFile) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[13]
+	mi := &file_memhost_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1010,7 +1224,7 @@ func (x *ScratchFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScratchFile.ProtoReflect.Descriptor instead.
 func (*ScratchFile) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ScratchFile) GetPath() string {
@@ -1084,7 +1298,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1096,7 +1310,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[14]
+	mi := &file_memhost_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1109,7 +1323,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PrepareResponse) GetArgs() []string {
@@ -1187,7 +1401,7 @@ type FinishRequest struct {
 
 func (x *FinishRequest) Reset() {
 	*x = FinishRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1413,7 @@ func (x *FinishRequest) String() string {
 func (*FinishRequest) ProtoMessage() {}
 
 func (x *FinishRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[15]
+	mi := &file_memhost_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1426,7 @@ func (x *FinishRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishRequest.ProtoReflect.Descriptor instead.
 func (*FinishRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *FinishRequest) GetSpawn() *Spawn {
@@ -1264,7 +1478,7 @@ type FinishResponse struct {
 
 func (x *FinishResponse) Reset() {
 	*x = FinishResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	mi := &file_memhost_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1276,7 +1490,7 @@ func (x *FinishResponse) String() string {
 func (*FinishResponse) ProtoMessage() {}
 
 func (x *FinishResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[16]
+	mi := &file_memhost_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1289,7 +1503,7 @@ func (x *FinishResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishResponse.ProtoReflect.Descriptor instead.
 func (*FinishResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *FinishResponse) GetSessionId() string {
@@ -1315,7 +1529,7 @@ type ProviderHealthRequest struct {
 
 func (x *ProviderHealthRequest) Reset() {
 	*x = ProviderHealthRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	mi := &file_memhost_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1541,7 @@ func (x *ProviderHealthRequest) String() string {
 func (*ProviderHealthRequest) ProtoMessage() {}
 
 func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[17]
+	mi := &file_memhost_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1554,7 @@ func (x *ProviderHealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthRequest.ProtoReflect.Descriptor instead.
 func (*ProviderHealthRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 // ProviderHealthResponse reports provider readiness.
@@ -1356,7 +1570,7 @@ type ProviderHealthResponse struct {
 
 func (x *ProviderHealthResponse) Reset() {
 	*x = ProviderHealthResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[18]
+	mi := &file_memhost_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1582,7 @@ func (x *ProviderHealthResponse) String() string {
 func (*ProviderHealthResponse) ProtoMessage() {}
 
 func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[18]
+	mi := &file_memhost_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1595,7 @@ func (x *ProviderHealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderHealthResponse.ProtoReflect.Descriptor instead.
 func (*ProviderHealthResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ProviderHealthResponse) GetOk() bool {
@@ -1418,7 +1632,7 @@ type ConnectRequest struct {
 
 func (x *ConnectRequest) Reset() {
 	*x = ConnectRequest{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[19]
+	mi := &file_memhost_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1644,7 @@ func (x *ConnectRequest) String() string {
 func (*ConnectRequest) ProtoMessage() {}
 
 func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[19]
+	mi := &file_memhost_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1657,7 @@ func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectRequest.ProtoReflect.Descriptor instead.
 func (*ConnectRequest) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ConnectRequest) GetEnv() map[string]string {
@@ -1492,7 +1706,7 @@ type ConnectResponse struct {
 
 func (x *ConnectResponse) Reset() {
 	*x = ConnectResponse{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[20]
+	mi := &file_memhost_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1504,7 +1718,7 @@ func (x *ConnectResponse) String() string {
 func (*ConnectResponse) ProtoMessage() {}
 
 func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[20]
+	mi := &file_memhost_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1517,7 +1731,7 @@ func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectResponse.ProtoReflect.Descriptor instead.
 func (*ConnectResponse) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ConnectResponse) GetRegisteredIn() string {
@@ -1551,7 +1765,7 @@ type ConnectStep struct {
 
 func (x *ConnectStep) Reset() {
 	*x = ConnectStep{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[21]
+	mi := &file_memhost_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1563,7 +1777,7 @@ func (x *ConnectStep) String() string {
 func (*ConnectStep) ProtoMessage() {}
 
 func (x *ConnectStep) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[21]
+	mi := &file_memhost_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1576,7 +1790,7 @@ func (x *ConnectStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectStep.ProtoReflect.Descriptor instead.
 func (*ConnectStep) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ConnectStep) GetFile() string {
@@ -1659,7 +1873,7 @@ type ConnectCommand struct {
 
 func (x *ConnectCommand) Reset() {
 	*x = ConnectCommand{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[22]
+	mi := &file_memhost_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +1885,7 @@ func (x *ConnectCommand) String() string {
 func (*ConnectCommand) ProtoMessage() {}
 
 func (x *ConnectCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[22]
+	mi := &file_memhost_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +1898,7 @@ func (x *ConnectCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectCommand.ProtoReflect.Descriptor instead.
 func (*ConnectCommand) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ConnectCommand) GetArgs() []string {
@@ -1716,7 +1930,7 @@ type JsonAppend struct {
 
 func (x *JsonAppend) Reset() {
 	*x = JsonAppend{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[23]
+	mi := &file_memhost_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1942,7 @@ func (x *JsonAppend) String() string {
 func (*JsonAppend) ProtoMessage() {}
 
 func (x *JsonAppend) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[23]
+	mi := &file_memhost_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1955,7 @@ func (x *JsonAppend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonAppend.ProtoReflect.Descriptor instead.
 func (*JsonAppend) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *JsonAppend) GetPath() []string {
@@ -1776,7 +1990,7 @@ type TextAppend struct {
 
 func (x *TextAppend) Reset() {
 	*x = TextAppend{}
-	mi := &file_memhost_v1_provider_proto_msgTypes[24]
+	mi := &file_memhost_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1788,7 +2002,7 @@ func (x *TextAppend) String() string {
 func (*TextAppend) ProtoMessage() {}
 
 func (x *TextAppend) ProtoReflect() protoreflect.Message {
-	mi := &file_memhost_v1_provider_proto_msgTypes[24]
+	mi := &file_memhost_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1801,7 +2015,7 @@ func (x *TextAppend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextAppend.ProtoReflect.Descriptor instead.
 func (*TextAppend) Descriptor() ([]byte, []int) {
-	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_memhost_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *TextAppend) GetText() string {
@@ -1852,7 +2066,7 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\x04args\x18\x01 \x03(\tR\x04args\"\"\n" +
 	"\fTaskResponse\x12\x12\n" +
 	"\x04task\x18\x01 \x01(\tR\x04task\"\x19\n" +
-	"\x17ProviderDescribeRequest\"\xf9\x01\n" +
+	"\x17ProviderDescribeRequest\"\xaf\x02\n" +
 	"\x18ProviderDescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12 \n" +
@@ -1861,7 +2075,21 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"executable\x18\x04 \x01(\tR\n" +
 	"executable\x12+\n" +
 	"\x11instruction_files\x18\x05 \x03(\tR\x10instructionFiles\x12@\n" +
-	"\x0ememory_folders\x18\x06 \x01(\v2\x19.memhost.v1.MemoryFoldersR\rmemoryFolders\"\x9c\x01\n" +
+	"\x0ememory_folders\x18\x06 \x01(\v2\x19.memhost.v1.MemoryFoldersR\rmemoryFolders\x124\n" +
+	"\n" +
+	"task_rules\x18\a \x01(\v2\x15.memhost.v1.TaskRulesR\ttaskRules\"\xf1\x02\n" +
+	"\tTaskRules\x12<\n" +
+	"\aoptions\x18\x01 \x03(\v2\".memhost.v1.TaskRules.OptionsEntryR\aoptions\x12?\n" +
+	"\x0eprompt_options\x18\x02 \x03(\v2\x18.memhost.v1.PromptOptionR\rpromptOptions\x12\x1a\n" +
+	"\bwrappers\x18\x03 \x03(\tR\bwrappers\x12(\n" +
+	"\x10no_task_commands\x18\x04 \x03(\tR\x0enoTaskCommands\x12!\n" +
+	"\fstdin_marker\x18\x05 \x01(\tR\vstdinMarker\x12'\n" +
+	"\x0fjoin_positional\x18\x06 \x01(\bR\x0ejoinPositional\x1aS\n" +
+	"\fOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
+	"\x05value\x18\x02 \x01(\x0e2\x17.memhost.v1.OptionArityR\x05value:\x028\x01\",\n" +
+	"\fPromptOption\x12\x1c\n" +
+	"\tspellings\x18\x01 \x03(\tR\tspellings\"\x9c\x01\n" +
 	"\rMemoryFolders\x12$\n" +
 	"\x0econfig_dir_env\x18\x01 \x01(\tR\fconfigDirEnv\x12,\n" +
 	"\x12default_config_dir\x18\x02 \x01(\tR\x10defaultConfigDir\x12\x16\n" +
@@ -1962,7 +2190,12 @@ const file_memhost_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"TextAppend\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12!\n" +
-	"\funtil_prefix\x18\x02 \x01(\tR\vuntilPrefix2\x83\x04\n" +
+	"\funtil_prefix\x18\x02 \x01(\tR\vuntilPrefix*s\n" +
+	"\vOptionArity\x12\x1c\n" +
+	"\x18OPTION_ARITY_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10OPTION_ARITY_ONE\x10\x01\x12\x19\n" +
+	"\x15OPTION_ARITY_OPTIONAL\x10\x02\x12\x15\n" +
+	"\x11OPTION_ARITY_MANY\x10\x032\x83\x04\n" +
 	"\bProvider\x12U\n" +
 	"\bDescribe\x12#.memhost.v1.ProviderDescribeRequest\x1a$.memhost.v1.ProviderDescribeResponse\x12B\n" +
 	"\aPrepare\x12\x1a.memhost.v1.PrepareRequest\x1a\x1b.memhost.v1.PrepareResponse\x12?\n" +
@@ -1985,81 +2218,90 @@ func file_memhost_v1_provider_proto_rawDescGZIP() []byte {
 	return file_memhost_v1_provider_proto_rawDescData
 }
 
-var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_memhost_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_memhost_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_memhost_v1_provider_proto_goTypes = []any{
-	(*TranscriptRequest)(nil),        // 0: memhost.v1.TranscriptRequest
-	(*TranscriptResponse)(nil),       // 1: memhost.v1.TranscriptResponse
-	(*TranscriptTurn)(nil),           // 2: memhost.v1.TranscriptTurn
-	(*TranscriptToolCall)(nil),       // 3: memhost.v1.TranscriptToolCall
-	(*TranscriptToolResult)(nil),     // 4: memhost.v1.TranscriptToolResult
-	(*TaskRequest)(nil),              // 5: memhost.v1.TaskRequest
-	(*TaskResponse)(nil),             // 6: memhost.v1.TaskResponse
-	(*ProviderDescribeRequest)(nil),  // 7: memhost.v1.ProviderDescribeRequest
-	(*ProviderDescribeResponse)(nil), // 8: memhost.v1.ProviderDescribeResponse
-	(*MemoryFolders)(nil),            // 9: memhost.v1.MemoryFolders
-	(*McpServer)(nil),                // 10: memhost.v1.McpServer
-	(*Spawn)(nil),                    // 11: memhost.v1.Spawn
-	(*PrepareRequest)(nil),           // 12: memhost.v1.PrepareRequest
-	(*ScratchFile)(nil),              // 13: memhost.v1.ScratchFile
-	(*PrepareResponse)(nil),          // 14: memhost.v1.PrepareResponse
-	(*FinishRequest)(nil),            // 15: memhost.v1.FinishRequest
-	(*FinishResponse)(nil),           // 16: memhost.v1.FinishResponse
-	(*ProviderHealthRequest)(nil),    // 17: memhost.v1.ProviderHealthRequest
-	(*ProviderHealthResponse)(nil),   // 18: memhost.v1.ProviderHealthResponse
-	(*ConnectRequest)(nil),           // 19: memhost.v1.ConnectRequest
-	(*ConnectResponse)(nil),          // 20: memhost.v1.ConnectResponse
-	(*ConnectStep)(nil),              // 21: memhost.v1.ConnectStep
-	(*ConnectCommand)(nil),           // 22: memhost.v1.ConnectCommand
-	(*JsonAppend)(nil),               // 23: memhost.v1.JsonAppend
-	(*TextAppend)(nil),               // 24: memhost.v1.TextAppend
-	nil,                              // 25: memhost.v1.McpServer.HeadersEntry
-	nil,                              // 26: memhost.v1.Spawn.EnvEntry
-	nil,                              // 27: memhost.v1.PrepareResponse.SetEnvEntry
-	nil,                              // 28: memhost.v1.ConnectRequest.EnvEntry
-	(*timestamppb.Timestamp)(nil),    // 29: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 30: google.protobuf.Duration
+	(OptionArity)(0),                 // 0: memhost.v1.OptionArity
+	(*TranscriptRequest)(nil),        // 1: memhost.v1.TranscriptRequest
+	(*TranscriptResponse)(nil),       // 2: memhost.v1.TranscriptResponse
+	(*TranscriptTurn)(nil),           // 3: memhost.v1.TranscriptTurn
+	(*TranscriptToolCall)(nil),       // 4: memhost.v1.TranscriptToolCall
+	(*TranscriptToolResult)(nil),     // 5: memhost.v1.TranscriptToolResult
+	(*TaskRequest)(nil),              // 6: memhost.v1.TaskRequest
+	(*TaskResponse)(nil),             // 7: memhost.v1.TaskResponse
+	(*ProviderDescribeRequest)(nil),  // 8: memhost.v1.ProviderDescribeRequest
+	(*ProviderDescribeResponse)(nil), // 9: memhost.v1.ProviderDescribeResponse
+	(*TaskRules)(nil),                // 10: memhost.v1.TaskRules
+	(*PromptOption)(nil),             // 11: memhost.v1.PromptOption
+	(*MemoryFolders)(nil),            // 12: memhost.v1.MemoryFolders
+	(*McpServer)(nil),                // 13: memhost.v1.McpServer
+	(*Spawn)(nil),                    // 14: memhost.v1.Spawn
+	(*PrepareRequest)(nil),           // 15: memhost.v1.PrepareRequest
+	(*ScratchFile)(nil),              // 16: memhost.v1.ScratchFile
+	(*PrepareResponse)(nil),          // 17: memhost.v1.PrepareResponse
+	(*FinishRequest)(nil),            // 18: memhost.v1.FinishRequest
+	(*FinishResponse)(nil),           // 19: memhost.v1.FinishResponse
+	(*ProviderHealthRequest)(nil),    // 20: memhost.v1.ProviderHealthRequest
+	(*ProviderHealthResponse)(nil),   // 21: memhost.v1.ProviderHealthResponse
+	(*ConnectRequest)(nil),           // 22: memhost.v1.ConnectRequest
+	(*ConnectResponse)(nil),          // 23: memhost.v1.ConnectResponse
+	(*ConnectStep)(nil),              // 24: memhost.v1.ConnectStep
+	(*ConnectCommand)(nil),           // 25: memhost.v1.ConnectCommand
+	(*JsonAppend)(nil),               // 26: memhost.v1.JsonAppend
+	(*TextAppend)(nil),               // 27: memhost.v1.TextAppend
+	nil,                              // 28: memhost.v1.TaskRules.OptionsEntry
+	nil,                              // 29: memhost.v1.McpServer.HeadersEntry
+	nil,                              // 30: memhost.v1.Spawn.EnvEntry
+	nil,                              // 31: memhost.v1.PrepareResponse.SetEnvEntry
+	nil,                              // 32: memhost.v1.ConnectRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),    // 33: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 34: google.protobuf.Duration
 }
 var file_memhost_v1_provider_proto_depIdxs = []int32{
-	29, // 0: memhost.v1.TranscriptRequest.start:type_name -> google.protobuf.Timestamp
-	29, // 1: memhost.v1.TranscriptRequest.end:type_name -> google.protobuf.Timestamp
-	2,  // 2: memhost.v1.TranscriptResponse.turns:type_name -> memhost.v1.TranscriptTurn
-	29, // 3: memhost.v1.TranscriptTurn.at:type_name -> google.protobuf.Timestamp
-	3,  // 4: memhost.v1.TranscriptTurn.calls:type_name -> memhost.v1.TranscriptToolCall
-	4,  // 5: memhost.v1.TranscriptTurn.results:type_name -> memhost.v1.TranscriptToolResult
-	9,  // 6: memhost.v1.ProviderDescribeResponse.memory_folders:type_name -> memhost.v1.MemoryFolders
-	25, // 7: memhost.v1.McpServer.headers:type_name -> memhost.v1.McpServer.HeadersEntry
-	26, // 8: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
-	10, // 9: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
-	11, // 10: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
-	27, // 11: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
-	13, // 12: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
-	11, // 13: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
-	29, // 14: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
-	30, // 15: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
-	28, // 16: memhost.v1.ConnectRequest.env:type_name -> memhost.v1.ConnectRequest.EnvEntry
-	21, // 17: memhost.v1.ConnectResponse.steps:type_name -> memhost.v1.ConnectStep
-	22, // 18: memhost.v1.ConnectStep.run:type_name -> memhost.v1.ConnectCommand
-	23, // 19: memhost.v1.ConnectStep.json_append:type_name -> memhost.v1.JsonAppend
-	24, // 20: memhost.v1.ConnectStep.text_append:type_name -> memhost.v1.TextAppend
-	7,  // 21: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
-	12, // 22: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
-	15, // 23: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
-	17, // 24: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
-	19, // 25: memhost.v1.Provider.Connect:input_type -> memhost.v1.ConnectRequest
-	5,  // 26: memhost.v1.Provider.Task:input_type -> memhost.v1.TaskRequest
-	0,  // 27: memhost.v1.Provider.Transcript:input_type -> memhost.v1.TranscriptRequest
-	8,  // 28: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
-	14, // 29: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
-	16, // 30: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
-	18, // 31: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
-	20, // 32: memhost.v1.Provider.Connect:output_type -> memhost.v1.ConnectResponse
-	6,  // 33: memhost.v1.Provider.Task:output_type -> memhost.v1.TaskResponse
-	1,  // 34: memhost.v1.Provider.Transcript:output_type -> memhost.v1.TranscriptResponse
-	28, // [28:35] is the sub-list for method output_type
-	21, // [21:28] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	33, // 0: memhost.v1.TranscriptRequest.start:type_name -> google.protobuf.Timestamp
+	33, // 1: memhost.v1.TranscriptRequest.end:type_name -> google.protobuf.Timestamp
+	3,  // 2: memhost.v1.TranscriptResponse.turns:type_name -> memhost.v1.TranscriptTurn
+	33, // 3: memhost.v1.TranscriptTurn.at:type_name -> google.protobuf.Timestamp
+	4,  // 4: memhost.v1.TranscriptTurn.calls:type_name -> memhost.v1.TranscriptToolCall
+	5,  // 5: memhost.v1.TranscriptTurn.results:type_name -> memhost.v1.TranscriptToolResult
+	12, // 6: memhost.v1.ProviderDescribeResponse.memory_folders:type_name -> memhost.v1.MemoryFolders
+	10, // 7: memhost.v1.ProviderDescribeResponse.task_rules:type_name -> memhost.v1.TaskRules
+	28, // 8: memhost.v1.TaskRules.options:type_name -> memhost.v1.TaskRules.OptionsEntry
+	11, // 9: memhost.v1.TaskRules.prompt_options:type_name -> memhost.v1.PromptOption
+	29, // 10: memhost.v1.McpServer.headers:type_name -> memhost.v1.McpServer.HeadersEntry
+	30, // 11: memhost.v1.Spawn.env:type_name -> memhost.v1.Spawn.EnvEntry
+	13, // 12: memhost.v1.Spawn.mcp:type_name -> memhost.v1.McpServer
+	14, // 13: memhost.v1.PrepareRequest.spawn:type_name -> memhost.v1.Spawn
+	31, // 14: memhost.v1.PrepareResponse.set_env:type_name -> memhost.v1.PrepareResponse.SetEnvEntry
+	16, // 15: memhost.v1.PrepareResponse.files:type_name -> memhost.v1.ScratchFile
+	14, // 16: memhost.v1.FinishRequest.spawn:type_name -> memhost.v1.Spawn
+	33, // 17: memhost.v1.FinishRequest.started_at:type_name -> google.protobuf.Timestamp
+	34, // 18: memhost.v1.FinishRequest.duration:type_name -> google.protobuf.Duration
+	32, // 19: memhost.v1.ConnectRequest.env:type_name -> memhost.v1.ConnectRequest.EnvEntry
+	24, // 20: memhost.v1.ConnectResponse.steps:type_name -> memhost.v1.ConnectStep
+	25, // 21: memhost.v1.ConnectStep.run:type_name -> memhost.v1.ConnectCommand
+	26, // 22: memhost.v1.ConnectStep.json_append:type_name -> memhost.v1.JsonAppend
+	27, // 23: memhost.v1.ConnectStep.text_append:type_name -> memhost.v1.TextAppend
+	0,  // 24: memhost.v1.TaskRules.OptionsEntry.value:type_name -> memhost.v1.OptionArity
+	8,  // 25: memhost.v1.Provider.Describe:input_type -> memhost.v1.ProviderDescribeRequest
+	15, // 26: memhost.v1.Provider.Prepare:input_type -> memhost.v1.PrepareRequest
+	18, // 27: memhost.v1.Provider.Finish:input_type -> memhost.v1.FinishRequest
+	20, // 28: memhost.v1.Provider.Health:input_type -> memhost.v1.ProviderHealthRequest
+	22, // 29: memhost.v1.Provider.Connect:input_type -> memhost.v1.ConnectRequest
+	6,  // 30: memhost.v1.Provider.Task:input_type -> memhost.v1.TaskRequest
+	1,  // 31: memhost.v1.Provider.Transcript:input_type -> memhost.v1.TranscriptRequest
+	9,  // 32: memhost.v1.Provider.Describe:output_type -> memhost.v1.ProviderDescribeResponse
+	17, // 33: memhost.v1.Provider.Prepare:output_type -> memhost.v1.PrepareResponse
+	19, // 34: memhost.v1.Provider.Finish:output_type -> memhost.v1.FinishResponse
+	21, // 35: memhost.v1.Provider.Health:output_type -> memhost.v1.ProviderHealthResponse
+	23, // 36: memhost.v1.Provider.Connect:output_type -> memhost.v1.ConnectResponse
+	7,  // 37: memhost.v1.Provider.Task:output_type -> memhost.v1.TaskResponse
+	2,  // 38: memhost.v1.Provider.Transcript:output_type -> memhost.v1.TranscriptResponse
+	32, // [32:39] is the sub-list for method output_type
+	25, // [25:32] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_memhost_v1_provider_proto_init() }
@@ -2067,7 +2309,7 @@ func file_memhost_v1_provider_proto_init() {
 	if File_memhost_v1_provider_proto != nil {
 		return
 	}
-	file_memhost_v1_provider_proto_msgTypes[21].OneofWrappers = []any{
+	file_memhost_v1_provider_proto_msgTypes[23].OneofWrappers = []any{
 		(*ConnectStep_Run)(nil),
 		(*ConnectStep_JsonAppend)(nil),
 		(*ConnectStep_TextAppend)(nil),
@@ -2077,13 +2319,14 @@ func file_memhost_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memhost_v1_provider_proto_rawDesc), len(file_memhost_v1_provider_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   29,
+			NumEnums:      1,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_memhost_v1_provider_proto_goTypes,
 		DependencyIndexes: file_memhost_v1_provider_proto_depIdxs,
+		EnumInfos:         file_memhost_v1_provider_proto_enumTypes,
 		MessageInfos:      file_memhost_v1_provider_proto_msgTypes,
 	}.Build()
 	File_memhost_v1_provider_proto = out.File
