@@ -52,6 +52,10 @@ type ReembedBench struct {
 	// IndexSearch those made after it, while the indexer ran: where the slowdown comes from.
 	JobStore, JobSearch     Latency
 	IndexStore, IndexSearch Latency
+	// LargeStore and LargeSearch are the busy calls to the large project, the one re-embedded,
+	// OtherStore and OtherSearch those to the other projects.
+	LargeStore, LargeSearch Latency
+	OtherStore, OtherSearch Latency
 	// Indexed rows the host's indexer moved in IndexedIn while the calls went on (part of
 	// Drained and DrainTime).
 	Indexed   int
@@ -234,6 +238,16 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 	r.BusyStore, r.BusySearch = summarize(busy.stores), summarize(busy.searches)
 	r.JobStore, r.JobSearch = summarize(busy.stores[:jobCalls]), summarize(busy.searches[:jobCalls])
 	r.IndexStore, r.IndexSearch = summarize(busy.stores[jobCalls:]), summarize(busy.searches[jobCalls:])
+	var large, other agentLoad
+	for i, l := range busy.large {
+		to := &other
+		if l {
+			to = &large
+		}
+		to.stores, to.searches = append(to.stores, busy.stores[i]), append(to.searches, busy.searches[i])
+	}
+	r.LargeStore, r.LargeSearch = summarize(large.stores), summarize(large.searches)
+	r.OtherStore, r.OtherSearch = summarize(other.stores), summarize(other.searches)
 	// The rest of the queue, moved by one indexer with no calls to yield to.
 	host.stop()
 	r.Drained, r.DrainTime, err = drainDeferred(ctx, pgstore.New(pool))
