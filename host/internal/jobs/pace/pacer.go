@@ -1,7 +1,6 @@
 package pace
 
 import (
-	"context"
 	"sync"
 	"time"
 )
@@ -44,22 +43,6 @@ func (p *Pacer) Decide(now time.Time, took time.Duration) time.Duration {
 	p.rests++
 	p.rested += rest
 	p.lastEnd = now.Add(rest)
-	return rest
-}
-
-// Rest decides the rest after a step that took took and waits it out, or until ctx ends; it
-// returns the rest decided (0 on an idle host).
-func (p *Pacer) Rest(ctx context.Context, took time.Duration) time.Duration {
-	rest := p.Decide(time.Now(), took)
-	if rest <= 0 {
-		return 0
-	}
-	t := time.NewTimer(rest)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 	return rest
 }
 

@@ -1,7 +1,6 @@
 package pace
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -32,17 +31,6 @@ func TestPacerRestsOnlyWhileAgentsCall(t *testing.T) {
 	off := &Pacer{LastCall: func() time.Time { return last }, Quiet: time.Second}
 	require.Zero(t, off.Decide(now, time.Second), "Yield 0 never rests")
 	var none *Pacer
-	require.Zero(t, none.Rest(context.Background(), time.Second))
+	require.Zero(t, none.Decide(now, time.Second))
 	require.Zero(t, none.Stats())
-}
-
-// TestPacerRestEndsWithItsContext: a rest is cut short when the work is cancelled.
-func TestPacerRestEndsWithItsContext(t *testing.T) {
-	t.Parallel()
-	p := &Pacer{LastCall: time.Now, Quiet: time.Minute, Yield: 1000}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	start := time.Now()
-	require.Equal(t, time.Hour, p.Rest(ctx, 3600*time.Millisecond))
-	require.Less(t, time.Since(start), time.Minute)
 }
