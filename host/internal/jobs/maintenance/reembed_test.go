@@ -455,3 +455,68 @@ func TestReembedYieldsToAgentsCalls(t *testing.T) {
 	require.True(t, during[1].Yielding, "the second batch follows a rest: %+v", during[1])
 	require.Positive(t, during[1].YieldedSeconds)
 }
+
+// TestReembedWaitsForTheIndexerWhileAgentsCall: while agents are calling, a run whose stored
+// vectors wait for the indexer (ann_deferred) at MaxBacklog embeds nothing more until the
+// indexer has moved them, and counts the wait as yielding; idle, the same backlog holds
+// nothing back.
+func TestReembedWaitsForTheIndexerWhileAgentsCall(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	for i := range 30 {
+		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
+		require.NoError(t, err)
+	}
+	var lastCall atomic.Int64
+	pacer := &pace.Pacer{LastCall: func() time.Time { return time.Unix(0, lastCall.Load()) }, Quiet: time.Hour, Yield: 1}
+	d := &dense{}
+	job := &Reembed{Store: e.store, Embedders: memory.Fixed(d), Batch: 10, Pacer: pacer, MaxBacklog: 5}
+	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{MaxRows: 10})
+	info, err := d.Describe(ctx)
+	require.NoError(t, err)
+	deferAll := func(deferred bool) {
+		_, err := e.pool.Exec(ctx, `UPDATE memory_vectors SET ann_deferred = $2 WHERE embedder = $1`, info.Name, deferred)
+		require.NoError(t, err)
+	}
+
+	// Idle: a backlog of 10 holds nothing back.
+	lastCall.Store(time.Now().Add(-2 * time.Hour).UnixNano())
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(10), rep.Run.Changed)
+	deferAll(true)
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(10), rep.Run.Changed)
+	p, err := job.Progress(ctx, time.Now())
+	require.NoError(t, err)
+	require.Zero(t, p.YieldedSeconds)
+
+	// Agents calling, 20 vectors waiting for the indexer: the run waits.
+	deferAll(true)
+	lastCall.Store(time.Now().UnixNano())
+	calls := d.calls.Load()
+	type outcome struct {
+		rep Report
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
+		done <- outcome{rep, err}
+	}()
+	require.Eventually(t, func() bool {
+		p, err := job.Progress(ctx, time.Now())
+		return err == nil && p.Yielding
+	}, 10*time.Second, 20*time.Millisecond, "the run says it is yielding")
+	require.Equal(t, calls, d.calls.Load(), "nothing embedded while the backlog is at the bound")
+	deferAll(false) // the indexer caught up
+	o := <-done
+	require.NoError(t, o.err)
+	require.Equal(t, int64(10), o.rep.Run.Changed)
+	p, err = job.Progress(ctx, time.Now())
+	require.NoError(t, err)
+	require.Positive(t, p.YieldedSeconds, "the wait counts as yielding")
+	require.Zero(t, p.Missing)
+}
