@@ -36,9 +36,6 @@ type MaintenanceReembed struct {
 	// consecutive failure.
 	BackoffMin time.Duration `koanf:"backoff_min"`
 	BackoffMax time.Duration `koanf:"backoff_max"`
-	// MaxBacklog bounds, while agents are calling, the vectors stored and not yet in their
-	// graphs: searches scan those exactly until the indexer moves them. 0 is unbounded.
-	MaxBacklog int `koanf:"max_backlog"`
 }
 
 // MaintenanceDormancy archives the never-retrieved facts of projects with no git activity for
@@ -119,7 +116,7 @@ func defaultMaintenance() Maintenance {
 		Journal:  MaintenanceJournal{MaintenanceJob: daily(false), OlderThan: 90 * day},
 		Dormancy: MaintenanceDormancy{MaintenanceJob: daily(true), After: 60 * day},
 		Reembed: MaintenanceReembed{MaintenanceJob: MaintenanceJob{Enabled: true, Every: 5 * time.Minute, MaxRows: 100000, MaxDuration: 10 * time.Minute},
-			Batch: 64, BackoffMin: time.Minute, BackoffMax: 30 * time.Minute, MaxBacklog: 1000},
+			Batch: 64, BackoffMin: time.Minute, BackoffMax: 30 * time.Minute},
 
 		Consolidate: defaultConsolidate(),
 		Conflicts:   defaultConflicts(),
@@ -144,7 +141,6 @@ func (m Maintenance) validate(v *validator) {
 	m.Reembed.validate(v, "maintenance.reembed", 1, 10000000)
 	v.intRange("maintenance.reembed.batch", m.Reembed.Batch, 1, 4096)
 	v.floatRange("maintenance.reembed.rate", m.Reembed.Rate, 0, 1000000)
-	v.intRange("maintenance.reembed.max_backlog", m.Reembed.MaxBacklog, 0, 10000000)
 	v.duration("maintenance.reembed.backoff_min", m.Reembed.BackoffMin, time.Second, 24*time.Hour)
 	v.duration("maintenance.reembed.backoff_max", m.Reembed.BackoffMax, time.Second, 24*time.Hour)
 	if m.Reembed.BackoffMax < m.Reembed.BackoffMin {

@@ -24,18 +24,16 @@ func TestMaintenanceKnobsTakeDaysAndSecondsAndAreChecked(t *testing.T) {
 
 func TestReembedKnobsAreChecked(t *testing.T) {
 	t.Parallel()
-	cfg := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.reembed]\nbatch = 16\nrate = 2.5\nbackoff_min = \"10s\"\nmax_backlog = 200\n")})
+	cfg := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.reembed]\nbatch = 16\nrate = 2.5\nbackoff_min = \"10s\"\n")})
 	require.Empty(t, cfg.Validate())
 	require.Equal(t, 16, cfg.Maintenance.Reembed.Batch)
 	require.Equal(t, 2.5, cfg.Maintenance.Reembed.Rate)
 	require.Equal(t, 10*time.Second, cfg.Maintenance.Reembed.BackoffMin)
-	require.Equal(t, 200, cfg.Maintenance.Reembed.MaxBacklog)
 
-	bad := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.reembed]\nbatch = 0\nrate = -1\nbackoff_min = \"1h\"\nbackoff_max = \"1m\"\nmax_backlog = -1\n")})
+	bad := load(t, LoadOptions{ConfigPath: writeConfig(t, "[maintenance.reembed]\nbatch = 0\nrate = -1\nbackoff_min = \"1h\"\nbackoff_max = \"1m\"\n")})
 	require.Equal(t, []Problem{
 		{Key: "maintenance.reembed.backoff_max", Message: "1m0s is shorter than maintenance.reembed.backoff_min (1h0m0s)"},
 		{Key: "maintenance.reembed.batch", Message: "0 is out of range 1..4096"},
-		{Key: "maintenance.reembed.max_backlog", Message: "-1 is out of range 0..10000000"},
 		{Key: "maintenance.reembed.rate", Message: "-1 is out of range 0..1e+06"},
 	}, bad.Validate())
 }

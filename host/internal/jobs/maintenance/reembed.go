@@ -49,11 +49,6 @@ type Reembed struct {
 	BackoffMax time.Duration
 	// Pacer spaces the batches while agents are calling (nil: never).
 	Pacer *pace.Pacer
-	// MaxBacklog bounds, while agents are calling, the vectors stored and not yet in their
-	// graphs (ann_deferred): the searches of their projects scan those exactly until the
-	// background indexer moves them, so a run far ahead of it would slow those searches for
-	// minutes. A run waits for the indexer at the bound. 0 leaves it unbounded.
-	MaxBacklog int
 
 	mu       sync.Mutex
 	limiter  *rate.Limiter
@@ -163,13 +158,6 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 		}
 		batch := most
 		if !r.DryRun {
-			if err := j.waitBacklog(ctx, info.Name); err != nil {
-				return res, err
-			}
-			if ctx.Err() != nil {
-				res.Partial = true
-				return res, nil
-			}
 			batch = j.batchSize(info.Name, most)
 		}
 		// busy is the batch's own time, its read, embedding and write: the pacer rests in
@@ -248,32 +236,6 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 			yieldCPU(ctx, rest)
 		}
 	}
-}
-
-// backlogPoll is how often a run held at MaxBacklog looks at the indexer's queue again.
-const backlogPoll = 250 * time.Millisecond
-
-// waitBacklog returns once agents stop calling or the indexer's queue of embedder's vectors
-// is below MaxBacklog (or ctx ends); the wait counts as a rest for agents' calls.
-func (j *Reembed) waitBacklog(ctx context.Context, embedder string) error {
-	if j.MaxBacklog <= 0 {
-		return nil
-	}
-	for ctx.Err() == nil && j.Pacer.Active(time.Now()) {
-		n, err := j.Store.DeferredVectors(ctx, embedder, j.MaxBacklog)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if n < j.MaxBacklog {
-			return nil
-		}
-		j.resting(backlogPoll)
-		yieldCPU(ctx, backlogPoll)
-	}
-	return nil
 }
 
 // batchSize is how many texts the next call to the embedder name carries: about BatchTime's

@@ -56,7 +56,6 @@ type Store interface {
 	VectorCoverage(ctx context.Context, embedder string) (store.VectorCoverage, error)
 	Unembedded(ctx context.Context, q store.UnembeddedQuery) ([]store.Unembedded, error)
 	PutVectors(ctx context.Context, embedder string, items []store.Embedded) (int, error)
-	DeferredVectors(ctx context.Context, embedder string, atMost int) (int, error)
 	JobThroughput(ctx context.Context, job string, since time.Time) (changed int64, busy time.Duration, err error)
 
 	// The runs' ledger.

@@ -25,18 +25,6 @@ func (s *Store) VectorCoverage(ctx context.Context, embedder string) (store.Vect
 	return c, nil
 }
 
-// DeferredVectors counts embedder's vectors waiting for the background indexer (ann_deferred,
-// found by exact scan until it moves them), up to atMost: the count stops there, so it costs
-// at most that many index entries however long the queue.
-func (s *Store) DeferredVectors(ctx context.Context, embedder string, atMost int) (int, error) {
-	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_vectors
-		WHERE embedder = $1 AND ann_deferred AND ann_error IS NULL LIMIT $2) d`, embedder, max(atMost, 0)).Scan(&n); err != nil {
-		return 0, fmt.Errorf("deferred vectors of %s: %w", embedder, err)
-	}
-	return n, nil
-}
-
 // Unembedded returns the memories q asks for, each with its text to embed. Paging by id lets a run step past a text the embedder refuses.
 func (s *Store) Unembedded(ctx context.Context, q store.UnembeddedQuery) ([]store.Unembedded, error) {
 	if q.Limit <= 0 {
