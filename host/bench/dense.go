@@ -48,6 +48,14 @@ type ReembedBench struct {
 	// while the job and then the indexer ran, on the host that ran them.
 	IdleStore, IdleSearch Latency
 	BusyStore, BusySearch Latency
+	// JobStore and JobSearch are the busy calls made while the job ran, IndexStore and
+	// IndexSearch those made after it, while the indexer ran: where the slowdown comes from.
+	JobStore, JobSearch     Latency
+	IndexStore, IndexSearch Latency
+	// LargeStore and LargeSearch are the busy calls to the large project, the one re-embedded,
+	// OtherStore and OtherSearch those to the other projects.
+	LargeStore, LargeSearch Latency
+	OtherStore, OtherSearch Latency
 	// Indexed rows the host's indexer moved in IndexedIn while the calls went on (part of
 	// Drained and DrainTime).
 	Indexed   int
@@ -195,6 +203,7 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 	busy := agentLoad{host: host, projects: projects, r: rnd}
 	busyStart := time.Now()
 	var drainStart time.Time
+	jobCalls := 0
 	for {
 		if drainStart.IsZero() {
 			select {
@@ -206,6 +215,7 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 					return r, fmt.Errorf("re-embed: stored %d vectors of %d (%s)", o.run.Changed, r.Rows, o.run.Outcome)
 				}
 				r.Took, drainStart = o.run.Wall, time.Now()
+				jobCalls = len(busy.stores)
 			default:
 			}
 		} else {
@@ -226,6 +236,18 @@ func measureReembed(ctx context.Context, cfg Config, pool *pgxpool.Pool, info em
 		}
 	}
 	r.BusyStore, r.BusySearch = summarize(busy.stores), summarize(busy.searches)
+	r.JobStore, r.JobSearch = summarize(busy.stores[:jobCalls]), summarize(busy.searches[:jobCalls])
+	r.IndexStore, r.IndexSearch = summarize(busy.stores[jobCalls:]), summarize(busy.searches[jobCalls:])
+	var large, other agentLoad
+	for i, l := range busy.large {
+		to := &other
+		if l {
+			to = &large
+		}
+		to.stores, to.searches = append(to.stores, busy.stores[i]), append(to.searches, busy.searches[i])
+	}
+	r.LargeStore, r.LargeSearch = summarize(large.stores), summarize(large.searches)
+	r.OtherStore, r.OtherSearch = summarize(other.stores), summarize(other.searches)
 	// The rest of the queue, moved by one indexer with no calls to yield to.
 	host.stop()
 	r.Drained, r.DrainTime, err = drainDeferred(ctx, pgstore.New(pool))

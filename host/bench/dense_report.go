@@ -39,8 +39,12 @@ func renderDense(b *strings.Builder, d Dense, note func(string, ...any)) {
 		r.IdleStore.N, r.BusyStore.N, ms(r.IdleStore.P99), ms(r.BusyStore.P99), sr, targetReembedRatio, verdict(sr <= targetReembedRatio))
 	w("| agents' memory_search p99: idle / while the host re-embeds and indexes | %s / %s = %.2fx (target <= %.1fx: %s) |\n",
 		ms(r.IdleSearch.P99), ms(r.BusySearch.P99), qr, targetReembedRatio, verdict(qr <= targetReembedRatio))
+	w("| - those calls while the job ran (%d) / then while the indexer ran (%d): store p99; search p99 | %s / %s; %s / %s |\n",
+		r.JobStore.N, r.IndexStore.N, ms(r.JobStore.P99), ms(r.IndexStore.P99), ms(r.JobSearch.P99), ms(r.IndexSearch.P99))
+	w("| - those calls to the re-embedded project (%d) / to the others (%d): store p99; search p99 | %s / %s; %s / %s |\n",
+		r.LargeStore.N, r.OtherStore.N, ms(r.LargeStore.P99), ms(r.OtherStore.P99), ms(r.LargeSearch.P99), ms(r.OtherSearch.P99))
 	if sr > targetReembedRatio || qr > targetReembedRatio {
-		note("Dense %d: a re-embed moved agents' p99 by %.2fx (store) and %.2fx (search) against the %.1fx target: the job embeds and stores in batches through the plugin on the same two cores the calls use.", d.Embedder.Dimensions, sr, qr, targetReembedRatio)
+		note("Dense %d: a re-embed moved agents' p99 by %.2fx (store) and %.2fx (search) against the %.1fx target: the job's batches and the indexer's graph insertions share the two cores with the calls, and until the indexer has moved the re-embedded rows their project's searches scan them exactly (the rows split by phase and by project say which weighed more).", d.Embedder.Dimensions, sr, qr, targetReembedRatio)
 	}
 	f := d.Fold
 	if f.Calibrated > 0 {

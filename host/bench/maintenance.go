@@ -220,6 +220,8 @@ type agentLoad struct {
 	projects         []*sharedProject
 	r                *rand.Rand
 	stores, searches []time.Duration
+	// large is, for each call pair, whether it went to the large project (classLarge).
+	large []bool
 }
 
 func (a *agentLoad) step(ctx context.Context) error {
@@ -240,6 +242,7 @@ func (a *agentLoad) step(ctx context.Context) error {
 		return err
 	}
 	a.searches = append(a.searches, time.Since(t))
+	a.large = append(a.large, m.class == classLarge)
 	return nil
 }
 

@@ -229,10 +229,18 @@ func reembedLine(p wire.ReembedProgress) string {
 	if p.ETASeconds != nil && p.Missing > 0 {
 		s += ", ETA " + (time.Duration(*p.ETASeconds) * time.Second).Round(time.Second).String()
 	}
+	if p.Yielding {
+		s += fmt.Sprintf("; yielding to agents' calls (rested %s)", secondsText(p.YieldedSeconds))
+	}
 	if p.RetryAt != nil {
 		s += fmt.Sprintf("; embedder failing (%s), next try %s", printable(p.LastError), localTime(*p.RetryAt))
 	}
 	return s
+}
+
+// secondsText is a time in seconds, rounded for reading.
+func secondsText(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(100 * time.Millisecond).String()
 }
 
 // printReembed is the status page's line.

@@ -103,6 +103,10 @@ type Memory struct {
 	// IndexMaxWait bounds that wait: a host whose calls never pause that long starts moving
 	// rows after it anyway, in small steps that leave the calls most of the CPU.
 	IndexMaxWait time.Duration `koanf:"index_max_wait"`
+	// BackgroundYield is how many times its own time background work (the indexer, the
+	// re-embed job's batches) rests after each step while agents' calls are coming (one began
+	// within IndexQuiet): 3 leaves them three quarters of the time; 0 never rests.
+	BackgroundYield float64 `koanf:"background_yield"`
 	// FlushWrites makes a memory write's commit wait until Postgres has flushed it to disk (the
 	// default: every acknowledged write survives a crash). Off, an operator's opt-in trade, a
 	// write is acknowledged once Postgres holds it: it survives a kill of the host, not a crash
@@ -202,17 +206,18 @@ func Default() *Config {
 			RelevanceFloors: map[string]float64{}},
 		Embedders: map[string]Endpoint{},
 		Memory: Memory{
-			MaxTextBytes:   16384,
-			MergedFromMax:  20,
-			SearchDefaultK: 10,
-			SearchMaxK:     100,
-			CandidatePool:  100,
-			ANNEfSearch:    100,
-			GraphMinRows:   1000,
-			IndexQuiet:     250 * time.Millisecond,
-			IndexMaxWait:   10 * time.Second,
-			FlushWrites:    true,
-			EmbedWait:      10 * time.Millisecond, // memory.DefaultEmbedWait
+			MaxTextBytes:    16384,
+			MergedFromMax:   20,
+			SearchDefaultK:  10,
+			SearchMaxK:      100,
+			CandidatePool:   100,
+			ANNEfSearch:     100,
+			GraphMinRows:    1000,
+			IndexQuiet:      250 * time.Millisecond,
+			IndexMaxWait:    10 * time.Second,
+			BackgroundYield: 3,
+			FlushWrites:     true,
+			EmbedWait:       10 * time.Millisecond, // memory.DefaultEmbedWait
 		},
 		Ranking: Ranking{HalfLifeDays: map[string]float64{
 			"fact":          180,

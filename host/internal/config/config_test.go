@@ -246,6 +246,7 @@ func TestValidateRules(t *testing.T) {
 		{"graph min rows", func(c *Config) { c.Memory.GraphMinRows = 10 }, "memory.graph_min_rows", "10 is out of range 100..10000000"},
 		{"index quiet", func(c *Config) { c.Memory.IndexQuiet = -time.Millisecond }, "memory.index_quiet", "out of range 0s..1m0s"},
 		{"index max wait", func(c *Config) { c.Memory.IndexMaxWait = 0 }, "memory.index_max_wait", "0s is out of range 1s..1h0m0s"},
+		{"background yield", func(c *Config) { c.Memory.BackgroundYield = 101 }, "memory.background_yield", "out of range 0..100"},
 		{"half life kind", func(c *Config) { c.Ranking.HalfLifeDays["rumour"] = 3 }, "ranking.half_life_days.rumour", "unknown memory kind (valid: fact,"},
 		{"half life value", func(c *Config) { c.Ranking.HalfLifeDays["fact"] = 0 }, "ranking.half_life_days.fact", "out of range 1..36500"},
 		{"write rate", func(c *Config) { c.Auth.WriteRatePerMinute = -1 }, "auth.write_rate_per_minute", "out of range 0..1e+06"},

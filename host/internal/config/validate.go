@@ -129,6 +129,7 @@ func (c *Config) Validate(opts ...ValidateOption) []Problem {
 	v.intRange("memory.graph_min_rows", c.Memory.GraphMinRows, 100, 10000000)
 	v.duration("memory.index_quiet", c.Memory.IndexQuiet, 0, time.Minute)
 	v.duration("memory.index_max_wait", c.Memory.IndexMaxWait, time.Second, time.Hour)
+	v.floatRange("memory.background_yield", c.Memory.BackgroundYield, 0, 100)
 	v.duration("memory.embed_wait", c.Memory.EmbedWait, 0, 10*time.Second)
 
 	for _, kind := range sortedKeys(c.Ranking.HalfLifeDays) {

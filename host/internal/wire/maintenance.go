@@ -72,4 +72,10 @@ type ReembedProgress struct {
 	// RetryAt is set while this host's runs back off after embedder failures, LastError why.
 	RetryAt   *time.Time `json:"retry_at,omitempty"`
 	LastError string     `json:"last_error,omitempty"`
+	// Yielding is set while this host's run under way rests between batches for agents'
+	// calls (memory.background_yield), and YieldedSeconds is how long that run, or else this
+	// host's latest finished one, rested so. The rate counts the rests: it is the run's
+	// real pace.
+	Yielding       bool    `json:"yielding,omitempty"`
+	YieldedSeconds float64 `json:"yielded_seconds,omitempty"`
 }

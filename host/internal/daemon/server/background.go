@@ -18,8 +18,7 @@ func (c *Core) Background() *lifecycle.Group {
 			return nil
 		}),
 		lifecycle.Func("ann indexer", indexer{
-			store: c.Store, lastCall: c.Service.LastCall, indexed: c.annIndexed, log: c.Log,
-			quiet: c.Config.Memory.IndexQuiet, maxWait: c.Config.Memory.IndexMaxWait,
+			store: c.Store, pacer: c.Pacer, indexed: c.annIndexed, log: c.Log, maxWait: c.Config.Memory.IndexMaxWait,
 		}.run),
 		lifecycle.Func("scope graphs", c.runGraphs),
 		lifecycle.Func("hit recorder", c.Service.RecordHits),

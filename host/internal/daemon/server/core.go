@@ -26,6 +26,7 @@ import (
 	"github.com/memhost/memhost/host/internal/core/store/pgstore"
 	"github.com/memhost/memhost/host/internal/daemon/migrate"
 	"github.com/memhost/memhost/host/internal/jobs/maintenance"
+	"github.com/memhost/memhost/host/internal/jobs/pace"
 	"github.com/memhost/memhost/host/internal/jobs/tasks"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/host/internal/plugins/embedders"
@@ -58,6 +59,8 @@ type Core struct {
 	Maintenance *maintenance.Maintenance
 	// Reembed is the maintenance job converging the memories on the active embedder's vectors.
 	Reembed *maintenance.Reembed
+	// Pacer spaces background work (the indexer, the re-embed job) while agents are calling.
+	Pacer *pace.Pacer
 
 	// embedders yields the active embedder to writes, searches and the re-embed job alike.
 	embedders memory.EmbedderSource
@@ -158,6 +161,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (c *Core, e
 		log.Warn("vector index not prepared", "err", err)
 	}
 	log.Info("vector index ready", "embedder", es.Name, "took", time.Since(start).Round(time.Millisecond))
+	c.Pacer = &pace.Pacer{LastCall: c.Service.LastCall, Quiet: cfg.Memory.IndexQuiet, Yield: cfg.Memory.BackgroundYield}
 	c.Brain = brain.New(c.Store, c.Service, brainConfig(cfg), brain.WithSummarizer(coreSummarizer{c}),
 		brain.WithConflictChecks(c.conflictChecks(cfg.Maintenance.Conflicts)), brain.WithMetrics(brain.NewMetrics(c.Registry)))
 	if err := c.openMaintenance(cfg); err != nil {

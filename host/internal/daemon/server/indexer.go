@@ -6,25 +6,26 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memhost/memhost/host/internal/jobs/pace"
 )
 
-// indexStep is how many rows the indexer moves per transaction, indexShare the inverse of the
-// share of time it takes on a host whose calls never pause, and indexIdle how long it sleeps
-// when nothing is pending (or after an error).
+// indexStep is how many rows the indexer moves per transaction, and indexIdle how long it
+// sleeps when nothing is pending (or after an error).
 //
 // The indexer yields to an agent's calls: a graph insertion costs milliseconds of CPU, which
 // on a small machine a burst of memory_store and memory_search calls would otherwise share. It
 // moves rows only once no call has begun for memory.index_quiet, indexStep rows at a time, so
 // a call that arrives meanwhile waits for a few insertions at most. A host whose calls never
 // pause that long falls behind; after memory.index_max_wait it moves rows anyway, still
-// indexStep at a time, resting between steps so that it takes at most 1/indexShare of the
-// time until the backlog is gone: a steady share, where a whole batch at once would hold a
+// indexStep at a time, resting between steps as the host's pacer says (memory.background_yield
+// times each step's time: a quarter of the time by default) until the backlog is gone: a
+// steady share, where a whole batch at once would hold a
 // core for seconds and slow every call made meanwhile. Until a row is in its graph, searches
 // find it by the exact scan of deferred rows, so the wait costs only that scan.
 const (
-	indexStep  = 5
-	indexShare = 4
-	indexIdle  = time.Second
+	indexStep = 5
+	indexIdle = time.Second
 )
 
 // indexer drains the rows left out of the ANN index: bulk imports, and writes to scopes with a
@@ -34,17 +35,19 @@ type indexer struct {
 	store interface {
 		IndexDeferred(ctx context.Context, limit int) (int, error)
 	}
-	lastCall       func() time.Time // when the latest memory call began
-	quiet, maxWait time.Duration    // memory.index_quiet and memory.index_max_wait
-	indexed        prometheus.Counter
-	log            *slog.Logger
+	// pacer is the host's: its gauge of agents' calls and memory.index_quiet say when to
+	// start, its Yield how long to rest between steps while behind.
+	pacer   *pace.Pacer
+	maxWait time.Duration // memory.index_max_wait
+	indexed prometheus.Counter
+	log     *slog.Logger
 }
 
 func (x indexer) run(ctx context.Context) error {
 	behind := false // calls have not paused for maxWait and rows are waiting
 	for {
 		if !behind {
-			forced, err := waitQuiet(ctx, x.lastCall, x.quiet, x.maxWait)
+			forced, err := waitQuiet(ctx, x.pacer.LastCall, x.pacer.Quiet, x.maxWait)
 			if err != nil {
 				return nil
 			}
@@ -61,7 +64,7 @@ func (x indexer) run(ctx context.Context) error {
 			if !behind {
 				continue
 			}
-			rest, behind = (indexShare-1)*time.Since(start), n == indexStep
+			rest, behind = x.pacer.Decide(time.Now(), time.Since(start)), n == indexStep
 		} else {
 			behind = false
 		}

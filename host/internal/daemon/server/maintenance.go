@@ -24,7 +24,7 @@ func (c *Core) openMaintenance(cfg *config.Config) error {
 	st, pu, jo, do := cfg.Maintenance.Stale, cfg.Maintenance.Purge, cfg.Maintenance.Journal, cfg.Maintenance.Dormancy
 	re := cfg.Maintenance.Reembed
 	c.Reembed = &maintenance.Reembed{Store: c.Store, Embedders: c.embedders, Batch: re.Batch, Rate: re.Rate,
-		BackoffMin: re.BackoffMin, BackoffMax: re.BackoffMax}
+		BackoffMin: re.BackoffMin, BackoffMax: re.BackoffMax, Pacer: c.Pacer}
 	su := cfg.Maintenance.Summarize
 	m, err := maintenance.New(c.Pool, c.Store, maintenance.Config{
 		// Several hosts may run on one machine: the pid tells them apart in status and River.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/host/internal/jobs/pace"
 	"github.com/memhost/memhost/host/internal/plugins"
 	"github.com/memhost/memhost/sdk/embedder"
 )
@@ -46,6 +47,8 @@ type Reembed struct {
 	Rate       float64
 	BackoffMin time.Duration
 	BackoffMax time.Duration
+	// Pacer spaces the batches while agents are calling (nil: never).
+	Pacer *pace.Pacer
 
 	mu       sync.Mutex
 	limiter  *rate.Limiter
@@ -56,11 +59,16 @@ type Reembed struct {
 	perText time.Duration
 	speedOf string
 	// running is this host's run under way: when it started and the rows it stored so far,
-	// so that progress has a rate before the first run finishes.
+	// so that progress has a rate before the first run finishes; rested is how long it rested
+	// for agents' calls so far, restEnd when its latest rest ends.
 	running struct {
 		started time.Time
 		changed int64
+		rested  time.Duration
+		restEnd time.Time
 	}
+	// lastRested is how long this host's latest finished run rested for agents' calls.
+	lastRested time.Duration
 }
 
 // ReembedName is the job's name: River's kind is "maintenance.reembed".
@@ -140,6 +148,10 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 	}
 	after := uuid.Nil
 	for {
+		if ctx.Err() != nil {
+			res.Partial = true
+			return res, nil
+		}
 		if res.Examined >= int64(limit) {
 			res.Partial = true
 			return res, nil
@@ -148,6 +160,9 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 		if !r.DryRun {
 			batch = j.batchSize(info.Name, most)
 		}
+		// busy is the batch's own time, its read, embedding and write: the pacer rests in
+		// proportion to it, not to a wait on the rate limiter.
+		busyStart := time.Now()
 		rows, err := j.Store.Unembedded(ctx, store.UnembeddedQuery{Embedder: info.Name, Project: r.Project, After: after, Limit: min(batch, limit-int(res.Examined))})
 		if err != nil {
 			return res, err
@@ -159,6 +174,7 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 			return res, nil
 		}
 		after = rows[len(rows)-1].ID
+		busy := time.Since(busyStart)
 		if limiter != nil {
 			if err := limiter.WaitN(ctx, len(rows)); err != nil {
 				// The run's deadline falls before the next batch may start.
@@ -214,6 +230,11 @@ func (j *Reembed) converge(ctx context.Context, r Run, e embedder.Embedder, info
 		res.Changed += int64(n)
 		j.stored(int64(n))
 		j.succeeded()
+		busy += time.Since(start)
+		if rest := j.Pacer.Decide(time.Now(), busy); rest > 0 {
+			j.resting(rest)
+			yieldCPU(ctx, rest)
+		}
 	}
 }
 
@@ -261,10 +282,19 @@ func (j *Reembed) stored(n int64) {
 	j.running.changed += n
 }
 
+// resting records that the run under way rests for rest, from now, for agents' calls.
+func (j *Reembed) resting(rest time.Duration) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.running.rested += rest
+	j.running.restEnd = time.Now().Add(rest)
+}
+
 func (j *Reembed) stopRunning() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.running.started, j.running.changed = time.Time{}, 0
+	j.lastRested = j.running.rested
+	j.running.started, j.running.changed, j.running.rested, j.running.restEnd = time.Time{}, 0, 0, time.Time{}
 }
 
 // embedBatch embeds rows' texts in one call. When the embedder refuses the batch for good
@@ -367,6 +397,10 @@ func (j *Reembed) lastError() string {
 // maxDiagnosis bounds what a failure quotes of the plugin's own words.
 const maxDiagnosis = 400
 
+// yieldingFor is how long after its latest rest a run under way still counts as yielding to
+// agents: the next batch's time, about.
+const yieldingFor = time.Second
+
 // RateWindow is how far back wire.ReembedProgress looks for its rate.
 const RateWindow = 15 * time.Minute
 
@@ -389,6 +423,12 @@ func (j *Reembed) Progress(ctx context.Context, now time.Time) (wire.ReembedProg
 	if !j.running.started.IsZero() && j.running.changed > 0 {
 		changed += j.running.changed
 		busy += now.Sub(j.running.started)
+	}
+	p.YieldedSeconds = j.lastRested.Seconds()
+	if !j.running.started.IsZero() {
+		p.YieldedSeconds = j.running.rested.Seconds()
+		// Resting now, or between two batches of a run that rests after each.
+		p.Yielding = !j.running.restEnd.IsZero() && now.Before(j.running.restEnd.Add(yieldingFor))
 	}
 	j.mu.Unlock()
 	if changed > 0 && busy > 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/internal/core/lexical"
 	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/core/store"
+	"github.com/memhost/memhost/host/internal/jobs/pace"
 	"github.com/memhost/memhost/sdk/embedder"
 )
 
@@ -392,4 +393,65 @@ func TestReembedFailureAfterProgressIsPartial(t *testing.T) {
 	require.Equal(t, int64(8), p.Missing)
 	require.NotNil(t, p.RetryAt)
 	require.Contains(t, p.LastError, "connection refused")
+}
+
+// TestReembedYieldsToAgentsCalls: while agents are calling, each batch is followed by a rest
+// the host's pacer decides (Yield times the batch's time), and progress says the run is
+// yielding and how long it rested; on an idle host the same run never rests.
+func TestReembedYieldsToAgentsCalls(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	for i := range 30 {
+		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
+		require.NoError(t, err)
+	}
+	var lastCall atomic.Int64
+	pacer := &pace.Pacer{LastCall: func() time.Time { return time.Unix(0, lastCall.Load()) }, Quiet: time.Hour, Yield: 2}
+	var job *Reembed
+	var mu sync.Mutex
+	var during []wire.ReembedProgress
+	d := &dense{perText: time.Millisecond, onCall: func(int) {
+		p, err := job.Progress(ctx, time.Now())
+		require.NoError(t, err)
+		mu.Lock()
+		during = append(during, p)
+		mu.Unlock()
+	}}
+	job = &Reembed{Store: e.store, Embedders: memory.Fixed(d), Batch: 10, BatchTime: time.Hour, Pacer: pacer}
+	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{MaxRows: 15})
+
+	// An idle host: an agent's call long ago (or none) is no reason to rest.
+	lastCall.Store(time.Now().Add(-2 * time.Hour).UnixNano())
+	rep, err := m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(15), rep.Run.Changed)
+	require.Zero(t, pacer.Stats().Rests, "full speed with no agent calling")
+	p, err := job.Progress(ctx, time.Now())
+	require.NoError(t, err)
+	require.False(t, p.Yielding)
+	require.Zero(t, p.YieldedSeconds)
+
+	// Agents calling: each batch (10 texts, then the last 5, at the speed now measured) rests
+	// after it.
+	lastCall.Store(time.Now().UnixNano())
+	mu.Lock()
+	during = nil
+	mu.Unlock()
+	rep, err = m.RunNow(ctx, ReembedName, wire.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(15), rep.Run.Changed)
+	s := pacer.Stats()
+	require.Equal(t, int64(2), s.Rests, "a rest after each of the run's two batches")
+	require.Positive(t, s.Rested)
+	p, err = job.Progress(ctx, time.Now())
+	require.NoError(t, err)
+	require.False(t, p.Yielding, "the run is over")
+	require.InDelta(t, s.Rested.Seconds(), p.YieldedSeconds, 1e-9, "the finished run's rests")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, during, 2)
+	require.False(t, during[0].Yielding, "no rest before the first batch")
+	require.True(t, during[1].Yielding, "the second batch follows a rest: %+v", during[1])
+	require.Positive(t, during[1].YieldedSeconds)
 }
