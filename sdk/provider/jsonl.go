@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,25 @@ const (
 	// MaxJSONLLine: a longer line (a huge tool result) is skipped, not read.
 	MaxJSONLLine = 4 << 20
 )
+
+// Refused is the answer for a transcript that is not provably the session's: reason is one
+// line naming the failed check, without the file's content or path.
+func Refused(reason string) Transcript { return Transcript{NotIsolated: reason} }
+
+// ReadJSONL is the frame of a TranscriptReader over a JSON-lines file: a ctx that has ended
+// is answered with its error, a file that cannot be read with Refused and why, and otherwise
+// the answer is what read makes of the open file, closed after.
+func ReadJSONL(ctx context.Context, path string, read func(*JSONL) Transcript) (Transcript, error) {
+	if err := ctx.Err(); err != nil {
+		return Transcript{}, err
+	}
+	l, err := OpenJSONL(path)
+	if err != nil {
+		return Refused(err.Error()), nil
+	}
+	defer func() { _ = l.Close() }()
+	return read(l), nil
+}
 
 // JSONL yields a transcript's lines, skipping the over-long ones.
 type JSONL struct {

@@ -123,3 +123,34 @@ func TestTranscriptCrossesTheWireWithinItsWindowAndBounds(t *testing.T) {
 	providertest.Exercise(t, reading{}, providertest.WithTranscript(writeToy))
 	providertest.Exercise(t, p, providertest.WithTranscript(writeToy))
 }
+
+// TestReadJSONLFramesAReader: the frame answers an ended context with its error, a file it
+// cannot read with a refusal that names neither its path nor its content, and otherwise what
+// the reader made of the file's lines.
+func TestReadJSONLFramesAReader(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte("{\"n\":1}\n{\"n\":2}\n"), 0o600))
+	count := func(l *provider.JSONL) provider.Transcript {
+		var tr provider.Transcript
+		for line, ok := l.Next(); ok; line, ok = l.Next() {
+			tr.Turns = append(tr.Turns, provider.Turn{Role: "user", Text: string(line)})
+		}
+		return tr
+	}
+	got, err := provider.ReadJSONL(context.Background(), path, count)
+	require.NoError(t, err)
+	require.Len(t, got.Turns, 2)
+	require.Empty(t, got.NotIsolated)
+
+	got, err = provider.ReadJSONL(context.Background(), filepath.Join(filepath.Dir(path), "gone.jsonl"), count)
+	require.NoError(t, err)
+	require.Empty(t, got.Turns)
+	require.Contains(t, got.NotIsolated, "cannot be read")
+	require.NotContains(t, got.NotIsolated, "gone.jsonl")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = provider.ReadJSONL(ctx, path, count)
+	require.ErrorIs(t, err, context.Canceled)
+}

@@ -16,56 +16,48 @@ var _ provider.TranscriptReader = (*Provider)(nil)
 // User and assistant entries outside sidechains are the session's turns; an assistant
 // message's usage is what its model call cost.
 func (*Provider) Transcript(ctx context.Context, r provider.TranscriptRequest) (provider.Transcript, error) {
-	if err := ctx.Err(); err != nil {
-		return provider.Transcript{}, err
-	}
 	if filepath.Base(r.Path) != r.SessionID+".jsonl" {
-		return refused("the transcript file is not named for session " + r.SessionID), nil
+		return provider.Refused("the transcript file is not named for session " + r.SessionID), nil
 	}
-	l, err := provider.OpenJSONL(r.Path)
-	if err != nil {
-		return refused(err.Error()), nil
-	}
-	defer func() { _ = l.Close() }()
-	var turns []provider.Turn
-	cwdSeen := false
-	// Claude Code writes one model call's blocks as several entries, each repeating the call's
-	// usage: it is counted once per message id.
-	counted := map[string]bool{}
-	for line, ok := l.Next(); ok; line, ok = l.Next() {
-		var e entry
-		if json.Unmarshal(line, &e) != nil {
-			continue
-		}
-		if e.SessionID != "" && e.SessionID != r.SessionID {
-			return refused("the transcript holds entries of another session"), nil
-		}
-		if e.Cwd != "" && !cwdSeen {
-			if e.Cwd != r.Dir {
-				return refused("the transcript's working directory is not the project's"), nil
+	return provider.ReadJSONL(ctx, r.Path, func(l *provider.JSONL) provider.Transcript {
+		var turns []provider.Turn
+		cwdSeen := false
+		// Claude Code writes one model call's blocks as several entries, each repeating the call's
+		// usage: it is counted once per message id.
+		counted := map[string]bool{}
+		for line, ok := l.Next(); ok; line, ok = l.Next() {
+			var e entry
+			if json.Unmarshal(line, &e) != nil {
+				continue
 			}
-			cwdSeen = true
+			if e.SessionID != "" && e.SessionID != r.SessionID {
+				return provider.Refused("the transcript holds entries of another session")
+			}
+			if e.Cwd != "" && !cwdSeen {
+				if e.Cwd != r.Dir {
+					return provider.Refused("the transcript's working directory is not the project's")
+				}
+				cwdSeen = true
+			}
+			if (e.Type != "user" && e.Type != "assistant") || e.Sidechain || e.SessionID == "" {
+				continue
+			}
+			tr := provider.Turn{Role: e.Type, Text: provider.ContentText(e.Message.Content), At: provider.ParseTime(e.Timestamp)}
+			tr.Calls, tr.Results = tools(e.Message.Content)
+			if u := e.Message.Usage; u != nil && e.Type == "assistant" && !counted[e.Message.ID] {
+				counted[e.Message.ID] = e.Message.ID != ""
+				tr.Tokens = u.Input + u.CacheCreation + u.CacheRead + u.Output
+			}
+			if tr.Text != "" || len(tr.Calls) > 0 || len(tr.Results) > 0 || tr.Tokens > 0 {
+				turns = append(turns, tr)
+			}
 		}
-		if (e.Type != "user" && e.Type != "assistant") || e.Sidechain || e.SessionID == "" {
-			continue
+		if !cwdSeen {
+			return provider.Refused("the transcript names no working directory")
 		}
-		tr := provider.Turn{Role: e.Type, Text: provider.ContentText(e.Message.Content), At: provider.ParseTime(e.Timestamp)}
-		tr.Calls, tr.Results = tools(e.Message.Content)
-		if u := e.Message.Usage; u != nil && e.Type == "assistant" && !counted[e.Message.ID] {
-			counted[e.Message.ID] = e.Message.ID != ""
-			tr.Tokens = u.Input + u.CacheCreation + u.CacheRead + u.Output
-		}
-		if tr.Text != "" || len(tr.Calls) > 0 || len(tr.Results) > 0 || tr.Tokens > 0 {
-			turns = append(turns, tr)
-		}
-	}
-	if !cwdSeen {
-		return refused("the transcript names no working directory"), nil
-	}
-	return provider.Transcript{Turns: turns}, nil
+		return provider.Transcript{Turns: turns}
+	})
 }
-
-func refused(reason string) provider.Transcript { return provider.Transcript{NotIsolated: reason} }
 
 // entry is one line of a Claude Code transcript.
 type entry struct {

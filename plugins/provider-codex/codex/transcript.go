@@ -15,38 +15,30 @@ var _ provider.TranscriptReader = (*Provider)(nil)
 // the session's messages, tool calls and tool outputs, and its token_usage_record entries what
 // each model call cost.
 func (*Provider) Transcript(ctx context.Context, r provider.TranscriptRequest) (provider.Transcript, error) {
-	if err := ctx.Err(); err != nil {
-		return provider.Transcript{}, err
-	}
-	l, err := provider.OpenJSONL(r.Path)
-	if err != nil {
-		return refused(err.Error()), nil
-	}
-	defer func() { _ = l.Close() }()
-	meta, ok := firstMeta(l)
-	switch {
-	case !ok:
-		return refused("the rollout does not begin with its session_meta"), nil
-	case meta.ID != r.SessionID:
-		return refused("the rollout is another session's"), nil
-	case meta.Cwd != r.Dir:
-		return refused("the rollout's working directory is not the project's"), nil
-	}
-	var turns []provider.Turn
-	for line, ok := l.Next(); ok; line, ok = l.Next() {
-		var e rolloutLine
-		if json.Unmarshal(line, &e) != nil {
-			continue
+	return provider.ReadJSONL(ctx, r.Path, func(l *provider.JSONL) provider.Transcript {
+		meta, ok := firstMeta(l)
+		switch {
+		case !ok:
+			return provider.Refused("the rollout does not begin with its session_meta")
+		case meta.ID != r.SessionID:
+			return provider.Refused("the rollout is another session's")
+		case meta.Cwd != r.Dir:
+			return provider.Refused("the rollout's working directory is not the project's")
 		}
-		if e.Type == "turn_context" && e.Payload.Cwd != "" && e.Payload.Cwd != r.Dir {
-			return refused("the rollout moved to another working directory"), nil
+		var turns []provider.Turn
+		for line, ok := l.Next(); ok; line, ok = l.Next() {
+			var e rolloutLine
+			if json.Unmarshal(line, &e) != nil {
+				continue
+			}
+			if e.Type == "turn_context" && e.Payload.Cwd != "" && e.Payload.Cwd != r.Dir {
+				return provider.Refused("the rollout moved to another working directory")
+			}
+			turns = e.appendTo(turns)
 		}
-		turns = e.appendTo(turns)
-	}
-	return provider.Transcript{Turns: turns}, nil
+		return provider.Transcript{Turns: turns}
+	})
 }
-
-func refused(reason string) provider.Transcript { return provider.Transcript{NotIsolated: reason} }
 
 // rolloutLine is one line of a rollout after its session_meta.
 type rolloutLine struct {

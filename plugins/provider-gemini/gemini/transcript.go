@@ -18,69 +18,61 @@ var _ provider.TranscriptReader = (*Provider)(nil)
 // of the whole list. A model message carries its tool calls with their results, and what its
 // model call cost.
 func (*Provider) Transcript(ctx context.Context, r provider.TranscriptRequest) (provider.Transcript, error) {
-	if err := ctx.Err(); err != nil {
-		return provider.Transcript{}, err
-	}
-	l, err := provider.OpenJSONL(r.Path)
-	if err != nil {
-		return refused(err.Error()), nil
-	}
-	defer func() { _ = l.Close() }()
-	first, ok := l.Next()
-	var head struct {
-		SessionID   string `json:"sessionId"`
-		ProjectHash string `json:"projectHash"`
-	}
-	if !ok || json.Unmarshal(first, &head) != nil || head.SessionID == "" {
-		return refused("the chat does not begin with its session header"), nil
-	}
-	if head.SessionID != r.SessionID {
-		return refused("the chat is another session's"), nil
-	}
-	sum := sha256.Sum256([]byte(r.Dir))
-	if head.ProjectHash != hex.EncodeToString(sum[:]) {
-		return refused("the chat's working directory is not the project's"), nil
-	}
-	var (
-		order []string
-		byID  = map[string]message{}
-	)
-	put := func(m message) {
-		if _, seen := byID[m.ID]; !seen {
-			order = append(order, m.ID)
+	return provider.ReadJSONL(ctx, r.Path, func(l *provider.JSONL) provider.Transcript {
+		first, ok := l.Next()
+		var head struct {
+			SessionID   string `json:"sessionId"`
+			ProjectHash string `json:"projectHash"`
 		}
-		byID[m.ID] = m
-	}
-	for line, ok := l.Next(); ok; line, ok = l.Next() {
-		var rec struct {
-			Set *struct {
-				Messages *[]message `json:"messages"`
-			} `json:"$set"`
-			message
+		if !ok || json.Unmarshal(first, &head) != nil || head.SessionID == "" {
+			return provider.Refused("the chat does not begin with its session header")
 		}
-		if json.Unmarshal(line, &rec) != nil {
-			continue
+		if head.SessionID != r.SessionID {
+			return provider.Refused("the chat is another session's")
 		}
-		switch {
-		case rec.Set != nil && rec.Set.Messages != nil:
-			order, byID = nil, map[string]message{}
-			for _, m := range *rec.Set.Messages {
-				put(m)
+		sum := sha256.Sum256([]byte(r.Dir))
+		if head.ProjectHash != hex.EncodeToString(sum[:]) {
+			return provider.Refused("the chat's working directory is not the project's")
+		}
+		var (
+			order []string
+			byID  = map[string]message{}
+		)
+		put := func(m message) {
+			if _, seen := byID[m.ID]; !seen {
+				order = append(order, m.ID)
 			}
-		case rec.ID != "" && rec.Type != "":
-			put(rec.message)
+			byID[m.ID] = m
 		}
-	}
-	var t provider.Transcript
-	for _, id := range order {
-		if tr, ok := byID[id].turn(); ok {
-			t.Turns = append(t.Turns, tr)
+		for line, ok := l.Next(); ok; line, ok = l.Next() {
+			var rec struct {
+				Set *struct {
+					Messages *[]message `json:"messages"`
+				} `json:"$set"`
+				message
+			}
+			if json.Unmarshal(line, &rec) != nil {
+				continue
+			}
+			switch {
+			case rec.Set != nil && rec.Set.Messages != nil:
+				order, byID = nil, map[string]message{}
+				for _, m := range *rec.Set.Messages {
+					put(m)
+				}
+			case rec.ID != "" && rec.Type != "":
+				put(rec.message)
+			}
 		}
-	}
-	return t, nil
+		var t provider.Transcript
+		for _, id := range order {
+			if tr, ok := byID[id].turn(); ok {
+				t.Turns = append(t.Turns, tr)
+			}
+		}
+		return t
+	})
 }
-
-func refused(reason string) provider.Transcript { return provider.Transcript{NotIsolated: reason} }
 
 // message is one message of a Gemini CLI chat.
 type message struct {
