@@ -53,7 +53,9 @@
 // record and summary, or the reason the file is not provably the session's
 // (Transcript.NotIsolated: a file of another session or directory). The
 // server adapter drops the turns outside the window and bounds the answer;
-// OpenJSONL, ParseTime and ContentText read the shapes the CLIs share.
+// ReadJSONL frames a reader over a JSON-lines file (Refused is its answer for a
+// file that is not the session's), and OpenJSONL, ParseTime and ContentText read
+// the shapes the CLIs share.
 //
 // Test an implementation with package providertest: Serve runs it behind
 // real gRPC in-process and Exercise is the conformance kit.
