@@ -55,15 +55,8 @@ var _ provider.Connector = (*Handle)(nil)
 // built before the Connect RPC cannot answer it, and memhost keeps no copy of any CLI's files
 // and commands to fall back on: connecting it asks for a rebuilt plugin.
 func (h *Handle) Connect(ctx context.Context, r provider.ConnectRequest) (provider.Connection, error) {
-	var c provider.Connection
-	err := h.Call(ctx, "Connect", func(ctx context.Context, p provider.Provider) error {
-		conn, ok := p.(provider.Connector)
-		if !ok {
-			return fmt.Errorf("%w: the plugin cannot connect its CLI", provider.ErrUnimplemented)
-		}
-		var err error
-		c, err = conn.Connect(ctx, r)
-		return err
+	c, err := callOptional(ctx, h, "Connect", "the plugin cannot connect its CLI", func(ctx context.Context, conn provider.Connector) (provider.Connection, error) {
+		return conn.Connect(ctx, r)
 	})
 	if errors.Is(err, provider.ErrUnimplemented) {
 		return provider.Connection{}, fmt.Errorf("provider %s (%s) is too old to connect its CLI; rebuild it", h.Info().Name, h.Status().Binary)
@@ -76,15 +69,8 @@ var _ provider.Tasker = (*Handle)(nil)
 // Task asks the provider for the prompt the CLI's arguments carry. A provider built before the
 // Task RPC knows none: "" and no error, so the session gets the query-less banner.
 func (h *Handle) Task(ctx context.Context, args []string) (string, error) {
-	var task string
-	err := h.Call(ctx, "Task", func(ctx context.Context, p provider.Provider) error {
-		t, ok := p.(provider.Tasker)
-		if !ok {
-			return nil
-		}
-		var err error
-		task, err = t.Task(ctx, args)
-		return err
+	task, err := callOptional(ctx, h, "Task", "the plugin reads no tasks", func(ctx context.Context, t provider.Tasker) (string, error) {
+		return t.Task(ctx, args)
 	})
 	if errors.Is(err, provider.ErrUnimplemented) {
 		return "", nil
@@ -98,15 +84,24 @@ var _ provider.TranscriptReader = (*Handle)(nil)
 // provider built before the Transcript RPC answers an error wrapping ErrUnimplemented: it
 // reads no transcripts, and the session's metadata is journalled alone.
 func (h *Handle) Transcript(ctx context.Context, r provider.TranscriptRequest) (provider.Transcript, error) {
-	var t provider.Transcript
-	err := h.Call(ctx, "Transcript", func(ctx context.Context, p provider.Provider) error {
-		tr, ok := p.(provider.TranscriptReader)
+	return callOptional(ctx, h, "Transcript", "the plugin reads no transcripts", func(ctx context.Context, tr provider.TranscriptReader) (provider.Transcript, error) {
+		return tr.Transcript(ctx, r)
+	})
+}
+
+// callOptional runs method through the supervisor on the provider's optional interface I (an
+// RPC added after the first providers shipped); a provider without it is an error wrapping
+// ErrUnimplemented that says what it lacks, for the caller to map to its fallback.
+func callOptional[I, T any](ctx context.Context, h *Handle, method, lacks string, fn func(context.Context, I) (T, error)) (T, error) {
+	var out T
+	err := h.Call(ctx, method, func(ctx context.Context, p provider.Provider) error {
+		impl, ok := p.(I)
 		if !ok {
-			return fmt.Errorf("%w: the plugin reads no transcripts", provider.ErrUnimplemented)
+			return fmt.Errorf("%w: %s", provider.ErrUnimplemented, lacks)
 		}
 		var err error
-		t, err = tr.Transcript(ctx, r)
+		out, err = fn(ctx, impl)
 		return err
 	})
-	return t, err
+	return out, err
 }
