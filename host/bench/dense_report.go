@@ -76,6 +76,7 @@ func renderOnlyDense(r Report) string {
 	for _, d := range r.Dense {
 		renderDense(&b, d, note)
 	}
+	renderScorecard(&b, r, "## Targets in this run")
 	fmt.Fprintf(&b, "\n| run | |\n| --- | --- |\n| date | %s (%s) |\n| machine | %d CPUs, %s, %s RAM |\n| PostgreSQL | %s, shared_buffers %s |\n",
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Elapsed.Round(time.Second), r.Machine.CPUs, r.Machine.CPUModel, r.Machine.RAM,
 		r.Machine.Postgres, r.Machine.SharedBuffers)

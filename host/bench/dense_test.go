@@ -47,6 +47,7 @@ func TestRenderDenseRounds(t *testing.T) {
 	require.Contains(t, md, "stay <= 0.5% | 0.85 (write path: 0.40% false / 20.0% missed; cosine alone: 4.0% false / 10.0% missed) |")
 	require.Contains(t, md, "| - false / missed folds by threshold: cosine alone (write path) | 0.80: 8.0% / 5.0% (1.00% / 10.0%); 0.85: 4.0% / 10.0% (0.40% / 20.0%) |")
 	require.Contains(t, md, "- Dense 1024: no fold threshold from 0.50 to 0.99 keeps the write path's false folds within 0.5%.")
+	require.Contains(t, md, "| a re-embed (dense 768-d) moves agents' store and search p99 <= 1.5x | store 9.00 ms -> 9.00 ms = 1.00x, search 9.00 ms -> 18.00 ms = 2.00x | **MISS** |")
 
 	slow := calibrated
 	slow.Shared.All.Search = Latency{N: 10, P50: 30 * time.Millisecond, P99: 90 * time.Millisecond}

@@ -34,6 +34,15 @@ gets the same calls over HTTP in the same rotation, on a database schema of its 
 ratios are given both ways.
 `
 
+// optIn is the side of the host with memory.flush_writes = false; its zero value (no calls)
+// when the round ran without it.
+func (r Peers) optIn() PeerSide {
+	if r.OptIn > 0 && r.OptIn < len(r.Sides)-1 {
+		return r.Sides[r.OptIn]
+	}
+	return PeerSide{}
+}
+
 // renderPeers writes the peers round.
 func renderPeers(b *strings.Builder, r Peers, note func(string, ...any)) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
@@ -46,10 +55,7 @@ func renderPeers(b *strings.Builder, r Peers, note func(string, ...any)) {
 	m, pe := r.Sides[0], r.Sides[len(r.Sides)-1]
 	sr, sr99, qr := ratio(m.Store.P50, pe.Store.P50), ratio(m.Store.P99, pe.Store.P99), ratio(m.Search.P50, pe.Search.P50)
 	w("\n| memhost / peer | target | default (flush_writes = true) | | opt-in (flush_writes = false, the peer's durability) | |\n| --- | --- | --- | --- | --- | --- |\n")
-	var o PeerSide
-	if r.OptIn > 0 && r.OptIn < len(r.Sides)-1 {
-		o = r.Sides[r.OptIn]
-	}
+	o := r.optIn()
 	both := func(name, target string, def, opt float64, limit float64) {
 		optCell, optVerdict := "not run", ""
 		if o.Store.N > 0 {
@@ -68,7 +74,7 @@ func renderPeers(b *strings.Builder, r Peers, note func(string, ...any)) {
 	w("| memhost's service time: search mean / p50 / p99 | %s / %s / %s |\n", ms(r.SearchSvc.Mean), ms(r.SearchSvc.P50), ms(r.SearchSvc.P99))
 	w("| machine load (1/5/15-min load average) before / after the timed calls | %s / %s |\n", r.LoadAvg[0], r.LoadAvg[1])
 	if sr > targetPeerStoreRatio || sr99 > 1 || qr > 1 {
-		note("Side by side with %s: memory_store p50 %.2fx and p99 %.2fx the peer's, memory_search p50 %.2fx (targets <= %.1fx, <= 1x, <= 1x), with memhost's default durable writes; with memory.flush_writes = false (the peer's durability) memory_store p50 %.2fx and p99 %.2fx; memhost's service time is in the table, the rest is MCP, HTTP and JSON on the client's side.",
+		note("Side by side with %s: memory_store p50 %.2fx and p99 %.2fx the peer's, memory_search p50 %.2fx (targets <= %.1fx, <= 1x, <= 1x), with memhost's default durable writes; with memory.flush_writes = false (the peer's durability) memory_store p50 %.2fx and p99 %.2fx; memhost's service time is in the table, the rest is MCP, HTTP and JSON on the client's side; \"Where the time goes\" splits a write into its steps and says what parity would take.",
 			r.Peer, sr, sr99, qr, targetPeerStoreRatio, ratio(o.Store.P50, pe.Store.P50), ratio(o.Store.P99, pe.Store.P99))
 	}
 }

@@ -197,6 +197,7 @@ func Render(r Report) string {
 		return renderOnlyDense(r)
 	}
 	if r.Config.OnlyPeers || r.Config.OnlySpawn {
+		renderScorecard(&b, r, "## Targets in this run")
 		if r.Spawn != nil {
 			renderSpawn(&b, *r.Spawn, note)
 		}
@@ -223,6 +224,7 @@ func Render(r Report) string {
 	w("| sizes | %s |\n| seed | %d |\n| total run time | %s |\n", joinInts(r.Config.Sizes), r.Config.Seed, r.Elapsed.Round(time.Second))
 	w("| machine load (1/5/15-min load average) at the start / the end | %s / %s |\n", r.LoadAvg[0], r.LoadAvg[1])
 
+	renderScorecard(&b, r, "## Targets in this run")
 	b.WriteString(whereTimeGoes)
 	w("\n## Plugin round trip\n\n| metric | target | measured | |\n| --- | --- | --- | --- |\n")
 	w("| p50 (%d calls) | <= %s | %s | %s |\n", r.RoundTrip.N, ms(targetRTTP50), ms(r.RoundTrip.P50), verdict(r.RoundTrip.P50 <= targetRTTP50))
@@ -366,6 +368,7 @@ func renderOnlyShared(r Report) string {
 		setting += ", prewarmed"
 	}
 	renderShared(&b, s, fmt.Sprintf("%d memories in %d projects, %s", s.Layout.Total, len(s.Layout.Sizes), setting), false, note)
+	renderScorecard(&b, r, "### Targets at this setting")
 	w("\n| run | |\n| --- | --- |\n")
 	w("| date | %s (%s) |\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Elapsed.Round(time.Second))
 	w("| machine | %d CPUs, %s, %s RAM |\n", r.Machine.CPUs, r.Machine.CPUModel, r.Machine.RAM)
@@ -387,13 +390,13 @@ func renderOnlyShared(r Report) string {
 // within 1.3x from 1K to 100K memories; a fold lookup through an index does not grow with n).
 const targetFlat = 1.3
 
-// renderFlatness compares memory_store in the smallest and the largest project of the size
-// rounds.
-func renderFlatness(b *strings.Builder, scales []Scale, note func(string, ...any)) {
+// flatness is the smallest and the largest project of the size rounds; ok is false when
+// fewer than two sizes ran.
+func flatness(scales []Scale) (lo, hi Scale, ok bool) {
 	if len(scales) < 2 {
-		return
+		return lo, hi, false
 	}
-	lo, hi := scales[0], scales[0]
+	lo, hi = scales[0], scales[0]
 	for _, s := range scales {
 		if s.N < lo.N {
 			lo = s
@@ -402,12 +405,22 @@ func renderFlatness(b *strings.Builder, scales []Scale, note func(string, ...any
 			hi = s
 		}
 	}
+	return lo, hi, true
+}
+
+// renderFlatness compares memory_store in the smallest and the largest project of the size
+// rounds.
+func renderFlatness(b *strings.Builder, scales []Scale, note func(string, ...any)) {
+	lo, hi, ok := flatness(scales)
+	if !ok {
+		return
+	}
 	r := ratio(hi.Store.P50, lo.Store.P50)
 	fmt.Fprintf(b, "\n## memory_store from %d to %d memories in one project\n\n", lo.N, hi.N)
 	fmt.Fprintf(b, "| metric | target | measured | |\n| --- | --- | --- | --- |\n")
 	fmt.Fprintf(b, "| memory_store p50 at %d / at %d (in the service, the rounds above) | <= %.1fx | %s / %s = %.2fx | %s |\n",
 		hi.N, lo.N, targetFlat, ms(hi.Store.P50), ms(lo.Store.P50), r, verdict(r <= targetFlat))
 	if r > targetFlat {
-		note("memory_store at %d memories is %.2fx its p50 at %d (target <= %.1fx): the rows above split it into new facts and paraphrases; the lexical fold candidates read longer posting lists and the project's graph and btrees are deeper in a larger project.", hi.N, r, lo.N, targetFlat)
+		note("memory_store at %d memories is %.2fx its p50 at %d (target <= %.1fx): the rows above split it into new facts and paraphrases; the lexical fold candidates read longer posting lists and the project's graph and btrees are deeper in a larger project (\"Where the time goes\" times the fold lookup at both sizes and says what was tried).", hi.N, r, lo.N, targetFlat)
 	}
 }
