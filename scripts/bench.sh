@@ -83,7 +83,7 @@ if [ "${1:-}" != 1m ]; then
     -pairs "$root/plugins/embed-bm25/bm25/testdata/pairs.jsonl" \
     -quality "$root/host/bench/testdata/quality.json" \
     -retrieval "$root/host/bench/testdata/retrieval" \
-    -out "$root/docs/benchmarks.md" \
+    -out "$root/docs/benchmarks.md" -save "$root/.memhost/bench-report.json" \
     -shared "${BENCH_SHARED:-100000}" \
     -dense "${BENCH_DENSE-768,1024}" -dense-plugin "$dense_plugin" \
     "${peer[@]}"

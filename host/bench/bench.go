@@ -25,9 +25,9 @@ type Config struct {
 	ImportBatch   int               // records per store.Import call (one COPY each)
 	ImportWorkers int               // concurrent store.Import calls
 	Seed          uint64            // corpus seed: the same seed loads the same texts
-	Redact        memory.RedactFunc // the write path's redactor; nil runs without one
+	Redact        memory.RedactFunc `json:"-"` // the write path's redactor; nil runs without one
 	RedactNote    string            // how Redact was chosen, for the report
-	Progress      io.Writer         // progress lines; nil discards them
+	Progress      io.Writer         `json:"-"` // progress lines; nil discards them
 	// The shared-database round (scale_shared*.go): SharedTotal memories over many projects,
 	// timed through MCP against a real host; 0 skips it.
 	SharedTotal int

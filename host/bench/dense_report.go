@@ -44,7 +44,7 @@ func renderDense(b *strings.Builder, d Dense, note func(string, ...any)) {
 	w("| - those calls to the re-embedded project (%d) / to the others (%d): store p99; search p99 | %s / %s; %s / %s |\n",
 		r.LargeStore.N, r.OtherStore.N, ms(r.LargeStore.P99), ms(r.OtherStore.P99), ms(r.LargeSearch.P99), ms(r.OtherSearch.P99))
 	if sr > targetReembedRatio || qr > targetReembedRatio {
-		note("Dense %d: a re-embed moved agents' p99 by %.2fx (store) and %.2fx (search) against the %.1fx target: the job's batches and the indexer's graph insertions share the two cores with the calls, and until the indexer has moved the re-embedded rows their project's searches scan them exactly (the rows split by phase and by project say which weighed more).", d.Embedder.Dimensions, sr, qr, targetReembedRatio)
+		note("Dense %d: a re-embed moved agents' p99 by %.2fx (store) and %.2fx (search) against the %.1fx target: the job's batches and the indexer's graph insertions share the two cores with the calls, and until the indexer has moved the re-embedded rows their project's searches scan them exactly (the rows split by phase and by project say which weighed more). What would take it under: a larger memory.background_yield (the job and the indexer rest longer while agents call, and the re-embed takes longer), and an indexer that moves a re-embedded project's rows into its graph before they are searched.", d.Embedder.Dimensions, sr, qr, targetReembedRatio)
 	}
 	f := d.Fold
 	if f.Calibrated > 0 {

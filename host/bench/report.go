@@ -27,6 +27,9 @@ host/bench); edit the generator, not this file.
 
 ` + "`scripts/bench.sh`" + ` starts a private cluster under ./.memhost/bench-pg (database
 memhost_bench) and runs the benchmark from host/. Every measurement uses a fresh schema.
+The run's measurements are also saved to .memhost/bench-report.json: after a change to the
+report's text, ` + "`cd host && go run ./cmd/memhost-bench -render ../.memhost/bench-report.json`" + `
+rewrites this file from them without measuring again.
 
 ## Build and start (` + "`" + `make run` + "`" + `)
 

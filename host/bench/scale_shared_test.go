@@ -211,3 +211,27 @@ func TestRenderOnlySharedIsOneSectionOfItsSettings(t *testing.T) {
 	require.Contains(t, sized, "| table and indexes prewarmed into shared_buffers (pg_prewarm) | 128 pages (1 MiB) in 1s |")
 	require.Contains(t, sized, "Misses in this run: none, every target was met.")
 }
+
+// TestASharedMissSaysWhy: a missed shared-layout target is explained from the class's own
+// figures: the flush when the unflushed writes meet it, the service when its own tail misses,
+// else the client's side; a slow nearest-neighbour query names the memory it needs.
+func TestASharedMissSaysWhy(t *testing.T) {
+	t.Parallel()
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	c := SharedClass{Store: Latency{N: 9, P50: ms(3), P99: ms(40)}, Search: Latency{N: 9, P50: ms(3), P99: ms(9)},
+		StoreUnflushed: Latency{N: 9, P50: ms(2), P99: ms(12)}}
+	require.Contains(t, sharedWhy(c), "the store's miss is the commit's fdatasync")
+
+	c.StoreUnflushed.P99 = ms(30)
+	c.StoreServer = ServerTime{P50: ms(2), P99: ms(35)}
+	c.Checkpoints = 2
+	require.Contains(t, sharedWhy(c), "The service's own store p99 is 35.00 ms (checkpoints beside the calls: 2")
+
+	c.StoreServer.P99 = ms(10)
+	require.Contains(t, sharedWhy(c), "the rest is the call's MCP, HTTP and JSON")
+	require.NotContains(t, sharedWhy(c), "search")
+
+	c.Search.P99 = ms(60)
+	c.Nearest, c.Lookups = Latency{N: 5, P99: ms(50)}, 5
+	require.Contains(t, sharedWhy(c), "The nearest-neighbour query alone has p99 50.00 ms (run by 5 of 9 searches)")
+}

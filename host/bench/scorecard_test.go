@@ -13,29 +13,7 @@ import (
 // figures it was judged on; a skipped round has no row.
 func TestScorecardJudgesEveryTargetAtTheHead(t *testing.T) {
 	t.Parallel()
-	lat := func(p50, p99 time.Duration) Latency { return Latency{N: 10, P50: p50, P99: p99} }
-	shared := Shared{
-		Layout:  SharedLayout{Total: 1000, Sizes: []int{100, 900}, ByClass: map[string]int{classLarge: 1, classExact: 1}},
-		Classes: []SharedClass{{Class: classLarge, Projects: 1, MinRows: 100, MaxRows: 100}},
-		All:     SharedClass{Class: "all", Store: lat(2*time.Millisecond, 20*time.Millisecond), Search: lat(3*time.Millisecond, 9*time.Millisecond)},
-	}
-	rep := Report{
-		Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
-		Machine: Machine{CPUs: 2},
-		Config:  Config{Sizes: []int{1000, 100000}},
-		Scales: []Scale{
-			{N: 100000, Store: lat(1300*time.Microsecond, 0), Search: lat(4*time.Millisecond, 0), Recall: 0.97, EfSearch: 625},
-			{N: 1000, Store: lat(time.Millisecond, 0), Search: lat(time.Millisecond, 0), Recall: 1},
-		},
-		Peers: &Peers{Peer: "peer 1.0", OptIn: 1, Sides: []PeerSide{
-			{Name: "memhost", Store: lat(3*time.Millisecond, 6*time.Millisecond), Search: lat(time.Millisecond, 2*time.Millisecond)},
-			{Name: "memhost opt-in", Store: lat(2*time.Millisecond, 4*time.Millisecond)},
-			{Name: "peer", Store: lat(time.Millisecond, 8*time.Millisecond), Search: lat(2*time.Millisecond, 3*time.Millisecond)},
-		}},
-		Shared: &shared,
-		Spawn:  &SpawnBench{CLI: "claude", Facts: 200, Overhead: lat(25*time.Millisecond, 60*time.Millisecond)},
-		Slow:   &SlowModel{Model: "use-lite-512", Floor: lat(2*time.Millisecond, 0), Slow: lat(3*time.Millisecond, 0), Lag: ServerTime{P50: 40 * time.Millisecond, P99: 200 * time.Millisecond}, Lexical: 10},
-	}
+	rep := sampleReport()
 	md := Render(rep)
 	head, _, ok := strings.Cut(md, "## Where the time goes")
 	require.True(t, ok)
@@ -60,4 +38,31 @@ func TestScorecardJudgesEveryTargetAtTheHead(t *testing.T) {
 	// A run of the peers round alone heads its output with its own rows.
 	only := Render(Report{Config: Config{OnlyPeers: true}, Machine: Machine{CPUs: 2}, Peers: rep.Peers})
 	require.Contains(t, only, "## Targets in this run\n\n2 of 3 targets met")
+}
+
+// sampleReport is a run with a figure in every round the scorecard judges.
+func sampleReport() Report {
+	lat := func(p50, p99 time.Duration) Latency { return Latency{N: 10, P50: p50, P99: p99} }
+	shared := Shared{
+		Layout:  SharedLayout{Total: 1000, Sizes: []int{100, 900}, ByClass: map[string]int{classLarge: 1, classExact: 1}},
+		Classes: []SharedClass{{Class: classLarge, Projects: 1, MinRows: 100, MaxRows: 100}},
+		All:     SharedClass{Class: "all", Store: lat(2*time.Millisecond, 20*time.Millisecond), Search: lat(3*time.Millisecond, 9*time.Millisecond)},
+	}
+	return Report{
+		Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
+		Machine: Machine{CPUs: 2},
+		Config:  Config{Sizes: []int{1000, 100000}},
+		Scales: []Scale{
+			{N: 100000, Store: lat(1300*time.Microsecond, 0), Search: lat(4*time.Millisecond, 0), Recall: 0.97, EfSearch: 625},
+			{N: 1000, Store: lat(time.Millisecond, 0), Search: lat(time.Millisecond, 0), Recall: 1},
+		},
+		Peers: &Peers{Peer: "peer 1.0", OptIn: 1, Sides: []PeerSide{
+			{Name: "memhost", Store: lat(3*time.Millisecond, 6*time.Millisecond), Search: lat(time.Millisecond, 2*time.Millisecond)},
+			{Name: "memhost opt-in", Store: lat(2*time.Millisecond, 4*time.Millisecond)},
+			{Name: "peer", Store: lat(time.Millisecond, 8*time.Millisecond), Search: lat(2*time.Millisecond, 3*time.Millisecond)},
+		}},
+		Shared: &shared,
+		Spawn:  &SpawnBench{CLI: "claude", Facts: 200, Overhead: lat(25*time.Millisecond, 60*time.Millisecond)},
+		Slow:   &SlowModel{Model: "use-lite-512", Floor: lat(2*time.Millisecond, 0), Slow: lat(3*time.Millisecond, 0), Lag: ServerTime{P50: 40 * time.Millisecond, P99: 200 * time.Millisecond}, Lexical: 10},
+	}
 }

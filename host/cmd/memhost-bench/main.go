@@ -26,7 +26,7 @@ func main() {
 
 func run() error {
 	cfg := bench.Config{Progress: os.Stderr}
-	var sizes, out, dense string
+	var sizes, out, dense, saveTo, renderFrom string
 	var calibrate, onlyValue bool
 	flag.StringVar(&cfg.DatabaseURL, "db", os.Getenv("MEMHOST_BENCH_DATABASE_URL"), "database URL; the benchmark creates and drops schemas bench_* in it")
 	flag.StringVar(&cfg.PluginPath, "plugin", "../bin/plugins/memhost-embedder-bm25", "embedder plugin binary")
@@ -42,6 +42,8 @@ func run() error {
 	flag.IntVar(&cfg.ImportWorkers, "import-workers", 2, "concurrent store.Import calls")
 	flag.Uint64Var(&cfg.Seed, "seed", 7420, "corpus seed")
 	flag.StringVar(&out, "out", "../docs/benchmarks.md", "markdown report to write; - for stdout")
+	flag.StringVar(&saveTo, "save", "", "also write the run's measurements as JSON to this file, for -render")
+	flag.StringVar(&renderFrom, "render", "", "measure nothing: render the measurements a -save run wrote (a change to the report's text needs no new run)")
 	flag.IntVar(&cfg.SharedTotal, "shared", 100000, "memories in the shared-database round (100 projects + one large); 0 skips it")
 	flag.IntVar(&cfg.SharedOps, "shared-ops", 200, "timed memory_store and memory_search calls per class of project in the shared round")
 	flag.StringVar(&cfg.HostPath, "host", "../bin/memhost", "memhost binary the shared round starts")
@@ -67,6 +69,13 @@ func run() error {
 	flag.BoolVar(&onlyValue, "only-value", false, "run the value A/B round alone (needs -value-claude, -host and the providers beside -plugin) and write its report")
 	flag.BoolVar(&calibrate, "calibrate", false, "only measure the -plugin embedder's relevance floor, vector weight and fold threshold on the -retrieval and fold sets, and print the configuration that applies them (docs/ranking.md)")
 	flag.Parse()
+	if renderFrom != "" {
+		rep, err := bench.LoadReport(renderFrom)
+		if err != nil {
+			return err
+		}
+		return writeReport(out, bench.Render(rep))
+	}
 	if cfg.ProseRoot == "" {
 		goroot, err := exec.Command("go", "env", "GOROOT").Output()
 		if err != nil {
@@ -119,6 +128,11 @@ func run() error {
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if saveTo != "" {
+		if err := bench.SaveReport(saveTo, rep); err != nil {
+			return err
+		}
 	}
 	if err := writeReport(out, bench.Render(rep)); err != nil {
 		return err
