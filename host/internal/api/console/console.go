@@ -111,7 +111,7 @@ func New(o Options) *Console {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	c := &Console{Options: o, pages: parsed, mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
+	c := &Console{Options: o, pages: parsed(), mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
 	c.hub = newHub(o.Feed, o.Figures, o.Logger)
 	c.routes()
 	return c

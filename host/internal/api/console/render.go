@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,16 +26,18 @@ type pages struct {
 	byName map[string]*template.Template
 }
 
-// parsed are the console's pages, parsed once at start: they are compiled into the binary, so
-// a template that does not parse is a defect of the build (the package's tests parse them all),
-// as with template.Must.
-var parsed = func() *pages {
+// parsed are the console's pages, parsed once, when the first console is built (a host's
+// start): they are compiled into the binary, so a template that does not parse is a defect of
+// the build (the package's tests parse them all), as with template.Must. Not at the package's
+// init: parsing them takes 10-20 ms, which every process of the binary would pay, `memhost run`
+// and the CLIs' hooks included.
+var parsed = sync.OnceValue(func() *pages {
 	p, err := loadPages()
 	if err != nil {
 		panic(err)
 	}
 	return p
-}()
+})
 
 func loadPages() (*pages, error) {
 	names, err := fs.Glob(templateFS, "templates/*.html")

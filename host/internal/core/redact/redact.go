@@ -68,8 +68,10 @@ type extraRule struct {
 	context *regexp.Regexp
 }
 
-// allRules are the rules Redact applies besides gitleaks'.
-var allRules = append(append([]extraRule(nil), extraRules...), keyShapes...)
+// allRules are the rules Redact applies besides gitleaks', compiled at the first Redact, not
+// at the package's init, which every process of the binary pays (memhost run and the CLIs'
+// hooks among them).
+var allRules = sync.OnceValue(func() []extraRule { return append(extraRules(), keyShapes()...) })
 
 // awsKeyID is an AWS access key id, the context of its secret access key.
 var awsKeyID = regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`)
@@ -79,75 +81,78 @@ var awsKeyID = regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]
 const secretNames = `(?:client[\s_-]+secret|secret(?:[\s_-]+access)?(?:[\s_-]+key)?|` +
 	`(?:(?:api|access|auth|deploy|session|refresh)[\s_-]*)?token|api[\s_-]*key|access[\s_-]+key)`
 
-var extraRules = []extraRule{
-	{
-		// user:password@ in any scheme:// — keep the URL (host and user are useful context in
-		// a memory such as "staging DB is postgres://app@db:5432") and drop only the password.
-		// People paste passwords unescaped, so it may hold '/' and '@': it runs to the last
-		// '@' before the host. The user may be empty (redis://:pw@host).
-		id: "url-password",
-		re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@"'<>]*:([^\s"'<>` + backtick + `]+)@[^\s@/?#"'<>]*`),
-	},
-	{
-		// password=..., passwd: ..., pwd = "..." in prose and snippets. gitleaks'
-		// generic-api-key rule requires high entropy, so human-chosen passwords pass it.
-		id: "password-assignment",
-		re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd)\b["']?\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
-	},
-	{
-		// "the admin password is X", "the password for the staging db was set to X". The value
-		// is a secret unless it is a word of prose ("is rotated monthly", "is in vault").
-		id: "password-phrase",
-		re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode)\b(?:\s+(?:for|of|on|to)(?:\s+[\w.@:/-]+){1,4}?)?` +
-			`\s+(?:is|was)(?:\s+(?:set|changed|reset|updated)\s+to|\s+now)?\s*:?\s+` + phraseValue),
-		secret: func(v string) bool { return !proseWord(v) },
-	},
-	{
-		// "AWS: AKIA... / <secret>": the secret access key is 40 characters of base64 that
-		// gitleaks recognises only behind a name (aws_secret_access_key = ...). Beside a key id
-		// any such run with mixed case and digits is the secret; a commit hash (hex) is not.
-		id:      "aws-secret-access-key",
-		re:      regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
-		secret:  mixedCase,
-		context: awsKeyID,
-	},
-	{
-		// "the secret key for prod is X", "the api token was set to X", as password-phrase for
-		// passwords. A generated value is asked for (letters and digits, 8 or more), so that
-		// "the token is valid for an hour" or "is sha256-hashed" stays.
-		id: "secret-phrase",
-		re: regexp.MustCompile(`(?i)\b` + secretNames + `\b(?:\s+(?:for|of|on|to)(?:\s+[\w.@:/-]+){1,4}?)?` +
-			`\s+(?:is|was)(?:\s+(?:set|changed|reset|updated)\s+to|\s+now)?\s*:?\s+` + phraseValue),
-		secret: keyValue,
-	},
-	{
-		// secret: X, token = X, api_key: "X" with a value gitleaks' entropy test lets pass (a
-		// human-chosen one). Types and calls ("token: string", "token = getToken(ctx)") hold no
-		// letters and digits together.
-		id:     "secret-assignment",
-		re:     regexp.MustCompile(`(?i)\b` + secretNames + `\b["']?\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
-		secret: keyValue,
-	},
-	{
-		// OpenAI keys: the legacy sk- + 48 alphanumerics and the sk-proj-/sk-svcacct-/sk-admin-
-		// forms. gitleaks' openai rule only knows keys with the T3BlbkFJ marker.
-		id:     "openai-api-key",
-		re:     regexp.MustCompile(`\b(sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{32,})`),
-		secret: mixedCase,
-	},
-	{
-		// Authorization: Bearer|Basic|token <credential> outside a curl command (gitleaks only
-		// checks headers inside curl invocations).
-		id:     "authorization-header",
-		re:     regexp.MustCompile(`(?i)\bauthorization\s*:\s*(?:(?:bearer|basic|token|digest|apikey)\s+)?([A-Za-z0-9._~+/-]{8,}=*)`),
-		secret: hasDigitAndLetter,
-	},
-	{
-		// "bearer <token>" in prose.
-		id:     "bearer-token",
-		re:     regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)`),
-		secret: hasDigitAndLetter,
-	},
+// extraRules are the free-text patterns memhost adds to gitleaks' ruleset.
+func extraRules() []extraRule {
+	return []extraRule{
+		{
+			// user:password@ in any scheme:// — keep the URL (host and user are useful context in
+			// a memory such as "staging DB is postgres://app@db:5432") and drop only the password.
+			// People paste passwords unescaped, so it may hold '/' and '@': it runs to the last
+			// '@' before the host. The user may be empty (redis://:pw@host).
+			id: "url-password",
+			re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@"'<>]*:([^\s"'<>` + backtick + `]+)@[^\s@/?#"'<>]*`),
+		},
+		{
+			// password=..., passwd: ..., pwd = "..." in prose and snippets. gitleaks'
+			// generic-api-key rule requires high entropy, so human-chosen passwords pass it.
+			id: "password-assignment",
+			re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd)\b["']?\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
+		},
+		{
+			// "the admin password is X", "the password for the staging db was set to X". The value
+			// is a secret unless it is a word of prose ("is rotated monthly", "is in vault").
+			id: "password-phrase",
+			re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode)\b(?:\s+(?:for|of|on|to)(?:\s+[\w.@:/-]+){1,4}?)?` +
+				`\s+(?:is|was)(?:\s+(?:set|changed|reset|updated)\s+to|\s+now)?\s*:?\s+` + phraseValue),
+			secret: func(v string) bool { return !proseWord(v) },
+		},
+		{
+			// "AWS: AKIA... / <secret>": the secret access key is 40 characters of base64 that
+			// gitleaks recognises only behind a name (aws_secret_access_key = ...). Beside a key id
+			// any such run with mixed case and digits is the secret; a commit hash (hex) is not.
+			id:      "aws-secret-access-key",
+			re:      regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			secret:  mixedCase,
+			context: awsKeyID,
+		},
+		{
+			// "the secret key for prod is X", "the api token was set to X", as password-phrase for
+			// passwords. A generated value is asked for (letters and digits, 8 or more), so that
+			// "the token is valid for an hour" or "is sha256-hashed" stays.
+			id: "secret-phrase",
+			re: regexp.MustCompile(`(?i)\b` + secretNames + `\b(?:\s+(?:for|of|on|to)(?:\s+[\w.@:/-]+){1,4}?)?` +
+				`\s+(?:is|was)(?:\s+(?:set|changed|reset|updated)\s+to|\s+now)?\s*:?\s+` + phraseValue),
+			secret: keyValue,
+		},
+		{
+			// secret: X, token = X, api_key: "X" with a value gitleaks' entropy test lets pass (a
+			// human-chosen one). Types and calls ("token: string", "token = getToken(ctx)") hold no
+			// letters and digits together.
+			id:     "secret-assignment",
+			re:     regexp.MustCompile(`(?i)\b` + secretNames + `\b["']?\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
+			secret: keyValue,
+		},
+		{
+			// OpenAI keys: the legacy sk- + 48 alphanumerics and the sk-proj-/sk-svcacct-/sk-admin-
+			// forms. gitleaks' openai rule only knows keys with the T3BlbkFJ marker.
+			id:     "openai-api-key",
+			re:     regexp.MustCompile(`\b(sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{32,})`),
+			secret: mixedCase,
+		},
+		{
+			// Authorization: Bearer|Basic|token <credential> outside a curl command (gitleaks only
+			// checks headers inside curl invocations).
+			id:     "authorization-header",
+			re:     regexp.MustCompile(`(?i)\bauthorization\s*:\s*(?:(?:bearer|basic|token|digest|apikey)\s+)?([A-Za-z0-9._~+/-]{8,}=*)`),
+			secret: hasDigitAndLetter,
+		},
+		{
+			// "bearer <token>" in prose.
+			id:     "bearer-token",
+			re:     regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)`),
+			secret: hasDigitAndLetter,
+		},
+	}
 }
 
 // keyShapes are provider keys known by their exact shape: a fixed prefix that names what the
@@ -156,16 +161,18 @@ var extraRules = []extraRule{
 // but a value of a key's exact shape is a key whatever its entropy (a real one can be dull, and
 // whoever pasted it did not know it was harmless). The bare prefix in prose ("ghp_ tokens are
 // classic PATs") has no body and stays.
-var keyShapes = []extraRule{
-	{id: "aws-access-token", re: regexp.MustCompile(`(` + awsKeyID.String() + `)`)},
-	{id: "github-pat", re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36})\b`)},
-	{id: "github-fine-grained-pat", re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b`)},
-	{id: "gitlab-pat", re: regexp.MustCompile(`\b(glpat-[A-Za-z0-9_-]{20})(?:[^A-Za-z0-9_-]|$)`)},
-	{id: "stripe-access-token", re: regexp.MustCompile(`\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,99})\b`)},
-	{id: "npm-access-token", re: regexp.MustCompile(`\b(npm_[A-Za-z0-9]{36})\b`)},
-	{id: "gcp-api-key", re: regexp.MustCompile(`\b(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)`)},
-	{id: "openai-api-key", re: regexp.MustCompile(`\b(sk-[A-Za-z0-9]{48})\b`)},
-	{id: "huggingface-access-token", re: regexp.MustCompile(`\b(hf_[A-Za-z]{34})\b`)},
+func keyShapes() []extraRule {
+	return []extraRule{
+		{id: "aws-access-token", re: regexp.MustCompile(`(` + awsKeyID.String() + `)`)},
+		{id: "github-pat", re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36})\b`)},
+		{id: "github-fine-grained-pat", re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b`)},
+		{id: "gitlab-pat", re: regexp.MustCompile(`\b(glpat-[A-Za-z0-9_-]{20})(?:[^A-Za-z0-9_-]|$)`)},
+		{id: "stripe-access-token", re: regexp.MustCompile(`\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,99})\b`)},
+		{id: "npm-access-token", re: regexp.MustCompile(`\b(npm_[A-Za-z0-9]{36})\b`)},
+		{id: "gcp-api-key", re: regexp.MustCompile(`\b(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)`)},
+		{id: "openai-api-key", re: regexp.MustCompile(`\b(sk-[A-Za-z0-9]{48})\b`)},
+		{id: "huggingface-access-token", re: regexp.MustCompile(`\b(hf_[A-Za-z]{34})\b`)},
+	}
 }
 
 // phraseValue is the value after "password is": quoted, or one word whose trailing
@@ -237,7 +244,7 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	for _, f := range r.detector.DetectString(text) {
 		spans = append(spans, locate(text, f.RuleID, f.Match, f.Secret)...)
 	}
-	for _, rule := range allRules {
+	for _, rule := range allRules() {
 		if rule.context != nil && !rule.context.MatchString(text) {
 			continue
 		}
