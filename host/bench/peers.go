@@ -14,8 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host/internal/api/mcpserver"
-	"github.com/memhost/memhost/host/internal/core/memory"
-	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // The peers round drives memhost and @ai-devkit/memory (SQLite + FTS5, an MCP server over
@@ -54,8 +52,10 @@ type PeerSide struct {
 type peerSide struct {
 	name    string
 	session *mcp.ClientSession
-	store   func(ctx context.Context, f Fact) (folded bool, err error)
-	search  func(ctx context.Context, f Fact) (hit bool, err error)
+	// store and search call the side's tool; took is the call's own time at the client,
+	// without the bench's reading of the answer.
+	store   func(ctx context.Context, f Fact) (folded bool, took time.Duration, err error)
+	search  func(ctx context.Context, f Fact) (hit bool, took time.Duration, err error)
 	stores  []time.Duration
 	queries []time.Duration
 	selfHit int
@@ -109,14 +109,24 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 		return res, err
 	}
 	defer host.stop()
-	httpSide := memhostSide("memhost (streamable HTTP, as memhost run)", host.session)
+	httpSession, err := host.open(ctx, token, nil)
+	if err != nil {
+		return res, err
+	}
+	defer httpSession.Close()
+	httpSide := memhostSide("memhost (streamable HTTP, as memhost run)", httpSession)
 	optIn, dropOptIn, err := startOptIn(ctx, cfg, dir)
 	if err != nil {
 		return res, err
 	}
 	defer dropOptIn()
 	defer optIn.stop()
-	optInSide := memhostSide("memhost with memory.flush_writes = false (streamable HTTP)", optIn.session)
+	optInSession, err := optIn.open(ctx, optIn.token, nil)
+	if err != nil {
+		return res, err
+	}
+	defer optInSession.Close()
+	optInSide := memhostSide("memhost with memory.flush_writes = false (streamable HTTP)", optInSession)
 	stdioSession, err := connectStdio(ctx, exec.Command(cfg.HostPath, "mcp", "--config", filepath.Join(dir, "memhost.toml"), "--project", peersProject), dir)
 	if err != nil {
 		return res, fmt.Errorf("memhost mcp: %w", err)
@@ -135,20 +145,20 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	// memhost's two sides share one host and one project, so it is stored once.
 	p.logf("peers: preloading %d facts into memhost and %s", len(preload), res.Peer)
 	for _, f := range preload {
-		if _, err := httpSide.store(ctx, f); err != nil {
+		if _, _, err := httpSide.store(ctx, f); err != nil {
 			return res, err
 		}
-		if _, err := optInSide.store(ctx, f); err != nil {
+		if _, _, err := optInSide.store(ctx, f); err != nil {
 			return res, err
 		}
-		if _, err := peer.store(ctx, f); err != nil && !isPeerRefusal(err) {
+		if _, _, err := peer.store(ctx, f); err != nil && !isPeerRefusal(err) {
 			return res, err
 		}
 	}
 	// Warm-up searches on every side: first plans, connections and code paths.
 	for i := range 20 {
 		for _, s := range sides {
-			if _, err := s.search(ctx, preload[i]); err != nil {
+			if _, _, err := s.search(ctx, preload[i]); err != nil {
 				return res, err
 			}
 		}
@@ -172,9 +182,8 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 			res.Paraphrase++
 		}
 		for _, s := range inTurn(i, sides[i%2], optInSide, peer) {
-			t := time.Now()
-			folded, err := s.store(ctx, f)
-			s.stores = append(s.stores, time.Since(t))
+			folded, took, err := s.store(ctx, f)
+			s.stores = append(s.stores, took)
 			switch {
 			case s == peer && isPeerRefusal(err):
 				res.Rejected++
@@ -193,9 +202,8 @@ func measurePeers(ctx context.Context, cfg Config, p progress) (Peers, error) {
 	for i := range cfg.PeerOps {
 		f := all[r.IntN(len(all))]
 		for _, s := range inTurn(i, sides[i%2], optInSide, peer) {
-			t := time.Now()
-			hit, err := s.search(ctx, f)
-			s.queries = append(s.queries, time.Since(t))
+			hit, took, err := s.search(ctx, f)
+			s.queries = append(s.queries, took)
 			if err != nil {
 				return res, err
 			}
@@ -262,25 +270,18 @@ func inTurn(i int, sides ...*peerSide) []*peerSide {
 	return out
 }
 
-// memhostSide calls memhost's tools on session.
+// memhostSide calls memhost's tools on session, a session like a coding CLI's (no structured
+// output asked for), and reads the answers' text as the model would.
 func memhostSide(name string, session *mcp.ClientSession) *peerSide {
 	s := &peerSide{name: name, session: session}
-	s.store = func(ctx context.Context, f Fact) (bool, error) {
-		var out memory.StoreResult
-		err := callTool(ctx, session, mcpserver.ToolStore, map[string]any{"text": f.Text, "kind": string(f.Kind), "project": peersProject, "agent": "bench"}, &out)
-		return out.Folded, err
+	s.store = func(ctx context.Context, f Fact) (bool, time.Duration, error) {
+		text, took, err := callTool(ctx, session, mcpserver.ToolStore, map[string]any{"text": f.Text, "kind": string(f.Kind), "project": peersProject, "agent": "bench"})
+		return strings.HasPrefix(text, "Folded into") || strings.HasPrefix(text, "Already known"), took, err
 	}
-	s.search = func(ctx context.Context, f Fact) (bool, error) {
-		var out mcpserver.SearchOutput
-		if err := callTool(ctx, session, mcpserver.ToolSearch, map[string]any{"query": f.Query, "project": peersProject, "top_k": 10}, &out); err != nil {
-			return false, err
-		}
-		for _, h := range out.Hits {
-			if h.Text == f.Text || h.Text == f.Paraphrase {
-				return true, nil
-			}
-		}
-		return false, nil
+	s.search = func(ctx context.Context, f Fact) (bool, time.Duration, error) {
+		text, took, err := callTool(ctx, session, mcpserver.ToolSearch, map[string]any{"query": f.Query, "project": peersProject, "top_k": 10})
+		// Each hit is a line "N. [kind] text (id ..., score ...)".
+		return strings.Contains(text, "] "+f.Text+" (id ") || strings.Contains(text, "] "+f.Paraphrase+" (id "), took, err
 	}
 	return s
 }
@@ -305,29 +306,35 @@ func startPeer(ctx context.Context, command, dir string) (*peerSide, error) {
 	}
 	scope := peerScope
 	s := &peerSide{name: "@ai-devkit/memory (stdio)", session: session}
-	s.store = func(ctx context.Context, f Fact) (bool, error) {
-		return false, callTool(ctx, session, peerStoreTool, map[string]any{"title": peerTitle(f.Text), "content": f.Text, "scope": scope}, nil)
+	s.store = func(ctx context.Context, f Fact) (bool, time.Duration, error) {
+		_, took, err := callTool(ctx, session, peerStoreTool, map[string]any{"title": peerTitle(f.Text), "content": f.Text, "scope": scope})
+		return false, took, err
 	}
-	s.search = func(ctx context.Context, f Fact) (bool, error) {
+	s.search = func(ctx context.Context, f Fact) (bool, time.Duration, error) {
+		text, took, err := callTool(ctx, session, peerSearchTool, map[string]any{"query": f.Query, "scope": scope, "limit": 10})
+		if err != nil {
+			return false, took, err
+		}
 		var out struct {
 			Results []struct {
 				Content string `json:"content"`
 			} `json:"results"`
 		}
-		if err := callTool(ctx, session, peerSearchTool, map[string]any{"query": f.Query, "scope": scope, "limit": 10}, &out); err != nil {
-			return false, err
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			return false, took, fmt.Errorf("%s: decode the answer: %w", peerSearchTool, err)
 		}
 		for _, h := range out.Results {
 			if h.Content == f.Text || h.Content == f.Paraphrase {
-				return true, nil
+				return true, took, nil
 			}
 		}
-		return false, nil
+		return false, took, nil
 	}
 	return s, nil
 }
 
-// connectStdio starts cmd as an MCP server over stdio, its stderr in dir's log.
+// connectStdio starts cmd as an MCP server over stdio, its stderr in dir's log, and connects
+// as a coding CLI does (no structured output asked for).
 func connectStdio(ctx context.Context, cmd *exec.Cmd, dir string) (*mcp.ClientSession, error) {
 	logs, err := os.OpenFile(filepath.Join(dir, filepath.Base(cmd.Path)+".stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -338,17 +345,19 @@ func connectStdio(ctx context.Context, cmd *exec.Cmd, dir string) (*mcp.ClientSe
 		// memhost mcp keeps its minted token in the user's cache: the run's own.
 		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
+	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, nil)
 	return c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 }
 
-// callTool calls a tool and decodes its answer into out (nil: ignored): the structured
-// output when the server gives one, else its first text content as JSON. A tool error is an
-// error carrying the server's text.
-func callTool(ctx context.Context, s *mcp.ClientSession, tool string, args map[string]any, out any) error {
+// callTool calls a tool and returns its first text content and how long the call took at the
+// client (the answer received and parsed by the MCP client; reading it is the caller's). A
+// tool error is an error carrying the server's text.
+func callTool(ctx context.Context, s *mcp.ClientSession, tool string, args map[string]any) (string, time.Duration, error) {
+	start := time.Now()
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	took := time.Since(start)
 	if err != nil {
-		return fmt.Errorf("%s: %w", tool, err)
+		return "", took, fmt.Errorf("%s: %w", tool, err)
 	}
 	var text string
 	for _, c := range res.Content {
@@ -358,21 +367,9 @@ func callTool(ctx context.Context, s *mcp.ClientSession, tool string, args map[s
 		}
 	}
 	if res.IsError {
-		return fmt.Errorf("%s: tool error: %s", tool, text)
+		return "", took, fmt.Errorf("%s: tool error: %s", tool, text)
 	}
-	if out == nil {
-		return nil
-	}
-	raw := []byte(text)
-	if res.StructuredContent != nil {
-		if raw, err = json.Marshal(res.StructuredContent); err != nil {
-			return err
-		}
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("%s: decode the answer: %w", tool, err)
-	}
-	return nil
+	return text, took, nil
 }
 
 // peerName is the peer's package name and version, from the package.json beside the dist

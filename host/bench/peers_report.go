@@ -16,7 +16,10 @@ same writes and the same questions through their MCP servers, from one client pr
 on each in turn (the order rotates, so no side always goes first), so all meet the machine at the same
 moment. memhost is a real ` + "`memhost serve`" + ` with the BM25 plugin, reached over streamable HTTP (as
 ` + "`memhost run`" + ` gives a CLI its tools) and through ` + "`memhost mcp`" + ` (the stdio forwarder ` + "`memhost connect`" + `
-registers), the two alternating on one host and one project. The texts are the shared round's
+registers), the two alternating on one host and one project. memhost's sessions connect as the
+coding CLIs do, asking for no structured output, so each answer is the text a model reads; a call
+is timed from ` + "`CallTool`" + ` to the answer received and parsed by the MCP client, and the bench's
+own reading of it (JSON for the peer, the text for memhost) is left out on both sides. The texts are the shared round's
 prose (Go standard library doc comments of 50 characters and more, the peer's minimum); the
 peer is given the text as its content and the text cut at a word before 100 characters as its
 title. Both sides first get the same preload through their store tools, then the timed writes

@@ -34,6 +34,7 @@ type benchHost struct {
 	done    chan error
 	logPath string
 	session *mcp.ClientSession
+	token   string // the session's bearer token
 	stopped sync.Once
 }
 
@@ -150,17 +151,27 @@ func startHostWith(ctx context.Context, bin, dbURL, pluginDir, dir, extra string
 	}
 }
 
-// connect opens the MCP session an agent would: streamable HTTP with a bearer token.
+// connect opens the MCP session an agent would: streamable HTTP with a bearer token. The bench
+// reads structured output, which a client gets only by asking for it.
 func (h *benchHost) connect(ctx context.Context, token string) error {
-	// The bench reads structured output, which a client gets only by asking for it.
-	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, &mcp.ClientOptions{Capabilities: wire.StructuredClient()})
+	cs, err := h.open(ctx, token, wire.StructuredClient())
+	if err != nil {
+		return err
+	}
+	h.session, h.token = cs, token
+	return nil
+}
+
+// open opens a session with caps over streamable HTTP: nil caps are a coding CLI's (Claude
+// Code, Codex and Gemini CLI ask for no structured output, so they get the text alone).
+func (h *benchHost) open(ctx context.Context, token string, caps *mcp.ClientCapabilities) (*mcp.ClientSession, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "memhost-bench", Version: "1"}, &mcp.ClientOptions{Capabilities: caps})
 	tr := &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}
 	cs, err := c.Connect(ctx, tr, nil)
 	if err != nil {
-		return fmt.Errorf("connect MCP client: %w", err)
+		return nil, fmt.Errorf("connect MCP client: %w", err)
 	}
-	h.session = cs
-	return nil
+	return cs, nil
 }
 
 // call calls a tool and decodes its structured output into out; a tool error is an error.
