@@ -60,11 +60,14 @@ func TestRenderMarksMisses(t *testing.T) {
 		Config:    Config{Sizes: []int{10}, RedactNote: "test"},
 		RoundTrip: Latency{N: 1, P50: 100 * time.Microsecond, P99: 2 * time.Millisecond},
 		Scales: []Scale{{N: 10, Import: ImportStats{Rows: 10, Wall: time.Second, EmbedBusy: time.Millisecond, ImportBusy: time.Second, Workers: 1},
-			Store: Latency{P50: time.Millisecond}, Search: Latency{P50: time.Millisecond}, Recall: 1}},
+			Store: Latency{P50: time.Millisecond}, Search: Latency{P50: time.Millisecond}, Recall: 1,
+			Banner: BannerBench{Candidates: 250, Fetch: Latency{N: 300, P50: time.Millisecond}, Render: Latency{N: 300, P50: 200 * time.Microsecond, P99: 2 * time.Millisecond}}}},
 	}
 	md := Render(rep)
 	require.Contains(t, md, "## How to run")
 	require.Contains(t, md, "| p50 (1 calls) | <= 200 µs | 100 µs | PASS |")
 	require.Contains(t, md, "| p99 | <= 1.00 ms | 2.00 ms | **MISS** |")
 	require.Contains(t, md, "Bulk import at 10")
+	// A render tail far above its median is said to be a tail, not the render's work.
+	require.Contains(t, md, "the render's p50 is 200 µs for the same 250 facts each time, so its p99 over 300 renders is a tail")
 }

@@ -24,13 +24,28 @@ type scoreRow struct {
 }
 
 // scorecard is every performance target the run measured (DESIGN.md "Performance targets",
-// issue 29's "What to reach"), one row each, judged by the same constants as the sections
+// issue 29's "What to reach"), one row each (a size round's targets share one), judged by the same constants as the sections
 // below it: a reader sees at the head of the report what passed and what missed, and where
 // to read why. Rounds the run skipped have no rows.
 func scorecard(r Report) []scoreRow {
 	var rows []scoreRow
 	add := func(ok bool, section, target, format string, args ...any) {
 		rows = append(rows, scoreRow{Target: target, Measured: fmt.Sprintf(format, args...), OK: ok, Section: section})
+	}
+	if rt := r.RoundTrip; rt.N > 0 {
+		add(rt.P50 <= targetRTTP50 && rt.P99 <= targetRTTP99, "Plugin round trip",
+			fmt.Sprintf("a plugin call's round trip p50 <= %s, p99 <= %s", ms(targetRTTP50), ms(targetRTTP99)),
+			"%s / %s", ms(rt.P50), ms(rt.P99))
+	}
+	for _, s := range r.Scales {
+		im, bn := s.Import, s.Banner
+		add(im.Rate() >= targetImportRate && s.Store.P50 <= targetStoreP50 && s.Store.P99 <= targetStoreP99 &&
+			s.Search.P50 <= targetSearchP50 && s.Search.P99 <= targetSearchP99 &&
+			bn.Render.P99 <= targetBannerRenderP99 && bn.Fetch.P50 <= targetBannerFetchP50,
+			fmt.Sprintf("%d memories in one project", s.N),
+			fmt.Sprintf("%d in one project (in the service): import >= %.0f/s, memory_store p50 / p99 <= %s / %s, memory_search <= %s / %s, banner render p99 <= %s, fetch p50 <= %s",
+				s.N, targetImportRate, ms(targetStoreP50), ms(targetStoreP99), ms(targetSearchP50), ms(targetSearchP99), ms(targetBannerRenderP99), ms(targetBannerFetchP50)),
+			"%.0f/s; %s / %s; %s / %s; %s, %s", im.Rate(), ms(s.Store.P50), ms(s.Store.P99), ms(s.Search.P50), ms(s.Search.P99), ms(bn.Render.P99), ms(bn.Fetch.P50))
 	}
 	if p := r.Peers; p != nil && len(p.Sides) > 1 {
 		m, pe := p.Sides[0], p.Sides[len(p.Sides)-1]

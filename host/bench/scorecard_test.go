@@ -17,8 +17,10 @@ func TestScorecardJudgesEveryTargetAtTheHead(t *testing.T) {
 	md := Render(rep)
 	head, _, ok := strings.Cut(md, "## Where the time goes")
 	require.True(t, ok)
-	require.Contains(t, head, "## Targets in this run\n\n7 of 10 targets met on 2 CPUs")
+	require.Contains(t, head, "## Targets in this run\n\n8 of 13 targets met on 2 CPUs")
 	for _, row := range []string{
+		"| a plugin call's round trip p50 <= 200 µs, p99 <= 1.00 ms | 80 µs / 900 µs | PASS |",
+		"| 1000 in one project (in the service): import >= 5000/s, memory_store p50 / p99 <= 10.00 ms / 30.00 ms, memory_search <= 15.00 ms / 40.00 ms, banner render p99 <= 1.00 ms, fetch p50 <= 10.00 ms | NaN/s; 1.00 ms / 0 µs; 1.00 ms / 0 µs; 0 µs, 0 µs | **MISS** |",
 		"| memory_store p50 <= 1.5x the peer's, same run | 3.00 ms vs 1.00 ms = 3.00x (opt-in flush_writes = false: 2.00x) | **MISS** |",
 		"| memory_store p99 <= the peer's | 6.00 ms vs 8.00 ms = 0.75x (opt-in: 0.50x) | PASS |",
 		"| memory_search p50 <= the peer's | 1.00 ms vs 2.00 ms = 0.50x | PASS |",
@@ -49,9 +51,10 @@ func sampleReport() Report {
 		All:     SharedClass{Class: "all", Store: lat(2*time.Millisecond, 20*time.Millisecond), Search: lat(3*time.Millisecond, 9*time.Millisecond)},
 	}
 	return Report{
-		Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
-		Machine: Machine{CPUs: 2},
-		Config:  Config{Sizes: []int{1000, 100000}},
+		Started:   time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
+		Machine:   Machine{CPUs: 2},
+		Config:    Config{Sizes: []int{1000, 100000}},
+		RoundTrip: Latency{N: 2000, P50: 80 * time.Microsecond, P99: 900 * time.Microsecond},
 		Scales: []Scale{
 			{N: 100000, Store: lat(1300*time.Microsecond, 0), Search: lat(4*time.Millisecond, 0), Recall: 0.97, EfSearch: 625},
 			{N: 1000, Store: lat(time.Millisecond, 0), Search: lat(time.Millisecond, 0), Recall: 1},
