@@ -105,7 +105,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "bench 1m: $total memories at the default shared_buffers, database $url" >&2
-bench -only-shared -shared "$total" -keep-shared -out "$tmp/default.md"
+bench -only-shared -shared "$total" -keep-shared -out "$tmp/default.md" -save "$root/.memhost/bench-1m-default.json"
 
 # Size shared_buffers to the table with its indexes and graphs, plus room for the timed writes,
 # in whole 256MB steps, at most 60% of RAM.
@@ -122,7 +122,7 @@ echo "bench 1m: shared_buffers $(( size >> 20 ))MB for $(( bytes >> 20 )) MiB of
 # Restarted even at the same size, so its shared memory is mapped onto the reserved huge pages.
 MEMHOST_PG_DB=memhost_bench scripts/pg-cluster.sh stop "$cluster"
 url=$(MEMHOST_PG_DB=memhost_bench MEMHOST_PG_SHARED_BUFFERS=$(( size >> 20 ))MB scripts/pg-cluster.sh start "$cluster" | tail -n1)
-bench -only-shared -shared "$total" -reuse-shared -prewarm -out "$tmp/sized.md"
+bench -only-shared -shared "$total" -reuse-shared -prewarm -out "$tmp/sized.md" -save "$root/.memhost/bench-1m-sized.json"
 # Drop the kept layout: gigabytes the next run would only replace.
 PGOPTIONS=-cclient_min_messages=warning psql "$url" -qc "drop schema bench_shared cascade"
 
@@ -138,7 +138,9 @@ real `memhost serve`. The layout is loaded once and timed twice: first at the pr
 cluster's default settings, then with Postgres restarted with a shared_buffers that holds
 the table, its btrees and its graphs (huge pages reserved for it when the script runs as root)
 and those prewarmed, as docs/operations.md ("Sizing Postgres") tells operators to run a
-database this large.
+database this large. Each pass's measurements are also saved (.memhost/bench-1m-default.json,
+.memhost/bench-1m-sized.json); `memhost-bench -render FILE -out -` prints a pass again from
+them after a change to the report's text.
 HEAD
   cat "$tmp/default.md" "$tmp/sized.md"
 } >"$root/docs/benchmarks-1m.md"

@@ -220,18 +220,22 @@ func TestASharedMissSaysWhy(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	c := SharedClass{Store: Latency{N: 9, P50: ms(3), P99: ms(40)}, Search: Latency{N: 9, P50: ms(3), P99: ms(9)},
 		StoreUnflushed: Latency{N: 9, P50: ms(2), P99: ms(12)}}
-	require.Contains(t, sharedWhy(c), "the store's miss is the commit's fdatasync")
+	require.Contains(t, sharedWhy(c, false), "the store's miss is the commit's fdatasync")
 
 	c.StoreUnflushed.P99 = ms(30)
 	c.StoreServer = ServerTime{P50: ms(2), P99: ms(35)}
 	c.Checkpoints = 2
-	require.Contains(t, sharedWhy(c), "The service's own store p99 is 35.00 ms (checkpoints beside the calls: 2")
+	require.Contains(t, sharedWhy(c, false), "The service's own store p99 is 35.00 ms (checkpoints beside the calls: 2")
 
 	c.StoreServer.P99 = ms(10)
-	require.Contains(t, sharedWhy(c), "the rest is the call's MCP, HTTP and JSON")
-	require.NotContains(t, sharedWhy(c), "search")
+	require.Contains(t, sharedWhy(c, false), "the rest is the call's MCP, HTTP and JSON")
+	require.NotContains(t, sharedWhy(c, false), "search")
 
 	c.Search.P99 = ms(60)
 	c.Nearest, c.Lookups = Latency{N: 5, P99: ms(50)}, 5
-	require.Contains(t, sharedWhy(c), "The nearest-neighbour query alone has p99 50.00 ms (run by 5 of 9 searches)")
+	require.Contains(t, sharedWhy(c, false), "The nearest-neighbour query alone has p99 50.00 ms (run by 5 of 9 searches): the pages")
+	require.Contains(t, sharedWhy(c, true), "with the layout held in shared_buffers", "a sized layout's tail is not pages read in")
+
+	c.Nearest, c.SearchServer = Latency{}, ServerTime{P99: ms(30)}
+	require.Contains(t, sharedWhy(c, false), "The service's own search p99 is 30.00 ms: the tail", "no nearest-neighbour figure when it was not timed")
 }
