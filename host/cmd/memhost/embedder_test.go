@@ -249,11 +249,7 @@ func TestReembedAgainstASlowModel(t *testing.T) {
 	t.Parallel()
 	dsn := testdb.Schema(t)
 	floor := mustOpenDense(t, dsn, "")
-	ctx := context.Background()
-	for i := range 100 {
-		_, err := floor.core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
-		require.NoError(t, err)
-	}
+	storeServices(t, floor.core.Service, 100)
 	floor.close()
 
 	srv := openaifake.Start(t, openaifake.Options{Model: "nomic-embed-text", LatencyPerInput: 20 * time.Millisecond, Serial: true})

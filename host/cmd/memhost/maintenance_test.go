@@ -143,10 +143,7 @@ func TestReembedCommand(t *testing.T) {
 	require.NoError(t, err)
 	user, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "agent", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
 	require.NoError(t, err)
-	for i := range 5 {
-		_, err := core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
-		require.NoError(t, err)
-	}
+	storeServices(t, core.Service, 5)
 	pool, err := pgxpool.New(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
@@ -213,4 +210,14 @@ func TestHostWideCommandsNeedTheOperatorsToken(t *testing.T) {
 	m, err := core.Store.Get(ctx, res.ID)
 	require.NoError(t, err)
 	require.False(t, m.Archived())
+}
+
+// storeServices stores n distinct facts ("Service svc-i listens on port 9000+i.") in the
+// operator's project through svc.
+func storeServices(t *testing.T, svc *memory.Service, n int) {
+	t.Helper()
+	for i := range n {
+		_, err := svc.Store(context.Background(), operator(cliProject), memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
+		require.NoError(t, err)
+	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memhost/memhost/host/internal/api/auth"
-	"github.com/memhost/memhost/host/internal/core/memory"
 	"github.com/memhost/memhost/host/internal/daemon/server"
 	"github.com/memhost/memhost/host/internal/wire"
 )
@@ -47,10 +46,7 @@ func TestReembedYieldsToAgentsCalls(t *testing.T) {
 	require.NoError(t, err)
 	agent, _, err := core.Tokens.Create(ctx, auth.CreateToken{Name: "agent", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
 	require.NoError(t, err)
-	for i := range 200 {
-		_, err := core.Service.Store(ctx, operator(cliProject), memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
-		require.NoError(t, err)
-	}
+	storeServices(t, core.Service, 200)
 	pool, err := pgxpool.New(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)

@@ -1,6 +1,8 @@
 package spawn
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -32,4 +34,11 @@ func writePrivate(dir, name string, data []byte) error {
 		_ = os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// cacheName is the file name of key's entry in a cache folder (a project's kept token, a
+// provider binary's task rules): a hash, so no key's characters reach the file system.
+func cacheName(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:12]) + ".json"
 }

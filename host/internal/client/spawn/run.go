@@ -326,13 +326,10 @@ func (r *runner) bannerBeside(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bin, statted := statBinary(cand.Path)
+	bin := statBinary(cand.Path)
 	launched := make(chan error, 1)
 	go func() { launched <- r.launch(ctx, cand) }()
-	var kept *provider.TaskRules
-	if statted {
-		kept = r.o.rules().load(bin)
-	}
+	kept := r.o.rules().load(bin)
 	if len(r.o.Args) > 0 && kept == nil {
 		err := r.grant(ctx)
 		if lerr := <-launched; err == nil {
@@ -341,7 +338,7 @@ func (r *runner) bannerBeside(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		r.keepRules(bin, statted, kept)
+		r.keepRules(bin, kept)
 		return r.banner(ctx, r.pluginTask(ctx))
 	}
 	task := ""
@@ -356,7 +353,7 @@ func (r *runner) bannerBeside(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if r.keepRules(bin, statted, kept) || len(r.o.Args) == 0 {
+	if r.keepRules(bin, kept) || len(r.o.Args) == 0 {
 		return banner, nil
 	}
 	// The plugin declares other rules than were kept: the task is what it reads.
@@ -368,12 +365,12 @@ func (r *runner) bannerBeside(ctx context.Context) (string, error) {
 
 // keepRules keeps the task rules the started plugin declared for the next run, unless they
 // are those kept; it reports whether they were.
-func (r *runner) keepRules(bin binaryStat, statted bool, kept *provider.TaskRules) bool {
+func (r *runner) keepRules(bin binaryStat, kept *provider.TaskRules) bool {
 	declared := r.info.Task
 	if kept != nil && declared != nil && kept.Equal(*declared) {
 		return true
 	}
-	if statted && (kept != nil || declared != nil) {
+	if kept != nil || declared != nil {
 		r.o.rules().keep(bin, declared)
 	}
 	return false

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memhost/memhost/host/internal/wire"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memhost/memhost/host/internal/wire"
 )
 
 // TestClaudeGetsTheBannerAndMemhostsServer: the real Claude provider's plan reaches the CLI:

@@ -1,8 +1,6 @@
 package spawn
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -27,35 +25,30 @@ type keptRules struct {
 // rulesCache keeps task rules in dir, a file per provider binary; "" keeps none.
 type rulesCache string
 
-// file is the binary's file: named by a hash of its path.
-func (c rulesCache) file(binary string) string {
-	sum := sha256.Sum256([]byte(binary))
-	return hex.EncodeToString(sum[:12]) + ".json"
-}
-
 // binaryStat is the provider binary as a run found it before starting its plugin: the key
-// of the rules it declares.
+// of the rules it declares. The zero value is a binary that could not be read, which keeps
+// nothing.
 type binaryStat struct {
 	path    string
 	size    int64
 	modTime int64
 }
 
-// statBinary reads the binary's key; ok is false when it cannot be read.
-func statBinary(path string) (binaryStat, bool) {
+// statBinary reads the binary's key; the zero binaryStat when it cannot be read.
+func statBinary(path string) binaryStat {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return binaryStat{}, false
+		return binaryStat{}
 	}
-	return binaryStat{path: path, size: fi.Size(), modTime: fi.ModTime().UnixNano()}, true
+	return binaryStat{path: path, size: fi.Size(), modTime: fi.ModTime().UnixNano()}
 }
 
 // load returns the rules kept for the binary as b found it, or nil.
 func (c rulesCache) load(b binaryStat) *provider.TaskRules {
-	if c == "" {
+	if c == "" || b.path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(string(c), c.file(b.path)))
+	data, err := os.ReadFile(filepath.Join(string(c), cacheName(b.path)))
 	var k keptRules
 	if err != nil || json.Unmarshal(data, &k) != nil {
 		return nil
@@ -70,15 +63,15 @@ func (c rulesCache) load(b binaryStat) *provider.TaskRules {
 // binary replaced meanwhile has another key, and its next run reads it afresh. nil forgets
 // what was kept. A cache that cannot be written only costs the next run the plugin's start.
 func (c rulesCache) keep(b binaryStat, rules *provider.TaskRules) {
-	if c == "" {
+	if c == "" || b.path == "" {
 		return
 	}
 	if rules == nil {
-		_ = os.Remove(filepath.Join(string(c), c.file(b.path)))
+		_ = os.Remove(filepath.Join(string(c), cacheName(b.path)))
 		return
 	}
 	data, err := json.Marshal(keptRules{Format: keptRulesFormat, Path: b.path, Size: b.size, ModTime: b.modTime, Rules: *rules})
 	if err == nil {
-		_ = writePrivate(string(c), c.file(b.path), data)
+		_ = writePrivate(string(c), cacheName(b.path), data)
 	}
 }

@@ -2,8 +2,6 @@ package spawn
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -106,8 +104,7 @@ func (m MintTokens) Forget(project string) {
 
 // path is the project's file: named by a hash, since keys hold slashes and may be long.
 func (m MintTokens) path(project string) string {
-	sum := sha256.Sum256([]byte(project))
-	return filepath.Join(m.CacheDir, hex.EncodeToString(sum[:12])+".json")
+	return filepath.Join(m.CacheDir, cacheName(project))
 }
 
 func (m MintTokens) load(project string) (cached, bool) {
@@ -125,7 +122,7 @@ func (m MintTokens) save(project string, c cached) error {
 	if err != nil {
 		return err
 	}
-	return writePrivate(m.CacheDir, filepath.Base(m.path(project)), data)
+	return writePrivate(m.CacheDir, cacheName(project), data)
 }
 
 // StaticToken is a token the operator gave (MEMHOST_TOKEN), used as it is and never revoked.

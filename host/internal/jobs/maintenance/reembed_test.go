@@ -314,10 +314,7 @@ func TestReembedKeepsToItsRate(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
-	for i := range 30 {
-		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
-		require.NoError(t, err)
-	}
+	e.storeServices(t, 30)
 	job := &Reembed{Store: e.store, Embedders: memory.Fixed(&dense{}), Batch: 10, Rate: 100}
 	m := e.reembedOn(t, "host-a", &fakeClock{now: time.Now()}, job, Budget{})
 	start := time.Now()
@@ -335,10 +332,7 @@ func TestReembedSizesBatchesByTheEmbeddersSpeed(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
-	for i := range 40 {
-		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
-		require.NoError(t, err)
-	}
+	e.storeServices(t, 40)
 	var mu sync.Mutex
 	var sizes []int
 	d := &dense{perText: 20 * time.Millisecond, onCall: func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }}
@@ -402,10 +396,7 @@ func TestReembedYieldsToAgentsCalls(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
-	for i := range 30 {
-		_, err := e.svc.Store(ctx, proj, memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
-		require.NoError(t, err)
-	}
+	e.storeServices(t, 30)
 	var lastCall atomic.Int64
 	pacer := &pace.Pacer{LastCall: func() time.Time { return time.Unix(0, lastCall.Load()) }, Quiet: time.Hour, Yield: 2}
 	var job *Reembed
@@ -454,4 +445,13 @@ func TestReembedYieldsToAgentsCalls(t *testing.T) {
 	require.False(t, during[0].Yielding, "no rest before the first batch")
 	require.True(t, during[1].Yielding, "the second batch follows a rest: %+v", during[1])
 	require.Positive(t, during[1].YieldedSeconds)
+}
+
+// storeServices stores n distinct facts ("Service svc-i listens on port 9000+i.") in proj.
+func (e env) storeServices(t *testing.T, n int) {
+	t.Helper()
+	for i := range n {
+		_, err := e.svc.Store(context.Background(), proj, memory.StoreRequest{Text: fmt.Sprintf("Service svc-%d listens on port %d.", i, 9000+i)})
+		require.NoError(t, err)
+	}
 }
