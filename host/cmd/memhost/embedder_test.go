@@ -265,14 +265,15 @@ func TestReembedAgainstASlowModel(t *testing.T) {
 	go func() { defer close(done); _ = h.core.Plugins.Run(healthCtx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	var unhealthy atomic.Bool
+	var unhealthy atomic.Pointer[string] // what status said when it was not ready
 	watch, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
 		for watch.Err() == nil {
 			if s, err := h.core.Status(watch, true); err == nil && s.Embedder.State != "ready" {
-				unhealthy.Store(true)
+				said := s.Embedder.State + ": " + s.Embedder.Degraded
+				unhealthy.CompareAndSwap(nil, &said)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -293,7 +294,9 @@ func TestReembedAgainstASlowModel(t *testing.T) {
 	require.NoError(t, err, out)
 	require.Contains(t, out, "done: every memory has a vector of nomic-embed-text-768")
 	require.NotContains(t, out, "unavailable")
-	require.False(t, unhealthy.Load(), "the embedder stayed ready through the batches")
+	if said := unhealthy.Load(); said != nil {
+		t.Fatalf("the embedder did not stay ready through the batches: status said %s", *said)
+	}
 	largest := 0
 	for _, r := range srv.Requests() {
 		largest = max(largest, len(r.Inputs))

@@ -51,9 +51,10 @@
 //
 // Health sends nothing while a request is under way (a runtime that answers
 // one batch at a time would queue the probe behind it; the request itself
-// says whether the runtime answers), and MEMHOST_EMBEDDER_TIMEOUT bounds
-// each Embed, retries included: memhost sizes its re-embed batches to stay
-// well within it.
+// says whether the runtime answers), as long as the runtime's last word was
+// an answer: after a request found it not answering, Health asks it itself.
+// MEMHOST_EMBEDDER_TIMEOUT bounds each Embed, retries included: memhost
+// sizes its re-embed batches to stay well within it.
 //
 // Info.Name, the vector space, is the model's name in the store's alphabet
 // and the width (nomic-embed-text-768): another model or width is another

@@ -60,16 +60,34 @@ func (e *Embedder) request(ctx context.Context, inputs []string) ([][]float32, e
 	// Float, not base64: some SDK and runtime pairs cut base64 vectors to
 	// 256 values without a word.
 	req := openai.EmbeddingRequestStrings{Input: inputs, Model: openai.EmbeddingModel(e.cfg.Model), EncodingFormat: openai.EmbeddingEncodingFormatFloat}
-	e.inflight.Add(1)
-	defer e.inflight.Add(-1)
+	// Only others' requests vouch for the runtime while under way (see Health): a probe the
+	// host stopped waiting for may still be under way here when its next probe arrives.
+	if !isProbe(ctx) {
+		e.inflight.Add(1)
+		defer e.inflight.Add(-1)
+	}
+	vecs, err := e.send(ctx, req, len(inputs))
+	switch {
+	case err == nil:
+		e.lastFailed.Store(false)
+		e.answered(ctx)
+	case errors.Is(err, embedder.ErrInvalidInput):
+		e.lastFailed.Store(false) // the runtime answered: it refused this input
+	case isProbe(ctx), errors.Is(err, context.Canceled):
+		// A probe's deadline is the host's, which may pass while it queues behind a batch;
+		// a caller that gave up says nothing of the runtime either.
+	default:
+		e.lastFailed.Store(true)
+	}
+	return vecs, err
+}
+
+// send is one request's attempts.
+func (e *Embedder) send(ctx context.Context, req openai.EmbeddingRequestStrings, n int) ([][]float32, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := e.client.CreateEmbeddings(ctx, req)
 		if err == nil {
-			vecs, err := e.vectors(resp, len(inputs))
-			if err == nil {
-				e.answered(ctx)
-			}
-			return vecs, err
+			return e.vectors(resp, n)
 		}
 		if ctx.Err() != nil {
 			return nil, e.ctxErr(ctx)

@@ -288,3 +288,48 @@ func TestHealthIsNotQueuedBehindABatch(t *testing.T) {
 	require.NoError(t, e.Health(t.Context()))
 	require.Len(t, srv.Requests(), n+2, "idle, it asks the runtime")
 }
+
+// TestHealthAsksAStalledRuntimeItself: requests under way vouch for a runtime only while its
+// last word was an answer. A probe the host stopped waiting for, still under way, vouches for
+// nothing; nor does a call sent after a request found the runtime not answering. Each would
+// have had a wedged runtime read healthy between two failed checks.
+func TestHealthAsksAStalledRuntimeItself(t *testing.T) {
+	t.Parallel()
+	srv, e, _ := start(t, openaifake.Options{}, func(c *Config) { c.Dimensions = 768 })
+	require.NoError(t, e.Health(t.Context()))
+	srv.SetOutage(openaifake.Stalled)
+	t.Cleanup(func() { srv.SetOutage(openaifake.Up) })
+
+	// A probe still under way: the host gave up on it, the plugin has not yet.
+	lingering := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		lingering <- e.Health(ctx)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	require.ErrorIs(t, e.Health(ctx), context.DeadlineExceeded, "another probe under way is no answer")
+	cancel()
+	require.Error(t, <-lingering)
+
+	// A call under way after one found the runtime not answering.
+	ctx, cancel = context.WithTimeout(t.Context(), 200*time.Millisecond)
+	_, err := e.Embed(ctx, embedder.PurposeDocument, []string{"first"})
+	cancel()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := e.Embed(context.Background(), embedder.PurposeDocument, []string{"second"})
+		stuck <- err
+	}()
+	require.Eventually(t, func() bool { return e.inflight.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
+	ctx, cancel = context.WithTimeout(t.Context(), 300*time.Millisecond)
+	require.ErrorIs(t, e.Health(ctx), context.DeadlineExceeded, "a stuck call is no answer")
+	cancel()
+
+	// The runtime answers again: the call under way says so, and vouches again.
+	srv.SetOutage(openaifake.Up)
+	require.NoError(t, <-stuck)
+	require.NoError(t, e.Health(t.Context()))
+}

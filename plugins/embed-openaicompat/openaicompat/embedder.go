@@ -45,8 +45,12 @@ type Embedder struct {
 	// declared limit (see checkLimit); limitChecked says it is final.
 	limitChecked bool
 	limitErr     error
-	// inflight counts requests to the runtime under way: while one is, Health sends none.
+	// inflight counts requests to the runtime under way, Health's own aside: while one is, and
+	// the last request got an answer, Health sends none.
 	inflight atomic.Int64
+	// lastFailed says the last request that ended found the runtime not answering: then
+	// requests under way vouch for nothing, and Health asks the runtime itself.
+	lastFailed atomic.Bool
 	// answers is closed (and dropped) when a request succeeds: see nextAnswer.
 	answerMu sync.Mutex
 	answers  chan struct{}
@@ -177,12 +181,15 @@ func (e *Embedder) dimensions(ctx context.Context) (int, error) {
 // one batch at a time (a CPU model) would queue the probe behind a batch
 // that may take longer than the probe may wait, and a busy runtime is not
 // a sick one. The request under way ends within the embedder's timeout and
-// says itself whether the runtime answers.
+// says itself whether the runtime answers. That holds only while the
+// runtime's last word was an answer: after a request found it not
+// answering (wedged, or down), requests under way are stuck, not busy,
+// and Health asks the runtime itself.
 func (e *Embedder) Health(ctx context.Context) error {
 	if e.cfgErr != nil {
 		return e.cfgErr
 	}
-	if e.inflight.Load() > 0 {
+	if e.inflight.Load() > 0 && !e.lastFailed.Load() {
 		return nil
 	}
 	// The probe may still queue behind a batch sent after it started; the first answer to
@@ -214,9 +221,12 @@ func (e *Embedder) nextAnswer() <-chan struct{} {
 	return e.answers
 }
 
+// isProbe says whether ctx is a request of Health's own.
+func isProbe(ctx context.Context) bool { return ctx.Value(probeKey{}) != nil }
+
 // answered wakes the probes waiting for an answer.
 func (e *Embedder) answered(ctx context.Context) {
-	if ctx.Value(probeKey{}) != nil {
+	if isProbe(ctx) {
 		return
 	}
 	e.answerMu.Lock()
