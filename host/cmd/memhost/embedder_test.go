@@ -306,8 +306,9 @@ func TestReembedAgainstASlowModel(t *testing.T) {
 
 // TestEmbedderHealthIsProbedAfterAnOutage: a dense endpoint that stops answering (its model
 // wedged, or its server down) fails a write; meanwhile status says it does not answer (never
-// "answers" beside "degraded"); once it answers again, status is ready within a few health
-// checks, with no write to find out.
+// "answers" beside "degraded", nor ready for a moment), and the plugin's process is not
+// restarted for it; once it answers again, status is ready within a few health checks, with
+// no write to find out.
 func TestEmbedderHealthIsProbedAfterAnOutage(t *testing.T) {
 	t.Parallel()
 	for name, outage := range map[string]openaifake.Outage{"wedged": openaifake.Stalled, "down": openaifake.Refused} {
@@ -332,6 +333,17 @@ func TestEmbedderHealthIsProbedAfterAnOutage(t *testing.T) {
 			require.NotContains(t, st.Reason, "answers — semantic memory is on", "not beside a degraded line")
 			require.Contains(t, st.Reason, "and does not answer now")
 			require.NotEmpty(t, st.Degraded)
+			// Through more health checks than a wedged process is given before its restart
+			// (plugins.healthTimeoutsBeforeRestart): the plugin says the endpoint does not
+			// answer, so its process is not restarted for it, and status never says it answers.
+			for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				require.NotEqual(t, "ready", h.status(t).State, "ready during the outage")
+			}
+			for _, p := range h.core.Plugins.List() {
+				if p.Name == "nomic-embed-text-768" {
+					require.Zero(t, p.Restarts, "a process restarted for its endpoint's outage: %s", p.LastError)
+				}
+			}
 
 			srv.SetOutage(openaifake.Up)
 			require.Eventually(t, func() bool { return h.status(t).State == "ready" }, 15*time.Second, 100*time.Millisecond,
