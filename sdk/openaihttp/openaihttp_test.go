@@ -1,6 +1,7 @@
 package openaihttp_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -116,4 +117,25 @@ func TestClassify(t *testing.T) {
 
 	_, ok = openaihttp.Classify(fmt.Errorf("something else"), key)
 	require.False(t, ok)
+}
+
+// TestHealthBudget: a Health answers before the host's deadline, with room for the answer to
+// travel back, and never waits longer than its own ceiling.
+func TestHealthBudget(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 5*time.Second, openaihttp.HealthBudget(context.Background(), 5*time.Second), "no deadline: the ceiling")
+	for left, want := range map[time.Duration]time.Duration{
+		time.Second:            800 * time.Millisecond,
+		10 * time.Second:       5 * time.Second,
+		3 * time.Second:        2750 * time.Millisecond,
+		100 * time.Millisecond: 80 * time.Millisecond,
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), left)
+		got := openaihttp.HealthBudget(ctx, 5*time.Second)
+		cancel()
+		require.InDelta(t, want, got, float64(20*time.Millisecond), "%s left", left)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	require.Zero(t, openaihttp.HealthBudget(ctx, time.Second), "a deadline already passed")
 }

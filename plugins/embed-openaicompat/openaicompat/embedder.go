@@ -199,13 +199,10 @@ func (e *Embedder) Health(ctx context.Context) error {
 	defer cancel()
 	probed := make(chan error, 1)
 	go func() { probed <- e.probe(pctx) }()
-	var verdict <-chan time.Time
-	budget, ok := verdictBudget(ctx)
-	if ok {
-		t := time.NewTimer(budget)
-		defer t.Stop()
-		verdict = t.C
-	}
+	budget := openaihttp.HealthBudget(ctx, probeTimeout)
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	verdict := timer.C
 	for {
 		select {
 		case err := <-probed:
@@ -214,9 +211,9 @@ func (e *Embedder) Health(ctx context.Context) error {
 			return nil
 		case <-verdict:
 			// A runtime that does not answer is this plugin's verdict to give, before the
-			// host stops waiting: its silence would read as this process being wedged, and
-			// have it restarted for nothing. A probe queued behind others' requests that
-			// still get answers is left to the host's deadline, which defers to them.
+			// host stops waiting (openaihttp.HealthBudget). A probe queued behind others'
+			// requests that still get answers is left to the host's deadline, which defers
+			// to them.
 			if e.inflight.Load() == 0 || e.lastFailed.Load() {
 				return fmt.Errorf("runtime at %s: %w: it did not answer the health probe (a one-word embedding) within %s",
 					e.cfg.BaseURL, embedder.ErrUnavailable, budget.Round(time.Millisecond))
@@ -224,17 +221,6 @@ func (e *Embedder) Health(ctx context.Context) error {
 			verdict = nil
 		}
 	}
-}
-
-// verdictBudget is how long Health waits for the runtime before saying it does not answer:
-// the host's deadline on ctx less time for the answer to reach it; false without a deadline.
-func verdictBudget(ctx context.Context) (time.Duration, bool) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return 0, false
-	}
-	left := time.Until(d)
-	return left - min(left/5, 250*time.Millisecond), true
 }
 
 // probeKey marks the context of Health's own requests, which do not count as the runtime

@@ -66,6 +66,9 @@
 //   - finish_reason "content_filter" or a refusal in the message:
 //     worker.ErrRefused.
 //
-// Health is GET {base}/models under a 5-second bound; a 404 counts as
-// reachable, since not every runtime serves the list.
+// Health is GET {base}/models under a 5-second bound, shorter when the
+// host's deadline is nearer (openaihttp.HealthBudget: a runtime that does not
+// answer is ErrUnavailable before the host stops waiting, not a timeout that
+// would restart this process); a 404 counts as reachable, since not every
+// runtime serves the list.
 package openaicompat

@@ -2,6 +2,8 @@ package openaicompat
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +285,18 @@ func TestHealth(t *testing.T) {
 		require.ErrorIs(t, err, worker.ErrUnavailable)
 		_, err = w.Run(t.Context(), task(""))
 		require.ErrorIs(t, err, worker.ErrUnavailable)
+	})
+	t.Run("a runtime that never answers is the worker's verdict, before the host's deadline", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+		t.Cleanup(srv.Close)
+		w, _ := newTestWorker(t, srv.URL+"/v1")
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		err := w.Health(ctx)
+		require.NoError(t, ctx.Err(), "answered while the host still waits")
+		require.ErrorIs(t, err, worker.ErrUnavailable)
+		require.ErrorContains(t, err, "did not answer GET /models within")
 	})
 }
 

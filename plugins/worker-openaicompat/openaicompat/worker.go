@@ -112,14 +112,18 @@ func (w *Worker) Health(ctx context.Context) error {
 	if w.cfgErr != nil {
 		return w.cfgErr
 	}
-	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	budget := openaihttp.HealthBudget(ctx, healthTimeout)
+	hctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	_, err := w.client.ListModels(ctx)
+	_, err := w.client.ListModels(hctx)
 	if err == nil {
 		return nil
 	}
+	if hctx.Err() != nil && ctx.Err() == nil {
+		return fmt.Errorf("runtime at %s: %w: it did not answer GET /models within %s", w.cfg.BaseURL, worker.ErrUnavailable, budget.Round(time.Millisecond))
+	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("runtime at %s did not answer GET /models within %s: %w", w.cfg.BaseURL, healthTimeout, ctx.Err())
+		return fmt.Errorf("health check: %w", ctx.Err())
 	}
 	c, ok := openaihttp.Classify(err, w.cfg.APIKey)
 	if !ok {
