@@ -52,7 +52,11 @@
 // Health sends nothing while a request is under way (a runtime that answers
 // one batch at a time would queue the probe behind it; the request itself
 // says whether the runtime answers), as long as the runtime's last word was
-// an answer: after a request found it not answering, Health asks it itself.
+// an answer: after a request ended at MEMHOST_EMBEDDER_TIMEOUT or could not
+// reach the runtime, or a probe went unanswered, Health asks it itself. It
+// gives its verdict ("did not answer the health probe within ...",
+// ErrUnavailable) before the host's deadline (openaihttp.HealthBudget), so a
+// wedged runtime reads unhealthy rather than as this process being wedged.
 // MEMHOST_EMBEDDER_TIMEOUT bounds each Embed, retries included: memhost
 // sizes its re-embed batches to stay well within it.
 //

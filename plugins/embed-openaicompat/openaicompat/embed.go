@@ -34,7 +34,7 @@ func (e *Embedder) Embed(ctx context.Context, purpose embedder.Purpose, texts []
 	default:
 		return nil, fmt.Errorf("%w: unknown purpose %s", embedder.ErrInvalidInput, purpose)
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, e.cfg.Timeout, errOwnTimeout)
 	defer cancel()
 	if _, err := e.dimensions(ctx); err != nil {
 		return nil, err
@@ -73,14 +73,19 @@ func (e *Embedder) request(ctx context.Context, inputs []string) ([][]float32, e
 		e.answered(ctx)
 	case errors.Is(err, embedder.ErrInvalidInput):
 		e.lastFailed.Store(false) // the runtime answered: it refused this input
-	case isProbe(ctx), errors.Is(err, context.Canceled):
-		// A probe's deadline is the host's, which may pass while it queues behind a batch;
-		// a caller that gave up says nothing of the runtime either.
+	case errors.Is(err, context.Canceled),
+		errors.Is(err, context.DeadlineExceeded) && !errors.Is(context.Cause(ctx), errOwnTimeout):
+		// A caller that gave up, or whose own deadline passed (a probe's is the host's, which
+		// may pass while it queues behind a busy model's batch), says nothing of the runtime.
 	default:
 		e.lastFailed.Store(true)
 	}
 	return vecs, err
 }
+
+// errOwnTimeout is the cause of an Embed's context ending at MEMHOST_EMBEDDER_TIMEOUT: the
+// runtime's failure to answer in time, unlike a caller's own deadline.
+var errOwnTimeout = errors.New("the embedder's timeout passed")
 
 // send is one request's attempts.
 func (e *Embedder) send(ctx context.Context, req openai.EmbeddingRequestStrings, n int) ([][]float32, error) {

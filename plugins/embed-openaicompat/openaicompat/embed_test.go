@@ -291,7 +291,7 @@ func TestHealthIsNotQueuedBehindABatch(t *testing.T) {
 
 // TestHealthAsksAStalledRuntimeItself: requests under way vouch for a runtime only while its
 // last word was an answer. A probe the host stopped waiting for, still under way, vouches for
-// nothing; nor does a call sent after a request found the runtime not answering. Each would
+// nothing; nor does a write sent into a runtime the probes found not answering. Each would
 // have had a wedged runtime read healthy between two failed checks. The verdict comes before
 // the host's deadline: the host would read its own timeout as this process being wedged.
 func TestHealthAsksAStalledRuntimeItself(t *testing.T) {
@@ -304,12 +304,12 @@ func TestHealthAsksAStalledRuntimeItself(t *testing.T) {
 	// A probe still under way: the host gave up on it, the plugin has not yet.
 	lingering := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		lingering <- e.Health(ctx)
 	}()
 	time.Sleep(200 * time.Millisecond)
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	herr := e.Health(ctx)
 	require.NoError(t, ctx.Err(), "the verdict comes before the host stops waiting")
 	cancel()
@@ -318,23 +318,62 @@ func TestHealthAsksAStalledRuntimeItself(t *testing.T) {
 	require.NotErrorIs(t, herr, context.DeadlineExceeded)
 	require.ErrorIs(t, <-lingering, embedder.ErrUnavailable)
 
-	// A call under way after one found the runtime not answering.
-	ctx, cancel = context.WithTimeout(t.Context(), 200*time.Millisecond)
-	_, err := e.Embed(ctx, embedder.PurposeDocument, []string{"first"})
-	cancel()
-	require.ErrorIs(t, err, context.DeadlineExceeded)
+	// A write sent into the runtime the probes found not answering, stuck there.
 	stuck := make(chan error, 1)
 	go func() {
-		_, err := e.Embed(context.Background(), embedder.PurposeDocument, []string{"second"})
+		_, err := e.Embed(context.Background(), embedder.PurposeDocument, []string{"a write"})
 		stuck <- err
 	}()
 	require.Eventually(t, func() bool { return e.inflight.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
-	ctx, cancel = context.WithTimeout(t.Context(), 300*time.Millisecond)
-	require.ErrorIs(t, e.Health(ctx), embedder.ErrUnavailable, "a stuck call is no answer")
+	ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+	require.ErrorIs(t, e.Health(ctx), embedder.ErrUnavailable, "a stuck write is no answer")
 	cancel()
 
-	// The runtime answers again: the call under way says so, and vouches again.
+	// The runtime answers again: the write under way says so, and vouches again.
 	srv.SetOutage(openaifake.Up)
 	require.NoError(t, <-stuck)
 	require.NoError(t, e.Health(t.Context()))
+}
+
+// TestOnlyTheRuntimesSilenceCountsAgainstIt: a request that ends at the embedder's own timeout
+// says the runtime does not answer; one whose caller's deadline passed while it queued behind
+// a busy model's batch says nothing, and the batch under way still vouches for the model.
+func TestOnlyTheRuntimesSilenceCountsAgainstIt(t *testing.T) {
+	t.Parallel()
+	t.Run("the embedder's timeout", func(t *testing.T) {
+		t.Parallel()
+		srv, e, _ := start(t, openaifake.Options{}, func(c *Config) { c.Dimensions = 768; c.Timeout = 300 * time.Millisecond })
+		require.NoError(t, e.Health(t.Context()))
+		srv.SetOutage(openaifake.Stalled)
+		t.Cleanup(func() { srv.SetOutage(openaifake.Up) })
+		_, err := e.Embed(t.Context(), embedder.PurposeDocument, []string{"a write"})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.True(t, e.lastFailed.Load())
+	})
+	t.Run("a caller's deadline behind a busy model", func(t *testing.T) {
+		t.Parallel()
+		srv, e, _ := start(t, openaifake.Options{LatencyPerInput: 100 * time.Millisecond, Serial: true}, func(c *Config) { c.Dimensions = 768 })
+		require.NoError(t, e.Health(t.Context()))
+		n := len(srv.Requests())
+		batch := make([]string, 30) // three seconds of work
+		for i := range batch {
+			batch[i] = fmt.Sprintf("fact number %d", i)
+		}
+		first := make(chan error, 1)
+		go func() {
+			_, err := e.Embed(context.Background(), embedder.PurposeDocument, batch)
+			first <- err
+		}()
+		require.Eventually(t, func() bool { return len(srv.Requests()) == n+1 }, 5*time.Second, 5*time.Millisecond)
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+		_, err := e.Embed(ctx, embedder.PurposeQuery, []string{"a query"})
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.False(t, e.lastFailed.Load(), "a caller's deadline says nothing of the runtime")
+		ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+		herr := e.Health(ctx)
+		cancel()
+		require.NoError(t, herr, "the batch under way vouches for a busy model")
+		require.NoError(t, <-first)
+	})
 }

@@ -195,33 +195,50 @@ func (e *Embedder) Health(ctx context.Context) error {
 	// The probe may still queue behind a batch sent after it started; the first answer to
 	// another request then says the runtime answers, before the host's probe deadline passes.
 	answered := e.nextAnswer()
-	pctx, cancel := context.WithTimeout(context.WithValue(ctx, probeKey{}, true), probeTimeout)
+	// The host's deadline bounds the probe when it sets one, probeTimeout otherwise.
+	ceiling := probeTimeout
+	if d, ok := ctx.Deadline(); ok {
+		ceiling = time.Until(d)
+	}
+	pctx, cancel := context.WithTimeout(context.WithValue(ctx, probeKey{}, true), ceiling)
 	defer cancel()
 	probed := make(chan error, 1)
 	go func() { probed <- e.probe(pctx) }()
-	budget := openaihttp.HealthBudget(ctx, probeTimeout)
+	budget := openaihttp.HealthBudget(ctx, ceiling)
 	timer := time.NewTimer(budget)
 	defer timer.Stop()
-	verdict := timer.C
 	for {
 		select {
 		case err := <-probed:
 			return err
 		case <-answered:
 			return nil
-		case <-verdict:
+		case <-timer.C:
+			// An answer that came as the budget ran out is still an answer.
+			select {
+			case err := <-probed:
+				return err
+			case <-answered:
+				return nil
+			default:
+			}
 			// A runtime that does not answer is this plugin's verdict to give, before the
 			// host stops waiting (openaihttp.HealthBudget). A probe queued behind others'
 			// requests that still get answers is left to the host's deadline, which defers
-			// to them.
+			// to them, unless one of them fails meanwhile: look again shortly.
 			if e.inflight.Load() == 0 || e.lastFailed.Load() {
-				return fmt.Errorf("runtime at %s: %w: it did not answer the health probe (a one-word embedding) within %s",
+				e.lastFailed.Store(true)
+				return fmt.Errorf("runtime at %s: %w: it did not answer the health probe within %s",
 					e.cfg.BaseURL, embedder.ErrUnavailable, budget.Round(time.Millisecond))
 			}
-			verdict = nil
+			timer.Reset(recheck)
 		}
 	}
 }
+
+// recheck is how often Health, leaving a probe queued behind others' requests to the host's
+// deadline, looks whether one of them failed.
+const recheck = 50 * time.Millisecond
 
 // probeKey marks the context of Health's own requests, which do not count as the runtime
 // answering others.
