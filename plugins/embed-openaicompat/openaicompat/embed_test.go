@@ -262,15 +262,12 @@ func TestCancelledWhileWaitingToRetry(t *testing.T) {
 	require.Less(t, time.Since(began), 5*time.Second)
 }
 
-// TestHealthIsNotQueuedBehindABatch: against a runtime that answers one request at a time (a
-// model on a CPU), a health check during a long batch does not wait behind it, and sends
-// nothing; with nothing under way it asks the runtime again.
-func TestHealthIsNotQueuedBehindABatch(t *testing.T) {
-	t.Parallel()
-	srv, e, _ := start(t, openaifake.Options{LatencyPerInput: 100 * time.Millisecond, Serial: true}, nil)
-	require.NoError(t, e.Health(t.Context()))
-	n := len(srv.Requests())
-	batch := make([]string, 20) // two seconds of work
+// sendBatch starts embedding n texts, one request to srv, and returns once the runtime has it;
+// the channel has the call's outcome.
+func sendBatch(t *testing.T, srv *openaifake.Server, e *Embedder, n int) <-chan error {
+	t.Helper()
+	before := len(srv.Requests())
+	batch := make([]string, n)
 	for i := range batch {
 		batch[i] = fmt.Sprintf("fact number %d", i)
 	}
@@ -279,7 +276,19 @@ func TestHealthIsNotQueuedBehindABatch(t *testing.T) {
 		_, err := e.Embed(context.Background(), embedder.PurposeDocument, batch)
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return len(srv.Requests()) == n+1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(srv.Requests()) == before+1 }, 5*time.Second, 5*time.Millisecond)
+	return done
+}
+
+// TestHealthIsNotQueuedBehindABatch: against a runtime that answers one request at a time (a
+// model on a CPU), a health check during a long batch does not wait behind it, and sends
+// nothing; with nothing under way it asks the runtime again.
+func TestHealthIsNotQueuedBehindABatch(t *testing.T) {
+	t.Parallel()
+	srv, e, _ := start(t, openaifake.Options{LatencyPerInput: 100 * time.Millisecond, Serial: true}, nil)
+	require.NoError(t, e.Health(t.Context()))
+	n := len(srv.Requests())
+	done := sendBatch(t, srv, e, 20) // two seconds of work
 	start := time.Now()
 	require.NoError(t, e.Health(t.Context()))
 	require.Less(t, time.Since(start), 500*time.Millisecond, "not queued behind the batch")
@@ -354,17 +363,7 @@ func TestOnlyTheRuntimesSilenceCountsAgainstIt(t *testing.T) {
 		t.Parallel()
 		srv, e, _ := start(t, openaifake.Options{LatencyPerInput: 100 * time.Millisecond, Serial: true}, func(c *Config) { c.Dimensions = 768 })
 		require.NoError(t, e.Health(t.Context()))
-		n := len(srv.Requests())
-		batch := make([]string, 30) // three seconds of work
-		for i := range batch {
-			batch[i] = fmt.Sprintf("fact number %d", i)
-		}
-		first := make(chan error, 1)
-		go func() {
-			_, err := e.Embed(context.Background(), embedder.PurposeDocument, batch)
-			first <- err
-		}()
-		require.Eventually(t, func() bool { return len(srv.Requests()) == n+1 }, 5*time.Second, 5*time.Millisecond)
+		first := sendBatch(t, srv, e, 30) // three seconds of work
 		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 		_, err := e.Embed(ctx, embedder.PurposeQuery, []string{"a query"})
 		cancel()
