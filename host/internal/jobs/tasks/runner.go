@@ -210,8 +210,20 @@ func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, c
 	skip := func(name, reason string) {
 		attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(Skipped), Reason: reason})
 	}
+	// ended reads the task's deadline off the clock as well as off ctx: a worker that stops at
+	// the deadline may answer before this process has run ctx's timer (a loaded machine runs
+	// it late), and its timeout is then the task's deadline passing all the same.
+	ended := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !r.now().Before(t.Deadline) {
+			return context.DeadlineExceeded
+		}
+		return nil
+	}
 	for _, name := range chain {
-		if ctx.Err() != nil {
+		if ended() != nil {
 			break
 		}
 		h, reason := r.usable(ctx, name, kind, probe)
@@ -226,7 +238,7 @@ func (r *Runner) run(ctx context.Context, kind worker.TaskKind, t worker.Task, c
 		}
 		attempts = append(attempts, wire.Attempt{Worker: name, Outcome: string(call.Outcome), Reason: r.lastFailure(name).Reason})
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ended(); err != nil {
 		return worker.Answer{}, Call{}, attempts, fmt.Errorf("%w: %s", err, describe(attempts))
 	}
 	return worker.Answer{}, Call{}, attempts, fmt.Errorf("%w: %s", ErrNoAnswer, describe(attempts))
